@@ -1,0 +1,120 @@
+// Package noise is terrain_fbm: gradient noise on an integer-hashed lattice, summed over octaves.
+//
+// It is the Go twin of shaders/noise.wgsl. The lattice hash is pure u32 arithmetic, so both sides
+// agree on it bit for bit; the float part is float32 in the same order of operations as the WGSL,
+// so the two differ by rounding only (a GPU may fuse multiply-adds). docs/design.md fixes every step.
+package noise
+
+import "math"
+
+// PCG is the PCG-RXS-M-XS 32-bit output permutation used as a stateless integer hash.
+func PCG(v uint32) uint32 {
+	state := v*747796405 + 2891336453
+	word := ((state >> ((state >> 28) + 4)) ^ state) * 277803737
+	return (word >> 22) ^ word
+}
+
+// Hash2 hashes a lattice point (i, j) with a seed. Negative coordinates hash by their bit pattern.
+func Hash2(i, j int32, seed uint32) uint32 {
+	return PCG(PCG(PCG(seed)^uint32(i)) ^ uint32(j))
+}
+
+// Hash3 hashes a lattice point with a third integer coordinate k.
+func Hash3(i, j int32, k, seed uint32) uint32 {
+	return PCG(Hash2(i, j, seed) ^ k)
+}
+
+// U01 maps a hash to [0, 1) using its top 24 bits, a value float32 represents exactly.
+func U01(h uint32) float32 {
+	return float32(h>>8) * (1.0 / 16777216.0)
+}
+
+// RuleSeed is the noise seed of the rule with global bottom-up index r in a stack seeded with
+// stackSeed. Deriving it from the index alone is what keeps a rule's noise where it was when a
+// layer is added above it.
+func RuleSeed(stackSeed, r uint32) uint32 {
+	return PCG(stackSeed ^ PCG(r+1))
+}
+
+// NoiseInputSeed is the seed of a noise-input rule's value field, independent of its jitter.
+func NoiseInputSeed(ruleSeed uint32) uint32 {
+	return PCG(ruleSeed ^ 0x9E3779B9)
+}
+
+const diag = float32(0.70710678)
+
+// grad returns the dot product of the gradient selected by h with (dx, dz).
+func grad(h uint32, dx, dz float32) float32 {
+	switch h & 7 {
+	case 0:
+		return dx
+	case 1:
+		return -dx
+	case 2:
+		return dz
+	case 3:
+		return -dz
+	case 4:
+		return diag*dx + diag*dz
+	case 5:
+		return -diag*dx + diag*dz
+	case 6:
+		return diag*dx - diag*dz
+	default:
+		return -diag*dx - diag*dz
+	}
+}
+
+func fade(t float32) float32 { return t * t * t * (t*(t*6-15) + 10) }
+
+func lerp(a, b, t float32) float32 { return a + (b-a)*t }
+
+func floor32(v float32) float32 { return float32(math.Floor(float64(v))) }
+
+// GradNoise is 2D gradient (Perlin) noise at lattice coordinates (qx, qz); range about ±0.7072.
+func GradNoise(qx, qz float32, seed uint32) float32 {
+	fx0 := floor32(qx)
+	fz0 := floor32(qz)
+	ix := int32(fx0)
+	iz := int32(fz0)
+	fx := qx - fx0
+	fz := qz - fz0
+	n00 := grad(Hash2(ix, iz, seed), fx, fz)
+	n10 := grad(Hash2(ix+1, iz, seed), fx-1, fz)
+	n01 := grad(Hash2(ix, iz+1, seed), fx, fz-1)
+	n11 := grad(Hash2(ix+1, iz+1, seed), fx-1, fz-1)
+	u := fade(fx)
+	w := fade(fz)
+	return lerp(lerp(n00, n10, u), lerp(n01, n11, u), w)
+}
+
+// MaxValue is the largest value FBM returns: the float32 just below 1, so FBM is in [0, 1).
+const MaxValue = float32(0.99999994)
+
+// FBM is terrain_fbm at world (x, z) metres: octaves of GradNoise at lacunarity 2 and gain 0.5,
+// the first octave at wavelength featureSize metres, mapped onto [0, 1).
+func FBM(x, z, featureSize float32, octaves uint32, seed uint32) float32 {
+	inv := 1 / featureSize
+	qx := x * inv
+	qz := z * inv
+	var sum, norm float32
+	amp := float32(1)
+	if octaves < 1 {
+		octaves = 1
+	}
+	for k := uint32(0); k < octaves; k++ {
+		sum += amp * GradNoise(qx, qz, PCG(seed+k))
+		norm += amp
+		amp *= 0.5
+		qx *= 2
+		qz *= 2
+	}
+	v := 0.5 + (sum/norm)*diag
+	if v < 0 {
+		return 0
+	}
+	if v > MaxValue {
+		return MaxValue
+	}
+	return v
+}
