@@ -1,0 +1,234 @@
+package field
+
+import (
+	"math"
+	"sync"
+)
+
+// DefaultTileSize is the side of a tile in weights texels when a caller gives none (SPEC "Tiles
+// and seams").
+const DefaultTileSize = 256
+
+// Tiling says how a bake cuts the weights grid into square tiles.
+type Tiling struct {
+	TileSize int // weights texels per side; 0 = DefaultTileSize
+}
+
+// Size is the tile side in weights texels, with the default applied.
+func (t Tiling) Size() int {
+	if t.TileSize <= 0 {
+		return DefaultTileSize
+	}
+	return t.TileSize
+}
+
+// Tiles cuts geo's weights grid with this tiling; see the function Tiles.
+func (t Tiling) Tiles(geo *Geometry, gradientStep float32) []Tile {
+	return Tiles(geo, t.Size(), gradientStep)
+}
+
+// Tile is one unit of bake work. Its interior is a block of weights texels, the texels it writes;
+// its buffer is the block of height (and channel) texels it reads, the interior's footprint plus
+// an apron wide enough for every tap, clamped to the grid.
+type Tile struct {
+	Index int // row-major position in the tile grid: ty·nx + tx
+
+	// Interior, in weights texels: [I0, I0+W) × [J0, J0+H).
+	I0, J0, W, H int
+
+	// Buffer, in height texels: [BufI0, BufI0+BufW) × [BufJ0, BufJ0+BufH).
+	BufI0, BufJ0, BufW, BufH int
+}
+
+// TileGrid is the number of tiles across and down a wW×wH weights grid.
+func TileGrid(wW, wH, tileSize int) (nx, ny int) {
+	if tileSize <= 0 {
+		tileSize = DefaultTileSize
+	}
+	return (wW + tileSize - 1) / tileSize, (wH + tileSize - 1) / tileSize
+}
+
+// Tiles cuts geo's weights grid into tiles of tileSize texels (0 = DefaultTileSize; the last row
+// and column are narrower) and gives each its apron-inclusive buffer for taps up to gradientStep
+// metres away (the slope/curvature step g; pass 0 when no rule reads slope or curvature).
+//
+// The apron (docs/field.md): along x, the lowest height texel a tile reads is the floor of
+// u = (pLo - g - minX) · invHTexelX - 0.5 where pLo is its first texel's centre, and the highest
+// is that floor + 1 for u at pHi + g, pHi its last texel's centre. These are evaluated with the
+// very float32 expressions the sampler uses, and because rounding is monotonic no texel in between
+// can reach further; one more texel on each side is kept as a safety margin. The range is clamped
+// to the grid, so a tile's buffer clamp equals the grid clamp and every tiling reads the same
+// values. A gradientStep that is NaN or infinite gets the whole grid.
+func Tiles(geo *Geometry, tileSize int, gradientStep float32) []Tile {
+	if tileSize <= 0 {
+		tileSize = DefaultTileSize
+	}
+	nx, ny := TileGrid(geo.WeightsW, geo.WeightsH, tileSize)
+	tiles := make([]Tile, 0, nx*ny)
+	for ty := 0; ty < ny; ty++ {
+		for tx := 0; tx < nx; tx++ {
+			tiles = append(tiles, geo.tile(tx, ty, nx, tileSize, gradientStep))
+		}
+	}
+	return tiles
+}
+
+// TileAt is tile number index of Tiles(geo, tileSize, gradientStep), computed alone; ok is false
+// when index is outside the tile grid.
+func TileAt(geo *Geometry, tileSize int, gradientStep float32, index int) (t Tile, ok bool) {
+	if tileSize <= 0 {
+		tileSize = DefaultTileSize
+	}
+	nx, ny := TileGrid(geo.WeightsW, geo.WeightsH, tileSize)
+	if index < 0 || index >= nx*ny {
+		return Tile{}, false
+	}
+	return geo.tile(index%nx, index/nx, nx, tileSize, gradientStep), true
+}
+
+func (geo *Geometry) tile(tx, ty, nx, ts int, g float32) Tile {
+	t := Tile{Index: ty*nx + tx, I0: tx * ts, J0: ty * ts}
+	t.W = min(ts, geo.WeightsW-t.I0)
+	t.H = min(ts, geo.WeightsH-t.J0)
+	lo, hi := apron(geo.FieldMin[0], geo.WTexel[0], geo.InvHTexel[0], t.I0, t.I0+t.W, g, geo.HeightW)
+	t.BufI0, t.BufW = lo, hi-lo+1
+	lo, hi = apron(geo.FieldMin[1], geo.WTexel[1], geo.InvHTexel[1], t.J0, t.J0+t.H, g, geo.HeightH)
+	t.BufJ0, t.BufH = lo, hi-lo+1
+	return t
+}
+
+// apron is the inclusive range of height texels read by weights texels [i0, i1) along one axis,
+// plus one safety texel each side, clamped to [0, n).
+func apron(fieldMin, wTexel, invH float32, i0, i1 int, g float32, n int) (lo, hi int) {
+	if g != g || math.IsInf(float64(g), 0) {
+		return 0, n - 1
+	}
+	g = float32(math.Abs(float64(g)))
+	pLo := fieldMin + float32((float32(i0)+0.5)*wTexel)
+	pHi := fieldMin + float32((float32(i1-1)+0.5)*wTexel)
+	uLo := float32((pLo-g-fieldMin)*invH) - 0.5
+	uHi := float32((pHi+g-fieldMin)*invH) - 0.5
+	lo = int(math.Floor(float64(uLo))) - 1
+	hi = int(math.Floor(float64(uHi))) + 2
+	return min(max(lo, 0), n-1), min(max(hi, 0), n-1)
+}
+
+// DirtySet is the set of tiles whose weights no longer match the field or the stack: an edit marks
+// them, the bake drains them. It is safe for concurrent use, so a brush on the UI goroutine can
+// mark while a bake goroutine drains.
+type DirtySet struct {
+	mu       sync.Mutex
+	geo      Geometry
+	tileSize int
+	g        float32
+	nx, ny   int
+	marked   []bool
+	count    int
+}
+
+// NewDirtySet returns an empty set over geo's weights grid cut into tiles of tileSize texels
+// (0 = default). gradientStep is the stack's slope/curvature step in metres: MarkRect widens a
+// rectangle by it, because a height edit changes the slope of texels up to that far away.
+func NewDirtySet(geo Geometry, tileSize int, gradientStep float32) *DirtySet {
+	if tileSize <= 0 {
+		tileSize = DefaultTileSize
+	}
+	nx, ny := TileGrid(geo.WeightsW, geo.WeightsH, tileSize)
+	return &DirtySet{geo: geo, tileSize: tileSize, g: gradientStep, nx: nx, ny: ny, marked: make([]bool, nx*ny)}
+}
+
+// SetGradientStep changes the step MarkRect widens by (the stack's gradientStep changed).
+func (d *DirtySet) SetGradientStep(g float32) {
+	d.mu.Lock()
+	d.g = g
+	d.mu.Unlock()
+}
+
+// Mark marks tile index; an index outside the tile grid is ignored.
+func (d *DirtySet) Mark(index int) {
+	d.mu.Lock()
+	d.mark(index)
+	d.mu.Unlock()
+}
+
+func (d *DirtySet) mark(index int) {
+	if index >= 0 && index < len(d.marked) && !d.marked[index] {
+		d.marked[index] = true
+		d.count++
+	}
+}
+
+// MarkAll marks every tile (the stack changed, or a whole channel was replaced).
+func (d *DirtySet) MarkAll() {
+	d.mu.Lock()
+	for k := range d.marked {
+		d.mark(k)
+	}
+	d.mu.Unlock()
+}
+
+// MarkRect marks every tile whose weights can change when the field changes inside the world
+// rectangle [x0, x1] × [z0, z1] (a brush stroke's bounds; corners in any order). The rectangle is
+// widened by gradientStep plus two height texels — the reach of a slope or curvature tap and of
+// its bilinear footprint, with a texel to spare. A rectangle that does not touch the field marks
+// nothing; one with NaN corners marks everything, since it cannot say where it is.
+func (d *DirtySet) MarkRect(x0, z0, x1, z1 float64) {
+	if math.IsNaN(x0) || math.IsNaN(z0) || math.IsNaN(x1) || math.IsNaN(z1) {
+		d.MarkAll()
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	g := math.Abs(float64(d.g))
+	if math.IsNaN(g) || math.IsInf(g, 0) {
+		g = math.Inf(1)
+	}
+	var tlo, thi [2]int
+	for k, r := range [2][2]float64{{min(x0, x1), max(x0, x1)}, {min(z0, z1), max(z0, z1)}} {
+		reach := g + 2*float64(d.geo.HTexel[k])
+		mn := float64(d.geo.FieldMin[k])
+		size := d.geo.Placement.Size[k]
+		lo, hi := r[0]-reach, r[1]+reach
+		if hi < mn || lo > mn+size {
+			return
+		}
+		wT := float64(d.geo.WTexel[k])
+		n := d.geo.WeightsW
+		if k == 1 {
+			n = d.geo.WeightsH
+		}
+		// texels whose centres lie in [lo, hi]; the reach's spare texel covers float32 rounding
+		ilo := math.Ceil((lo-mn)/wT - 0.5)
+		ihi := math.Floor((hi-mn)/wT - 0.5)
+		ilo = math.Max(ilo, 0)
+		ihi = math.Min(ihi, float64(n-1))
+		tlo[k], thi[k] = int(ilo)/d.tileSize, int(ihi)/d.tileSize
+	}
+	for ty := tlo[1]; ty <= thi[1]; ty++ {
+		for tx := tlo[0]; tx <= thi[0]; tx++ {
+			d.mark(ty*d.nx + tx)
+		}
+	}
+}
+
+// Len is the number of marked tiles.
+func (d *DirtySet) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.count
+}
+
+// Drain returns the marked tile indices in ascending order and clears the set.
+func (d *DirtySet) Drain() []int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]int, 0, d.count)
+	for k, m := range d.marked {
+		if m {
+			out = append(out, k)
+			d.marked[k] = false
+		}
+	}
+	d.count = 0
+	return out
+}
