@@ -1,0 +1,305 @@
+package gpu
+
+// The C half of the package: everything that must outlive a Go stack frame while wgpu-native holds
+// it lives in C memory here, so no cgo.Handle is ever handed to wgpu for a callback that fires
+// later (SPEC pitfall: cogentcore/webgpu#6, "misuse of an invalid Handle").
+//
+// The headers in include/ are byte copies of the module's wgpu/lib headers (a test compares them);
+// the symbols come from the module's statically linked libwgpu_native.a.
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/include
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include "wgpu.h"
+
+// ---- error sinks: uncaptured errors (per device) and error scopes (per call) -------------------
+
+typedef struct strata_sink {
+	pthread_mutex_t mu;
+	int count;
+	int type;
+	char msg[2048];
+} strata_sink;
+
+static strata_sink *strata_sink_new(void) {
+	strata_sink *s = (strata_sink *)calloc(1, sizeof(strata_sink));
+	if (s) pthread_mutex_init(&s->mu, NULL);
+	return s;
+}
+
+static void strata_sink_record(strata_sink *s, WGPUErrorType type, char const *message) {
+	if (!s || type == WGPUErrorType_NoError) return;
+	pthread_mutex_lock(&s->mu);
+	if (s->count == 0) {
+		s->type = (int)type;
+		strncpy(s->msg, message ? message : "(no message)", sizeof(s->msg) - 1);
+		s->msg[sizeof(s->msg) - 1] = 0;
+	}
+	s->count++;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void strata_error_cb(WGPUErrorType type, char const *message, void *userdata) {
+	strata_sink_record((strata_sink *)userdata, type, message);
+}
+
+// strata_sink_take copies out and clears the first recorded error; returns the count.
+static int strata_sink_take(strata_sink *s, int *type, char *out, size_t n) {
+	int c;
+	pthread_mutex_lock(&s->mu);
+	c = s->count;
+	if (c > 0) {
+		*type = s->type;
+		strncpy(out, s->msg, n - 1);
+		out[n - 1] = 0;
+	}
+	s->count = 0;
+	s->msg[0] = 0;
+	pthread_mutex_unlock(&s->mu);
+	return c;
+}
+
+static void strata_push_scopes(WGPUDevice d) {
+	wgpuDevicePushErrorScope(d, WGPUErrorFilter_OutOfMemory);
+	wgpuDevicePushErrorScope(d, WGPUErrorFilter_Validation);
+}
+
+static void strata_pop_scopes(WGPUDevice d, strata_sink *s) {
+	wgpuDevicePopErrorScope(d, strata_error_cb, s);
+	wgpuDevicePopErrorScope(d, strata_error_cb, s);
+}
+
+// ---- instance: zeroed extras (the wrapper's CreateInstance mallocs them uninitialised, and a
+// garbage gles3MinorVersion aborts wgpu-native's GL backend) ------------------------------------
+
+static WGPUInstance strata_create_instance(uint32_t backends) {
+	WGPUInstanceExtras ex;
+	WGPUInstanceDescriptor desc;
+	memset(&ex, 0, sizeof ex);
+	memset(&desc, 0, sizeof desc);
+	ex.chain.sType = (WGPUSType)WGPUSType_InstanceExtras;
+	ex.backends = backends;
+	desc.nextInChain = (WGPUChainedStruct const *)&ex;
+	return wgpuCreateInstance(&desc);
+}
+
+// ---- device request with the adapter's limits and an uncaptured-error callback -----------------
+
+typedef struct strata_request {
+	volatile int done;
+	int status;
+	WGPUDevice device;
+	char msg[512];
+} strata_request;
+
+static void strata_request_cb(WGPURequestDeviceStatus status, WGPUDevice device, char const *message, void *userdata) {
+	strata_request *r = (strata_request *)userdata;
+	r->status = (int)status;
+	r->device = device;
+	if (message) {
+		strncpy(r->msg, message, sizeof(r->msg) - 1);
+		r->msg[sizeof(r->msg) - 1] = 0;
+	}
+	r->done = 1;
+}
+
+// strata_request_device returns NULL and fills msg on failure. The request record stays in C
+// memory; wgpu-native answers synchronously, and if it ever did not the record is leaked, not
+// freed under a pending callback.
+static WGPUDevice strata_request_device(WGPUAdapter adapter, char const *label, strata_sink *sink, char *msg, size_t n) {
+	WGPUSupportedLimits sup;
+	WGPURequiredLimits req;
+	WGPUDeviceDescriptor desc;
+	strata_request *r;
+	WGPUDevice dev;
+	memset(&sup, 0, sizeof sup);
+	memset(&req, 0, sizeof req);
+	memset(&desc, 0, sizeof desc);
+	if (!wgpuAdapterGetLimits(adapter, &sup)) {
+		strncpy(msg, "wgpuAdapterGetLimits failed", n - 1);
+		return NULL;
+	}
+	req.limits = sup.limits;
+	desc.label = label;
+	desc.requiredLimits = &req;
+	desc.defaultQueue.label = label;
+	desc.uncapturedErrorCallbackInfo.callback = strata_error_cb;
+	desc.uncapturedErrorCallbackInfo.userdata = sink;
+	r = (strata_request *)calloc(1, sizeof(strata_request));
+	if (!r) {
+		strncpy(msg, "out of memory", n - 1);
+		return NULL;
+	}
+	wgpuAdapterRequestDevice(adapter, &desc, strata_request_cb, r);
+	if (!r->done) {
+		strncpy(msg, "wgpuAdapterRequestDevice did not answer synchronously", n - 1);
+		return NULL;
+	}
+	dev = r->device;
+	if (r->status != WGPURequestDeviceStatus_Success || !dev) {
+		strncpy(msg, r->msg[0] ? r->msg : "device request failed", n - 1);
+		free(r);
+		return NULL;
+	}
+	free(r);
+	return dev;
+}
+
+// ---- buffer readback: map, poll, copy, unmap -------------------------------------------------
+
+typedef struct strata_map {
+	volatile int done;
+	int status;
+} strata_map;
+
+static void strata_map_cb(WGPUBufferMapAsyncStatus status, void *userdata) {
+	strata_map *m = (strata_map *)userdata;
+	m->status = (int)status;
+	m->done = 1;
+}
+
+// strata_map_read maps buf for reading, waits for it by polling the device, copies size bytes at
+// offset into dst and unmaps. Returns 0 on success, the WGPUBufferMapAsyncStatus + 1 on a failed
+// map, -1 when the map never completed, -2 when the mapped range was NULL, -3 out of memory.
+// The completion flag lives in C memory for the whole wait; the garbage collector cannot touch it.
+static int strata_map_read(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t size, void *dst, strata_sink *scope) {
+	strata_map *m = (strata_map *)calloc(1, sizeof(strata_map));
+	int tries = 0, rc = 0;
+	void const *src;
+	if (!m) return -3;
+	strata_push_scopes(dev);
+	wgpuBufferMapAsync(buf, WGPUMapMode_Read, offset, size, strata_map_cb, m);
+	strata_pop_scopes(dev, scope);
+	while (!m->done && tries < 10000) {
+		wgpuDevicePoll(dev, 1, NULL);
+		tries++;
+	}
+	if (!m->done) return -1; // m leaked on purpose: a callback may still arrive
+	if (m->status != WGPUBufferMapAsyncStatus_Success) {
+		rc = m->status + 1;
+		free(m);
+		return rc;
+	}
+	free(m);
+	src = wgpuBufferGetConstMappedRange(buf, offset, size);
+	if (!src) {
+		rc = -2;
+	} else {
+		memcpy(dst, src, size);
+	}
+	wgpuBufferUnmap(buf);
+	return rc;
+}
+
+// strata_provoke_uncaptured makes a validation error outside any scope (test hook).
+static void strata_provoke_uncaptured(WGPUDevice dev) {
+	WGPUBufferDescriptor desc;
+	WGPUBuffer b;
+	memset(&desc, 0, sizeof desc);
+	desc.label = "provoked uncaptured error";
+	desc.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_Storage;
+	desc.size = 16;
+	b = wgpuDeviceCreateBuffer(dev, &desc);
+	if (b) wgpuBufferRelease(b);
+}
+
+static void strata_poll(WGPUDevice dev) { wgpuDevicePoll(dev, 1, NULL); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// errSink collects wgpu errors in C memory: one per device for uncaptured errors, one per call for
+// error scopes. A sink handed to the device descriptor is never freed (the device may call it until
+// its last reference is dropped, which Go cannot observe); it is 2 KiB per device.
+type errSink struct{ c *C.strata_sink }
+
+func newErrSink() (errSink, error) {
+	s := C.strata_sink_new()
+	if s == nil {
+		return errSink{}, fmt.Errorf("gpu: out of C memory for an error sink")
+	}
+	return errSink{s}, nil
+}
+
+func (s errSink) free() {
+	if s.c != nil {
+		C.free(unsafe.Pointer(s.c))
+	}
+}
+
+// take returns the first error recorded since the last take (and how many), or nil.
+func (s errSink) take() (wgpu.ErrorType, string, int) {
+	if s.c == nil {
+		return 0, "", 0
+	}
+	var typ C.int
+	buf := (*C.char)(C.malloc(2048))
+	defer C.free(unsafe.Pointer(buf))
+	n := int(C.strata_sink_take(s.c, &typ, buf, 2048))
+	if n == 0 {
+		return 0, "", 0
+	}
+	return wgpu.ErrorType(typ), C.GoString(buf), n
+}
+
+func pushScopes(dev unsafe.Pointer) { C.strata_push_scopes(C.WGPUDevice(dev)) }
+
+func popScopes(dev unsafe.Pointer, s errSink) { C.strata_pop_scopes(C.WGPUDevice(dev), s.c) }
+
+func createInstance(backends wgpu.InstanceBackend) (unsafe.Pointer, error) {
+	inst := C.strata_create_instance(C.uint32_t(backends))
+	if inst == nil {
+		return nil, fmt.Errorf("gpu: wgpuCreateInstance failed (backends %s)", backends)
+	}
+	return unsafe.Pointer(inst), nil
+}
+
+func requestDevice(adapter unsafe.Pointer, label string, sink errSink) (unsafe.Pointer, error) {
+	cl := C.CString(label)
+	defer C.free(unsafe.Pointer(cl))
+	msg := (*C.char)(C.calloc(512, 1))
+	defer C.free(unsafe.Pointer(msg))
+	dev := C.strata_request_device(C.WGPUAdapter(adapter), cl, sink.c, msg, 512)
+	if dev == nil {
+		return nil, fmt.Errorf("gpu: request device: %s", C.GoString(msg))
+	}
+	return unsafe.Pointer(dev), nil
+}
+
+// mapRead copies size bytes at offset of a MapRead buffer into dst (len(dst) >= size).
+func mapRead(dev, buf unsafe.Pointer, offset, size uint64, dst []byte, scope errSink) error {
+	if size == 0 {
+		return nil
+	}
+	if uint64(len(dst)) < size {
+		return fmt.Errorf("gpu: map read: destination of %d bytes for %d", len(dst), size)
+	}
+	rc := C.strata_map_read(C.WGPUDevice(dev), C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size),
+		unsafe.Pointer(&dst[0]), scope.c)
+	switch {
+	case rc == 0:
+		return nil
+	case rc == -1:
+		return fmt.Errorf("gpu: map read: the map never completed")
+	case rc == -2:
+		return fmt.Errorf("gpu: map read: no mapped range")
+	case rc == -3:
+		return fmt.Errorf("gpu: map read: out of C memory")
+	default:
+		return fmt.Errorf("gpu: map read: %s", wgpu.BufferMapAsyncStatus(rc-1).String())
+	}
+}
+
+func pollWait(dev unsafe.Pointer) { C.strata_poll(C.WGPUDevice(dev)) }
+
+// provokeUncaptured creates an invalid buffer outside any error scope, so that the device's
+// uncaptured-error callback fires. Only TestUncapturedErrorRecorded calls it.
+func provokeUncaptured(dev unsafe.Pointer) { C.strata_provoke_uncaptured(C.WGPUDevice(dev)) }

@@ -1,0 +1,84 @@
+// noise.wgsl — terrain_fbm and its u32 lattice hash. Twin of package noise (Go); docs/design.md
+// fixes every step. The hash is integer arithmetic and agrees with Go bit for bit; the float part
+// follows the Go order of operations and differs by rounding only.
+
+fn PCG(v: u32) -> u32 {
+    let state = v * 747796405u + 2891336453u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+fn Hash2(i: i32, j: i32, s: u32) -> u32 {
+    return PCG(PCG(PCG(s) ^ bitcast<u32>(i)) ^ bitcast<u32>(j));
+}
+
+fn Hash3(i: i32, j: i32, k: u32, s: u32) -> u32 {
+    return PCG(Hash2(i, j, s) ^ k);
+}
+
+fn U01(h: u32) -> f32 {
+    return f32(h >> 8u) * (1.0 / 16777216.0);
+}
+
+fn RuleSeed(stackSeed: u32, r: u32) -> u32 {
+    return PCG(stackSeed ^ PCG(r + 1u));
+}
+
+const NOISE_DIAG: f32 = 0.70710678;
+const NOISE_MAX: f32 = 0.99999994;
+
+fn noise_lerp(a: f32, b: f32, t: f32) -> f32 {
+    return a + (b - a) * t;
+}
+
+fn noise_grad(h: u32, dx: f32, dz: f32) -> f32 {
+    switch (h & 7u) {
+        case 0u: { return dx; }
+        case 1u: { return -dx; }
+        case 2u: { return dz; }
+        case 3u: { return -dz; }
+        case 4u: { return NOISE_DIAG * dx + NOISE_DIAG * dz; }
+        case 5u: { return -NOISE_DIAG * dx + NOISE_DIAG * dz; }
+        case 6u: { return NOISE_DIAG * dx - NOISE_DIAG * dz; }
+        default: { return -NOISE_DIAG * dx - NOISE_DIAG * dz; }
+    }
+}
+
+fn noise_fade(t: f32) -> f32 {
+    return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+}
+
+fn GradNoise(qx: f32, qz: f32, seed: u32) -> f32 {
+    let fx0 = floor(qx);
+    let fz0 = floor(qz);
+    let ix = i32(fx0);
+    let iz = i32(fz0);
+    let fx = qx - fx0;
+    let fz = qz - fz0;
+    let n00 = noise_grad(Hash2(ix, iz, seed), fx, fz);
+    let n10 = noise_grad(Hash2(ix + 1, iz, seed), fx - 1.0, fz);
+    let n01 = noise_grad(Hash2(ix, iz + 1, seed), fx, fz - 1.0);
+    let n11 = noise_grad(Hash2(ix + 1, iz + 1, seed), fx - 1.0, fz - 1.0);
+    let u = noise_fade(fx);
+    let w = noise_fade(fz);
+    return noise_lerp(noise_lerp(n00, n10, u), noise_lerp(n01, n11, u), w);
+}
+
+fn FBM(x: f32, z: f32, featureSize: f32, octaves: u32, seed: u32) -> f32 {
+    let inv = 1.0 / featureSize;
+    var qx = x * inv;
+    var qz = z * inv;
+    var sum = 0.0;
+    var norm = 0.0;
+    var amp = 1.0;
+    let n = max(octaves, 1u);
+    for (var k = 0u; k < n; k = k + 1u) {
+        sum = sum + amp * GradNoise(qx, qz, PCG(seed + k));
+        norm = norm + amp;
+        amp = amp * 0.5;
+        qx = qx * 2.0;
+        qz = qz * 2.0;
+    }
+    let v = 0.5 + (sum / norm) * NOISE_DIAG;
+    return clamp(v, 0.0, NOISE_MAX);
+}

@@ -1,0 +1,43 @@
+// viewport_common.wgsl — the per-frame uniform block and colour helpers shared by the viewport's
+// terrain and instance pipelines. The Go twin is viewport.frameUniforms; a test checks that the
+// member names below appear in the same order as its fields.
+
+struct Frame {
+    view_proj: mat4x4<f32>,
+    eye: vec4<f32>,        // xyz world eye; w = 1 for the orthographic map
+    sun: vec4<f32>,        // xyz unit vector toward the sun; w intensity
+    ambient: vec4<f32>,    // rgb sky light (linear)
+    field: vec4<f32>,      // min X, min Z, texel X, texel Z (metres)
+    grid: vec4<f32>,       // height grid W, H; 1/size X, 1/size Z
+    overlay: vec4<f32>,    // mode (0 none, 1 weight, 2 slope, 3 curvature), layer, slope max deg, curvature scale
+    tiles: vec4<f32>,      // tile size X, Z (metres; 0 = grid off), tiles across, tiles down
+    brush: vec4<f32>,      // centre X, Z, radius (metres), on (1/0)
+    misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, 0
+};
+
+@group(0) @binding(0) var<uniform> frame: Frame;
+
+fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
+    return select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
+}
+
+// ramp maps 0..1 onto a blue–cyan–green–yellow–red scale (linear RGB).
+fn ramp(t_in: f32) -> vec3<f32> {
+    let t = clamp(t_in, 0.0, 1.0) * 4.0;
+    let stops = array<vec3<f32>, 5>(
+        vec3<f32>(0.02, 0.05, 0.60),
+        vec3<f32>(0.00, 0.45, 0.80),
+        vec3<f32>(0.05, 0.60, 0.10),
+        vec3<f32>(0.90, 0.80, 0.02),
+        vec3<f32>(0.80, 0.04, 0.02),
+    );
+    let i = min(u32(floor(t)), 3u);
+    let f = t - f32(i);
+    return stops[i] + (stops[i + 1u] - stops[i]) * f;
+}
+
+fn shade(albedo: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+    let d = max(dot(n, frame.sun.xyz), 0.0) * frame.sun.w;
+    let sky = frame.ambient.rgb * (0.6 + 0.4 * n.y);
+    return albedo * (vec3<f32>(d) + sky);
+}

@@ -1,0 +1,180 @@
+// viewport_terrain.wgsl — the terrain pipeline: one shared chunk grid (location 0: grid a, b,
+// skirt edge 0..4) instanced per selected chunk (location 1: first texel X, Z, texel step, skirt
+// depth), displaced by the height payload; per-pixel normal, layer blend and overlays.
+//!include viewport_common.wgsl
+
+@group(0) @binding(1) var height_tex: texture_2d<f32>;   // rgba32float: h, dh/dx, dh/dz, coverage
+@group(0) @binding(2) var control0: texture_2d<f32>;
+@group(0) @binding(3) var control1: texture_2d<f32>;
+@group(0) @binding(4) var linear_clamp: sampler;
+@group(0) @binding(5) var atlas_albedo: texture_2d<f32>;
+@group(0) @binding(6) var atlas_normal: texture_2d<f32>;
+@group(0) @binding(7) var atlas_sampler: sampler;
+@group(0) @binding(8) var<uniform> layers: array<vec4<f32>, 16>;  // [2i] tint (linear rgb), [2i+1] tiling, textured
+@group(0) @binding(9) var<storage, read> tile_flash: array<f32>;  // per tile 0..1, row-major
+
+struct VOut {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) world: vec3<f32>,
+};
+
+@vertex
+fn vs_main(@location(0) grid: vec3<f32>, @location(1) chunk: vec4<f32>) -> VOut {
+    let w = i32(frame.grid.x);
+    let h = i32(frame.grid.y);
+    let fx = chunk.x + grid.x * chunk.z;
+    let fz = chunk.y + grid.y * chunk.z;
+    let ti = min(i32(fx), w - 1);
+    let tj = min(i32(fz), h - 1);
+    let s = textureLoad(height_tex, vec2<i32>(ti, tj), 0);
+    var y = s.r;
+    let edge = u32(grid.z + 0.5);
+    if (edge != 0u) {
+        let span = f32(32) * chunk.z;
+        // No skirt on the field's own border: nothing there to hide, and a curtain would show.
+        var border = false;
+        switch edge {
+            case 1u: { border = chunk.y <= 0.0; }
+            case 2u: { border = chunk.x + span >= f32(w - 1); }
+            case 3u: { border = chunk.y + span >= f32(h - 1); }
+            default: { border = chunk.x <= 0.0; }
+        }
+        if (!border) {
+            y = y - chunk.w;
+        }
+    }
+    let x = frame.field.x + (f32(ti) + 0.5) * frame.field.z;
+    let z = frame.field.y + (f32(tj) + 0.5) * frame.field.w;
+    var out: VOut;
+    out.world = vec3<f32>(x, y, z);
+    out.pos = frame.view_proj * vec4<f32>(x, y, z, 1.0);
+    return out;
+}
+
+fn texel(i: i32, j: i32) -> vec4<f32> {
+    let w = i32(frame.grid.x);
+    let h = i32(frame.grid.y);
+    return textureLoad(height_tex, vec2<i32>(clamp(i, 0, w - 1), clamp(j, 0, h - 1)), 0);
+}
+
+// height_at is the bilinear tap of the height payload at world (x, z), as the bake does it.
+fn height_at(p: vec2<f32>) -> vec4<f32> {
+    let u = (p - frame.field.xy) / frame.field.zw - vec2<f32>(0.5);
+    let f = floor(u);
+    let t = u - f;
+    let i = i32(f.x);
+    let j = i32(f.y);
+    let a = texel(i, j) + (texel(i + 1, j) - texel(i, j)) * t.x;
+    let b = texel(i, j + 1) + (texel(i + 1, j + 1) - texel(i, j + 1)) * t.x;
+    return a + (b - a) * t.y;
+}
+
+@fragment
+fn fs_main(in: VOut) -> @location(0) vec4<f32> {
+    let xz = in.world.xz;
+    // Derivatives and implicit-lod samples first, in uniform control flow.
+    let dx = dpdx(xz);
+    let dy = dpdy(xz);
+    let px = max(length(fwidth(xz)), 1e-6);      // metres per pixel here
+    let uv = (xz - frame.field.xy) * frame.grid.zw;
+    let w0 = textureSampleLevel(control0, linear_clamp, uv, 0.0);
+    let w1 = textureSampleLevel(control1, linear_clamp, uv, 0.0);
+
+    let hs = height_at(xz);
+    if (hs.a < 0.5) {
+        discard;
+    }
+    var n = normalize(vec3<f32>(-hs.g, 1.0, -hs.b));
+
+    var wts = array<f32, 8>(w0.r, w0.g, w0.b, w0.a, w1.r, w1.g, w1.b, w1.a);
+    let count = u32(frame.misc.x);
+    var albedo = vec3<f32>(0.0);
+    var bump = vec2<f32>(0.0);
+    var total = 0.0;
+    for (var i = 0u; i < 8u; i = i + 1u) {
+        if (i >= count) {
+            break;
+        }
+        let wt = wts[i];
+        if (wt < 0.002) {
+            continue;
+        }
+        var col = layers[2u * i].rgb;
+        let lp = layers[2u * i + 1u];
+        if (lp.y > 0.5 && (frame.misc.y > 0.5 || frame.misc.z > 0.5)) {
+            let tiling = max(lp.x, 1e-3);
+            let cell = vec2<f32>(f32(i % 4u), f32(i / 4u));
+            let cuv = clamp(fract(xz / tiling), vec2<f32>(0.002), vec2<f32>(0.998));
+            let auv = (cell + cuv) / vec2<f32>(4.0, 2.0);
+            let gx = dx / tiling / vec2<f32>(4.0, 2.0);
+            let gy = dy / tiling / vec2<f32>(4.0, 2.0);
+            if (frame.misc.y > 0.5) {
+                col = col * textureSampleGrad(atlas_albedo, atlas_sampler, auv, gx, gy).rgb;
+            }
+            if (frame.misc.z > 0.5) {
+                let t = textureSampleGrad(atlas_normal, atlas_sampler, auv, gx, gy).rgb * 2.0 - vec3<f32>(1.0);
+                bump = bump + t.xy * wt;
+            }
+        }
+        albedo = albedo + col * wt;
+        total = total + wt;
+    }
+    if (total < 0.002) {
+        albedo = layers[0].rgb;   // no weights at all: the ground layer
+    }
+    if (frame.misc.z > 0.5) {
+        n = normalize(vec3<f32>(n.x + bump.x, n.y, n.z + bump.y));
+    }
+    var col = shade(albedo, n);
+
+    // Overlays.
+    let mode = u32(frame.overlay.x);
+    let lit = 0.35 + 0.65 * max(dot(n, frame.sun.xyz), 0.0);
+    if (mode == 1u) {
+        let k = min(u32(frame.overlay.y), 7u);
+        col = mix(col, ramp(wts[k]) * lit, 0.8);
+    } else if (mode == 2u) {
+        let deg = degrees(atan(length(hs.gb)));
+        col = mix(col, ramp(deg / max(frame.overlay.z, 1e-3)) * lit, 0.8);
+    } else if (mode == 3u) {
+        let g = max(frame.field.z, frame.field.w);
+        let c = (height_at(xz + vec2<f32>(g, 0.0)).r + height_at(xz - vec2<f32>(g, 0.0)).r
+            + height_at(xz + vec2<f32>(0.0, g)).r + height_at(xz - vec2<f32>(0.0, g)).r - 4.0 * hs.r) / (g * g);
+        // + gully (blue), − ridge (red), grey when flat.
+        let v = clamp(c / max(frame.overlay.w, 1e-9), -1.0, 1.0);
+        let base = vec3<f32>(0.45);
+        let tint = select(vec3<f32>(0.85, 0.08, 0.04), vec3<f32>(0.04, 0.20, 0.85), v > 0.0);
+        col = mix(col, (base + (tint - base) * abs(v)) * lit, 0.85);
+    }
+    if (frame.tiles.x > 0.0 && frame.tiles.y > 0.0) {
+        let tc = (xz - frame.field.xy) / frame.tiles.xy;
+        let cell = floor(tc);
+        let ci = i32(cell.x);
+        let cj = i32(cell.y);
+        let nx = i32(frame.tiles.z);
+        let ny = i32(frame.tiles.w);
+        if (ci >= 0 && cj >= 0 && ci < nx && cj < ny) {
+            let flash = clamp(tile_flash[cj * nx + ci], 0.0, 1.0);
+            col = mix(col, vec3<f32>(1.0, 0.45, 0.05), 0.6 * flash);
+        }
+        let f = tc - cell;
+        let edge_m = min(min(f.x, 1.0 - f.x) * frame.tiles.x, min(f.y, 1.0 - f.y) * frame.tiles.y);
+        if (edge_m < px * 1.0) {
+            col = mix(col, vec3<f32>(0.95, 0.95, 0.95), 0.75);
+        }
+    }
+    if (frame.brush.w > 0.5) {
+        let d = distance(xz, frame.brush.xy);
+        let r = frame.brush.z;
+        if (d < r) {
+            col = col * 1.12 + vec3<f32>(0.015);
+        }
+        let ring = abs(d - r);
+        if (ring < px * 1.5) {
+            col = vec3<f32>(1.0, 1.0, 1.0);
+        } else if (ring < px * 3.0) {
+            col = vec3<f32>(0.02, 0.02, 0.02);
+        }
+    }
+    return vec4<f32>(col, 1.0);
+}
