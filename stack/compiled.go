@@ -1,0 +1,303 @@
+package stack
+
+import (
+	"fmt"
+
+	"strata/noise"
+)
+
+// Needs says which per-texel inputs a compiled stack reads, so a field-wide evaluator computes
+// height, slope (four taps), curvature (five taps) and each channel only when some rule uses them.
+type Needs uint32
+
+// Needs bits. NeedChan0 << slot is the bit of channel slot `slot`.
+const (
+	NeedHeight Needs = 1 << iota
+	NeedSlope
+	NeedCurvature
+	NeedLayers // a population's `layer` rule: TexelInputs.Layers must hold final weights
+	NeedChan0
+	NeedChan1
+	NeedChan2
+	NeedChan3
+)
+
+// NeedChan returns the bit of channel slot i.
+func NeedChan(i int) Needs { return NeedChan0 << uint(i) }
+
+// TexelInputs is what a Compiled stack reads at one texel. The evaluator fills X, Z (world metres,
+// Geometry.TexelPos) and whichever other fields Needs asks for; Compiled computes noise itself.
+type TexelInputs struct {
+	X, Z      float32
+	Height    float32    // metres
+	Slope     float32    // degrees
+	Curvature float32    // 1/metres, + gully
+	Chan      [4]float32 // channel slots, stored units
+	Layers    [8]float32 // final layer weights byte/255 (populations' `layer` rules only)
+}
+
+// compiledRule is a PackedRule with the per-octave lattice seeds precomputed. Hoisting
+// PCG(PCG(seed+k)) out of the texel loop is what makes a 16-rule, 4-octave jitter stack affordable;
+// the result is bit-identical to noise.FBM (a test holds it to that).
+type compiledRule struct {
+	PackedRule
+	jit [MaxOctaves]uint32 // PCG(PCG(Seed+k))
+	val [MaxOctaves]uint32 // PCG(PCG(NoiseSeed+k))
+	inv float32            // 1 / FeatureSize
+	oct uint32
+}
+
+// Compiled is a stack (or one population) unpacked from its own params lanes, ready for per-texel
+// evaluation with no allocation and no interface call. Building it from the packed lanes, rather
+// than from the Stack, guarantees the reference reads exactly the numbers the GPU reads.
+type Compiled struct {
+	Geometry Geometry
+	Params   []uint32 // the lanes it was built from (Pack or PackPopulation output)
+	// LayerCount is the stack's number of layers.
+	LayerCount int
+	// Population is the population index for CompilePopulation, -1 for the layer stack.
+	Population int
+	Density    float32 // population only: instances/m² at full coverage
+
+	strength [8]float32
+	start    [8]uint32
+	count    [8]uint32
+	rules    []compiledRule
+	needs    Needs
+}
+
+// Compile packs the layer stack for geometry g and unpacks it into a Compiled evaluator.
+func Compile(s *Stack, g Geometry) (*Compiled, error) {
+	p, err := Pack(s, g)
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiled{Geometry: g, Params: p, LayerCount: len(s.Layers), Population: -1}
+	if err := c.unpack(s.RuleCount()); err != nil {
+		return nil, err
+	}
+	for l := 1; l < c.LayerCount; l++ { // layer 0's rules are never evaluated
+		for r := c.start[l]; r < c.start[l]+c.count[l]; r++ {
+			c.needs |= ruleNeeds(&c.rules[r].PackedRule)
+		}
+	}
+	return c, nil
+}
+
+// CompilePopulation packs population pop for geometry g and unpacks it (see PackPopulation).
+func CompilePopulation(s *Stack, pop int, g Geometry) (*Compiled, error) {
+	p, err := PackPopulation(s, pop, g)
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiled{Geometry: g, Params: p, LayerCount: len(s.Layers), Population: pop}
+	if err := c.unpack(len(s.Populations[pop].Rules)); err != nil {
+		return nil, err
+	}
+	c.Density = c.strength[0]
+	for r := range c.rules {
+		c.needs |= ruleNeeds(&c.rules[r].PackedRule)
+	}
+	return c, nil
+}
+
+func (c *Compiled) unpack(nrules int) error {
+	for l := 0; l < LayerLanes; l++ {
+		pl, _ := UnpackLayer(c.Params, l)
+		c.strength[l], c.start[l], c.count[l] = pl.Strength, pl.RuleStart, pl.RuleCount
+		if int(pl.RuleStart)+int(pl.RuleCount) > nrules {
+			return fmt.Errorf("stack: params layer %d names rules %d..%d of %d", l, pl.RuleStart, pl.RuleStart+pl.RuleCount, nrules)
+		}
+	}
+	c.rules = make([]compiledRule, nrules)
+	for i := range c.rules {
+		pr, ok := UnpackRule(c.Params, i)
+		if !ok {
+			return fmt.Errorf("stack: params hold no rule %d", i)
+		}
+		cr := &c.rules[i]
+		cr.PackedRule = pr
+		cr.oct = max(1, min(pr.Octaves, MaxOctaves))
+		cr.inv = 1 / pr.FeatureSize
+		for k := uint32(0); k < cr.oct; k++ {
+			cr.jit[k] = noise.PCG(noise.PCG(pr.Seed + k))
+			cr.val[k] = noise.PCG(noise.PCG(pr.NoiseSeed + k))
+		}
+	}
+	return nil
+}
+
+func ruleNeeds(r *PackedRule) Needs {
+	switch r.Input {
+	case 0:
+		return NeedHeight
+	case 1:
+		return NeedSlope
+	case 2:
+		return NeedCurvature
+	case 3, 5:
+		return NeedChan(int(r.Slot))
+	case 6:
+		return NeedLayers
+	}
+	return 0
+}
+
+// Needs reports which TexelInputs fields the evaluator must fill.
+func (c *Compiled) Needs() Needs { return c.needs }
+
+// value is the rule's input at the texel (before jitter).
+func (r *compiledRule) value(in *TexelInputs) float32 {
+	switch r.Input {
+	case 0:
+		return in.Height
+	case 1:
+		return in.Slope
+	case 2:
+		return in.Curvature
+	case 3, 5:
+		return in.Chan[r.Slot&3]
+	case 4:
+		return fbm(in.X, in.Z, r.inv, r.oct, &r.val)
+	case 6:
+		return in.Layers[r.Slot&7]
+	}
+	return 0
+}
+
+// band evaluates the rule at the texel, drawing jitter noise only when the rule has jitter.
+func (r *compiledRule) band(in *TexelInputs) float32 {
+	v := r.value(in)
+	var n float32
+	if r.Jitter != 0 {
+		n = fbm(in.X, in.Z, r.inv, r.oct, &r.jit)
+	}
+	return Band(v, &r.PackedRule, n)
+}
+
+// Coverage returns each layer's coverage, strength · Π band (layer 0: 0, it is never evaluated).
+// A layer whose product reaches 0 stops evaluating its rules: the result is the same for finite
+// inputs, and the noise it skips is most of the cost.
+func (c *Compiled) Coverage(in *TexelInputs) [8]float32 {
+	var cov [8]float32
+	for l := 1; l < c.LayerCount && l < 8; l++ {
+		cov[l] = c.product(c.strength[l], c.start[l], c.count[l], in)
+	}
+	return cov
+}
+
+func (c *Compiled) product(v float32, start, n uint32, in *TexelInputs) float32 {
+	for r := start; r < start+n && v != 0; r++ {
+		v *= c.rules[r].band(in)
+	}
+	return v
+}
+
+// Shares returns the eight composed shares at the texel (Compose of Coverage), evaluating only the
+// layers that can still show: once nothing remains, the layers below get exactly 0.
+func (c *Compiled) Shares(in *TexelInputs) [8]float32 {
+	var share [8]float32
+	remaining := float32(1)
+	for l := 7; l >= 1; l-- {
+		if l >= c.LayerCount || remaining == 0 {
+			continue
+		}
+		share[l] = c.product(c.strength[l], c.start[l], c.count[l], in) * remaining
+		remaining = remaining - share[l]
+	}
+	share[0] = remaining
+	return share
+}
+
+// Weights returns the quantized weights at the texel: bytes 0–3 go to weightsLo, 4–7 to weightsHi.
+func (c *Compiled) Weights(in *TexelInputs) [8]uint8 {
+	return Quantize(c.Shares(in))
+}
+
+// DensityAt returns a compiled population's density at the texel: density · Π band, instances/m².
+func (c *Compiled) DensityAt(in *TexelInputs) float32 {
+	return c.product(c.Density, 0, uint32(len(c.rules)), in)
+}
+
+// fbm is noise.FBM with the per-octave PCG(PCG(seed+k)) taken from oct and the first-level row
+// hashes shared between corners. Same float32 operations in the same order as noise.FBM.
+func fbm(x, z, inv float32, octaves uint32, oct *[MaxOctaves]uint32) float32 {
+	qx := x * inv
+	qz := z * inv
+	var sum, norm float32
+	amp := float32(1)
+	for k := uint32(0); k < octaves; k++ {
+		sum += amp * gradNoise(qx, qz, oct[k])
+		norm += amp
+		amp *= 0.5
+		qx *= 2
+		qz *= 2
+	}
+	v := 0.5 + (sum/norm)*diag
+	if v < 0 {
+		return 0
+	}
+	if v > noise.MaxValue {
+		return noise.MaxValue
+	}
+	return v
+}
+
+const diag = float32(0.70710678)
+
+// gradNoise is noise.GradNoise with ps = PCG(PCG(seed)) precomputed: Hash2(i, j, seed) is
+// PCG(PCG(ps ^ i) ^ j), so the two columns' PCG(ps ^ i) serve both rows.
+func gradNoise(qx, qz float32, ps uint32) float32 {
+	fx0 := floor32(qx)
+	fz0 := floor32(qz)
+	ix := int32(fx0)
+	iz := int32(fz0)
+	fx := qx - fx0
+	fz := qz - fz0
+	c0 := noise.PCG(ps ^ uint32(ix))
+	c1 := noise.PCG(ps ^ uint32(ix+1))
+	n00 := grad(noise.PCG(c0^uint32(iz)), fx, fz)
+	n10 := grad(noise.PCG(c1^uint32(iz)), fx-1, fz)
+	n01 := grad(noise.PCG(c0^uint32(iz+1)), fx, fz-1)
+	n11 := grad(noise.PCG(c1^uint32(iz+1)), fx-1, fz-1)
+	u := fade(fx)
+	w := fade(fz)
+	return lerp(lerp(n00, n10, u), lerp(n01, n11, u), w)
+}
+
+func grad(h uint32, dx, dz float32) float32 {
+	switch h & 7 {
+	case 0:
+		return dx
+	case 1:
+		return -dx
+	case 2:
+		return dz
+	case 3:
+		return -dz
+	case 4:
+		return diag*dx + diag*dz
+	case 5:
+		return -diag*dx + diag*dz
+	case 6:
+		return diag*dx - diag*dz
+	default:
+		return -diag*dx - diag*dz
+	}
+}
+
+func fade(t float32) float32 { return t * t * t * (t*(t*6-15) + 10) }
+
+func lerp(a, b, t float32) float32 { return a + (b-a)*t }
+
+// floor32 is floor without the float64 round trip's cost for the common in-range case.
+func floor32(v float32) float32 {
+	if v > -8388608 && v < 8388608 {
+		t := float32(int32(v))
+		if t > v {
+			t--
+		}
+		return t
+	}
+	return v // |v| >= 2^23: already an integer (or NaN/Inf)
+}

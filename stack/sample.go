@@ -1,0 +1,67 @@
+package stack
+
+// SampleDunes is the built-in sample's stack: sand on the ground and rock on slopes above 18° with
+// a 4° feather. Sand has no rule because layer 0 takes whatever rock leaves, which is exactly
+// "below 18°". It goes with field's "dunes" sample (4000 m square, 2 m texels).
+func SampleDunes() *Stack {
+	s := New()
+	sand := NewLayer("sand")
+	sand.Tint = Color{0xc8, 0xa8, 0x72}
+	rock := NewLayer("rock")
+	rock.Tint = Color{0x7a, 0x6e, 0x64}
+	rock.Rules = []Rule{{Input: InputSlope, Min: F(18), Softness: 4}}
+	s.Layers = []Layer{sand, rock}
+	return s
+}
+
+// StressStack is the benchmark worst case shared by stack, bake and gpu: eight layers, 16 layer
+// rules covering every layer input (height, slope, curvature, mask, noise, channel) with jitter on
+// every rule, reading channels mask.snow and sediment, plus a population "shrubs" whose two rules
+// read a layer's weight and the slope. The values are tuned to the dunes sample (±18 m, 0–35°) so
+// every layer shows somewhere and no rule is trivially 0 or 1.
+func StressStack() *Stack {
+	s := New()
+	mk := func(name string, tint Color, rules ...Rule) Layer {
+		l := NewLayer(name)
+		l.Tint = tint
+		l.Rules = rules
+		return l
+	}
+	s.Layers = []Layer{
+		mk("sand", Color{0xc8, 0xa8, 0x72}),
+		mk("wet", Color{0x6a, 0x5a, 0x40},
+			Rule{Input: InputHeight, Max: F(-4), Softness: 3, Jitter: 2},
+			Rule{Input: InputChannel, Channel: "sediment", Min: F(0.2), Softness: 0.1, Jitter: 0.05},
+			Rule{Input: InputNoise, Min: F(0.3), Softness: 0.1, Jitter: 0.05}),
+		mk("ripples", Color{0xd8, 0xb8, 0x80},
+			Rule{Input: InputCurvature, Min: F(0), Softness: 0.01, Jitter: 0.005},
+			Rule{Input: InputSlope, Max: F(10), Softness: 3, Jitter: 2},
+			Rule{Input: InputNoise, Min: F(0.45), Max: F(0.8), Softness: 0.05, Jitter: 0.05, FeatureSize: F(30)}),
+		mk("gravel", Color{0x90, 0x88, 0x80},
+			Rule{Input: InputSlope, Min: F(8), Max: F(20), Softness: 3, Jitter: 2},
+			Rule{Input: InputHeight, Min: F(-10), Softness: 4, Jitter: 3}),
+		mk("rock", Color{0x7a, 0x6e, 0x64},
+			Rule{Input: InputSlope, Min: F(18), Softness: 4, Jitter: 3},
+			Rule{Input: InputCurvature, Max: F(0.02), Softness: 0.01, Jitter: 0.005}),
+		mk("crest", Color{0xe0, 0xc8, 0x98},
+			Rule{Input: InputHeight, Min: F(8), Softness: 3, Jitter: 2},
+			Rule{Input: InputCurvature, Max: F(-0.005), Softness: 0.005, Jitter: 0.002}),
+		mk("snow", Color{0xf0, 0xf0, 0xf4},
+			Rule{Input: InputMask, Channel: "snow", Min: F(0.5), Softness: 0.2, Jitter: 0.1},
+			Rule{Input: InputHeight, Min: F(4), Softness: 4, Jitter: 3}),
+		mk("moss", Color{0x5a, 0x6a, 0x3a},
+			Rule{Input: InputChannel, Channel: "sediment", Max: F(0.6), Softness: 0.1, Jitter: 0.05, Invert: true},
+			Rule{Input: InputMask, Channel: "snow", Max: F(0.3), Softness: 0.1, Jitter: 0.05}),
+	}
+	shrubs := NewPopulation("shrubs")
+	shrubs.Density = 0.02
+	shrubs.Seed = 7
+	shrubs.Scale = [2]float64{0.8, 1.3}
+	shrubs.Mesh = MeshBush
+	shrubs.Rules = []Rule{
+		{Input: InputLayer, Layer: "gravel", Min: F(0.3), Softness: 0.1, Jitter: 0.05},
+		{Input: InputSlope, Max: F(25), Softness: 5, Jitter: 3},
+	}
+	s.Populations = []Population{shrubs}
+	return s
+}
