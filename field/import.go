@@ -1,0 +1,300 @@
+package field
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"strata/exr"
+)
+
+// DefaultRange is the height range in metres that integer heightmaps map onto when the caller
+// gives none (`--height-range` left out): code 0 is 0 m and the largest code is 1000 m. An integer
+// file carries no unit, so any default is a guess; 1000 m keeps a 16-bit file's step at 1.5 cm and
+// an 8-bit file's at 3.9 m, and the dunes-sized landscapes the editor shows first stay in view.
+var DefaultRange = [2]float64{0, 1000}
+
+// maxFileBytes bounds what an import reads into memory: a MaxTexels float32 file plus headers.
+const maxFileBytes = 4*MaxTexels + 1<<24
+
+// ImportOptions says how to read a heightmap whose file does not say it itself (SPEC "Command
+// line": --height-range, --height-size).
+type ImportOptions struct {
+	// Range is the LO, HI metres integer codes 0 … max map onto linearly; zero = DefaultRange.
+	// Float formats keep their stored values and ignore it.
+	Range [2]float64
+	// Size is W, H texels for headerless raw files: required for .raw, optional for .r16 and
+	// .f32 (square when zero). Files with headers ignore it.
+	Size [2]int
+}
+
+// raster is a decoded file before its values are mapped: integer codes (with the largest code of
+// their depth) or float samples.
+type raster struct {
+	w, h    int
+	codes   []uint16 // integer formats
+	maxCode float64  // 255 or 65535
+	floats  []float32
+	kind    string // what the file turned out to be, for messages: "16-bit grayscale PNG"
+}
+
+// LoadHeight reads a heightmap into a grid. Formats, by extension: .png (8/16-bit grayscale),
+// .r16 (raw little-endian uint16, square or opts.Size), .tif/.tiff (8/16-bit grayscale or 32-bit
+// float, one channel), .exr (channel Y, else R, else G, else the only one), .f32 (raw little-endian
+// float32, square or opts.Size), .raw (opts.Size required; 2 bytes a texel is read as .r16, 4 as
+// .f32). Integer codes map linearly onto opts.Range; float values are kept. Image row 0 is the
+// field's minimum Z and image x is +X (SPEC "Orientation"): nothing is flipped. Errors name the
+// file and the reason and wrap the underlying error.
+func LoadHeight(path string, opts ImportOptions) (*Grid, error) {
+	lo, hi := opts.Range[0], opts.Range[1]
+	if lo == 0 && hi == 0 {
+		lo, hi = DefaultRange[0], DefaultRange[1]
+	}
+	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(hi > lo) {
+		return nil, fmt.Errorf("field: %s: height range %v,%v: want finite LO < HI metres", path, opts.Range[0], opts.Range[1])
+	}
+	r, err := decodeFile(path, opts.Size, "heightmap")
+	if err != nil {
+		return nil, err
+	}
+	return r.grid(path, lo, hi)
+}
+
+// LoadChannel reads a field channel that must match a heightW×heightH height grid. 8/16-bit
+// integer formats map onto 0..1 (a painted mask); EXR, float TIFF and raw float32 keep their
+// stored values (SPEC: "no rescaling"). Headerless raw files are read at the height's size.
+func LoadChannel(path string, heightW, heightH int) (*Grid, error) {
+	r, err := decodeFile(path, [2]int{heightW, heightH}, "channel")
+	if err != nil {
+		return nil, err
+	}
+	if r.w != heightW || r.h != heightH {
+		return nil, fmt.Errorf("field: %s: %s is %d×%d but the height is %d×%d: a channel's grid must match the height's",
+			path, r.kind, r.w, r.h, heightW, heightH)
+	}
+	return r.grid(path, 0, 1)
+}
+
+// grid maps the raster's values: codes linearly onto lo..hi, floats unchanged (and checked).
+func (r *raster) grid(path string, lo, hi float64) (*Grid, error) {
+	g := &Grid{W: r.w, H: r.h}
+	if r.floats != nil {
+		g.Data = r.floats
+		for k, v := range g.Data {
+			if v != v || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("field: %s: texel (%d, %d) of the %s is %v: samples must be finite", path, k%r.w, k/r.w, r.kind, v)
+			}
+		}
+		return g, nil
+	}
+	g.Data = make([]float32, len(r.codes))
+	scale := (hi - lo) / r.maxCode
+	for k, c := range r.codes {
+		g.Data[k] = float32(lo + float64(c)*scale)
+	}
+	return g, nil
+}
+
+// decodeFile reads path and decodes it by extension (or, for an unknown extension, by its
+// magic bytes). size is the W, H for headerless raw files; role ("heightmap", "channel") words
+// the colour error.
+func decodeFile(path string, size [2]int, role string) (*raster, error) {
+	fail := func(err error) (*raster, error) { return nil, fmt.Errorf("field: %s: %w", path, err) }
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("field: %w", err)
+	}
+	if st.IsDir() {
+		return fail(errors.New("is a directory, not an image"))
+	}
+	if st.Size() > maxFileBytes {
+		return fail(fmt.Errorf("file of %d bytes is larger than the %d a field can hold", st.Size(), int64(maxFileBytes)))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("field: %w", err)
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".r16" && ext != ".f32" && ext != ".raw" {
+		switch {
+		case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+			ext = ".png"
+		case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+			ext = ".tif"
+		case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
+			ext = ".exr"
+		}
+	}
+	var r *raster
+	switch ext {
+	case ".png":
+		r, err = decodePNG(b, role)
+	case ".tif", ".tiff":
+		r, err = decodeTIFF(b, role)
+	case ".exr":
+		r, err = decodeEXR(b)
+	case ".r16":
+		r, err = decodeRaw(b, size, 2, true)
+	case ".f32":
+		r, err = decodeRaw(b, size, 4, true)
+	case ".raw":
+		r, err = decodeRawBySize(b, size)
+	default:
+		err = fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return r, nil
+}
+
+// decodePNG accepts 8- and 16-bit (and 1/2/4-bit, scaled to 8 by the decoder) grayscale without
+// alpha. Colour is refused rather than converted: a colour file in a height slot is usually the
+// wrong export (a preview, a splat map), and guessing a gray conversion would hide that.
+func decodePNG(b []byte, role string) (*raster, error) {
+	if len(b) < 33 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || string(b[12:16]) != "IHDR" {
+		return nil, errors.New("not a PNG file (no PNG signature and IHDR)")
+	}
+	w := int(binary.BigEndian.Uint32(b[16:20]))
+	h := int(binary.BigEndian.Uint32(b[20:24]))
+	depth, ctype := int(b[24]), b[25]
+	colour := map[byte]string{2: "RGB", 3: "paletted", 4: "grayscale+alpha", 6: "RGBA"}
+	if name, ok := colour[ctype]; ok {
+		return nil, fmt.Errorf("%d-bit %s image: a %s must be grayscale", depth, name, role)
+	}
+	if err := CheckSize(w, h); err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decoding PNG: %w", err)
+	}
+	return fromImage(img, fmt.Sprintf("%d-bit grayscale PNG", depth), role)
+}
+
+// fromImage takes the codes of a decoded grayscale image; any other type is refused.
+func fromImage(img image.Image, kind, role string) (*raster, error) {
+	bnd := img.Bounds()
+	w, h := bnd.Dx(), bnd.Dy()
+	if err := CheckSize(w, h); err != nil {
+		return nil, err
+	}
+	r := &raster{w: w, h: h, codes: make([]uint16, w*h), kind: kind}
+	switch m := img.(type) {
+	case *image.Gray:
+		r.maxCode = 255
+		for j := 0; j < h; j++ {
+			row := m.Pix[j*m.Stride : j*m.Stride+w]
+			for i, c := range row {
+				r.codes[j*w+i] = uint16(c)
+			}
+		}
+	case *image.Gray16:
+		r.maxCode = 65535
+		for j := 0; j < h; j++ {
+			row := m.Pix[j*m.Stride : j*m.Stride+2*w]
+			for i := 0; i < w; i++ {
+				r.codes[j*w+i] = uint16(row[2*i])<<8 | uint16(row[2*i+1])
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%s decodes as %T (colour or transparency): a %s must be plain grayscale", kind, img, role)
+	}
+	return r, nil
+}
+
+// decodeRaw reads headerless little-endian samples of bps bytes (2: uint16 codes, 4: float32).
+// With no size given and allowSquare, the file must hold a square grid.
+func decodeRaw(b []byte, size [2]int, bps int, allowSquare bool) (*raster, error) {
+	kind := map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
+	n := len(b) / bps
+	w, h := size[0], size[1]
+	if w == 0 && h == 0 {
+		if !allowSquare {
+			return nil, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
+		}
+		s := int(math.Sqrt(float64(n)))
+		for s*s < n {
+			s++
+		}
+		for s*s > n {
+			s--
+		}
+		if len(b)%bps != 0 || s*s != n || s == 0 {
+			return nil, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, len(b), bps)
+		}
+		w, h = s, s
+	}
+	if err := CheckSize(w, h); err != nil {
+		return nil, err
+	}
+	if len(b) != w*h*bps {
+		return nil, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, len(b), w, h, w*h*bps)
+	}
+	r := &raster{w: w, h: h, kind: kind}
+	if bps == 2 {
+		r.maxCode = 65535
+		r.codes = make([]uint16, n)
+		for k := range r.codes {
+			r.codes[k] = binary.LittleEndian.Uint16(b[2*k:])
+		}
+		return r, nil
+	}
+	r.floats = make([]float32, n)
+	for k := range r.floats {
+		r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
+	}
+	return r, nil
+}
+
+// decodeRawBySize reads a .raw file, a name engines use for both 16-bit and float32 dumps. The
+// size is required and decides: 2·W·H bytes is 16-bit, 4·W·H is float32; the two cannot collide.
+func decodeRawBySize(b []byte, size [2]int) (*raster, error) {
+	w, h := size[0], size[1]
+	if w == 0 && h == 0 {
+		return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
+	}
+	if err := CheckSize(w, h); err != nil {
+		return nil, err
+	}
+	switch len(b) {
+	case 2 * w * h:
+		return decodeRaw(b, size, 2, false)
+	case 4 * w * h:
+		return decodeRaw(b, size, 4, false)
+	}
+	return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", len(b), w, h, 2*w*h, 4*w*h)
+}
+
+// decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept.
+func decodeEXR(b []byte) (*raster, error) {
+	img, err := exr.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("decoding EXR: %w", err)
+	}
+	if err := CheckSize(img.Width, img.Height); err != nil {
+		return nil, err
+	}
+	pick := -1
+	for _, want := range []string{"Y", "R", "G"} {
+		for c, name := range img.Channels {
+			if name == want && pick < 0 {
+				pick = c
+			}
+		}
+	}
+	if pick < 0 && len(img.Channels) == 1 {
+		pick = 0
+	}
+	if pick < 0 || pick >= len(img.Data) || len(img.Data[pick]) != img.Width*img.Height {
+		return nil, fmt.Errorf("EXR has channels %v: want Y, R, G or a single channel", img.Channels)
+	}
+	return &raster{w: img.Width, h: img.Height, floats: img.Data[pick], kind: fmt.Sprintf("EXR channel %s", img.Channels[pick])}, nil
+}
