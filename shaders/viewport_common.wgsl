@@ -24,7 +24,7 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
 // ramp maps 0..1 onto a blue–cyan–green–yellow–red scale (linear RGB).
 fn ramp(t_in: f32) -> vec3<f32> {
     let t = clamp(t_in, 0.0, 1.0) * 4.0;
-    let stops = array<vec3<f32>, 5>(
+    var stops = array<vec3<f32>, 5>(
         vec3<f32>(0.02, 0.05, 0.60),
         vec3<f32>(0.00, 0.45, 0.80),
         vec3<f32>(0.05, 0.60, 0.10),

@@ -1,0 +1,154 @@
+package viewport
+
+import (
+	"fmt"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/gpu"
+	"strata/shaders"
+)
+
+// instances owns the instance pipeline, the built-in meshes and one bind group per population.
+// A population's pool buffer is borrowed when the scene gives one (drawn straight from the
+// scatter kernel's output) and owned when its matrices were uploaded here.
+type instances struct {
+	pipe   *renderPipeline
+	frame  *wgpu.BindGroup // group 0: the frame uniforms
+	meshes map[Mesh]*gpu.Buffer
+	counts map[Mesh]uint32 // vertices per mesh
+	pops   []population
+}
+
+type population struct {
+	mesh  Mesh
+	count uint32
+	owned *gpu.Buffer // uploaded matrices; nil when the pool is borrowed
+	bg    *wgpu.BindGroup
+}
+
+func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error) {
+	in = &instances{meshes: map[Mesh]*gpu.Buffer{}, counts: map[Mesh]uint32{}}
+	defer func() {
+		if err != nil {
+			in.Release()
+		}
+	}()
+	in.pipe, err = newRenderPipeline(d, pipelineSpec{
+		file: shaders.ViewportInstances,
+		groups: [][]wgpu.BindGroupLayoutEntry{
+			{uniformEntry(0, wgpu.ShaderStageVertex|wgpu.ShaderStageFragment)},
+			{storageEntry(0, wgpu.ShaderStageVertex)},
+		},
+		buffers: []wgpu.VertexBufferLayout{{ArrayStride: 36, StepMode: wgpu.VertexStepModeVertex,
+			Attributes: []wgpu.VertexAttribute{
+				{Format: wgpu.VertexFormatFloat32x3, Offset: 0, ShaderLocation: 0},
+				{Format: wgpu.VertexFormatFloat32x3, Offset: 12, ShaderLocation: 1},
+				{Format: wgpu.VertexFormatFloat32x3, Offset: 24, ShaderLocation: 2},
+			}}},
+		cull: wgpu.CullModeBack,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if in.frame, err = in.pipe.bindGroup(d, "viewport instances frame", 0, bufEntry(0, frameBuf)); err != nil {
+		return nil, err
+	}
+	for _, m := range []Mesh{MeshTree, MeshRock, MeshBush} {
+		v := instanceMesh(m)
+		b, err := d.NewBuffer("viewport mesh "+string(m), uint64(4*len(v)), wgpu.BufferUsageVertex)
+		if err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		in.meshes[m] = b
+		if err := b.Write(0, wgpu.ToBytes(v)); err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		in.counts[m] = uint32(len(v) / 9)
+	}
+	return in, nil
+}
+
+func (in *instances) releaseScene() {
+	for _, p := range in.pops {
+		if p.bg != nil {
+			p.bg.Release()
+		}
+		p.owned.Release()
+	}
+	in.pops = nil
+}
+
+// Release frees everything it owns (never a borrowed pool). Safe on nil and twice.
+func (in *instances) Release() {
+	if in == nil {
+		return
+	}
+	in.releaseScene()
+	if in.frame != nil {
+		in.frame.Release()
+		in.frame = nil
+	}
+	for k, b := range in.meshes {
+		b.Release()
+		delete(in.meshes, k)
+	}
+	in.pipe.Release()
+	in.pipe = nil
+}
+
+func (in *instances) setScene(d *gpu.Device, s *Scene) error {
+	in.releaseScene()
+	for i, sp := range s.Populations {
+		p := population{mesh: sp.Mesh, count: uint32(sp.Count)}
+		label := fmt.Sprintf("viewport population %d (%s)", i, sp.Name)
+		pool := sp.Pool
+		if pool == nil {
+			if sp.Count == 0 {
+				continue
+			}
+			b, err := d.NewBuffer(label+" matrices", uint64(64*sp.Count), wgpu.BufferUsageStorage)
+			if err != nil {
+				in.releaseScene()
+				return fmt.Errorf("viewport: %w", err)
+			}
+			p.owned = b
+			if err := b.Write(0, wgpu.ToBytes(sp.Matrices[:16*sp.Count])); err != nil {
+				in.pops = append(in.pops, p)
+				in.releaseScene()
+				return fmt.Errorf("viewport: %w", err)
+			}
+			pool = b.Buf
+		}
+		if p.count == 0 {
+			continue
+		}
+		bg, err := in.pipe.bindGroup(d, label, 1, wgpu.BindGroupEntry{Binding: 0, Buffer: pool, Size: uint64(64 * sp.Count)})
+		if err != nil {
+			in.pops = append(in.pops, p)
+			in.releaseScene()
+			return err
+		}
+		p.bg = bg
+		in.pops = append(in.pops, p)
+	}
+	return nil
+}
+
+// draw records every population; it returns the triangles drawn.
+func (in *instances) draw(pass *wgpu.RenderPassEncoder) int {
+	if len(in.pops) == 0 {
+		return 0
+	}
+	tris := 0
+	pass.SetPipeline(in.pipe.pipeline)
+	pass.SetBindGroup(0, in.frame, nil)
+	for _, p := range in.pops {
+		mb := in.meshes[p.mesh]
+		pass.SetBindGroup(1, p.bg, nil)
+		pass.SetVertexBuffer(0, mb.Buf, 0, mb.Size)
+		pass.Draw(in.counts[p.mesh], p.count, 0, 0)
+		tris += int(in.counts[p.mesh]/3) * int(p.count)
+	}
+	return tris
+}

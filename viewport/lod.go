@@ -1,0 +1,233 @@
+package viewport
+
+import (
+	"math"
+)
+
+// chunkCells is the number of grid cells along a chunk's edge. Every chunk at every level is
+// drawn with the same (chunkCells+1)² vertex grid plus skirts, scaled by its level's texel step,
+// so one mesh and one instanced draw call cover the whole terrain.
+const chunkCells = 32
+
+// lodTree is the chunked-LOD quadtree over the height grid's texel-index space. Level 0 is the
+// root; at the deepest level a chunk's vertices are one texel apart. Per node it keeps the height
+// bounds (for culling and distance) and a geometric error in metres: the most the node's mesh
+// can differ from the full-resolution surface, monotonic up the tree, so the screen-space error
+// test never makes a parent finer than its children.
+type lodTree struct {
+	w, h      int
+	levels    int
+	rootCells int // texel intervals along the root's edge (chunkCells << (levels-1))
+	minH      [][]float32
+	maxH      [][]float32
+	err       [][]float32
+}
+
+// chunkInst is one selected chunk as the vertex shader reads it (an instance-rate vec4).
+type chunkInst struct {
+	X0, Z0 float32 // texel index of the chunk's first vertex
+	Step   float32 // texels between vertices
+	Skirt  float32 // metres the skirt hangs below the edge
+}
+
+func newLODTree(hf *HeightField) *lodTree {
+	t := &lodTree{w: hf.W, h: hf.H}
+	cells := max(hf.W, hf.H) - 1
+	t.levels, t.rootCells = 1, chunkCells
+	for t.rootCells < cells {
+		t.rootCells *= 2
+		t.levels++
+	}
+	t.minH = make([][]float32, t.levels)
+	t.maxH = make([][]float32, t.levels)
+	t.err = make([][]float32, t.levels)
+	for l := 0; l < t.levels; l++ {
+		n := 1 << l
+		t.minH[l] = make([]float32, n*n)
+		t.maxH[l] = make([]float32, n*n)
+		t.err[l] = make([]float32, n*n)
+	}
+	height := func(i, j int) float32 {
+		i = min(i, hf.W-1)
+		j = min(j, hf.H-1)
+		return hf.Data[4*(j*hf.W+i)]
+	}
+	// Leaves: bounds over every texel they touch.
+	leaf := t.levels - 1
+	n := 1 << leaf
+	for cj := 0; cj < n; cj++ {
+		for ci := 0; ci < n; ci++ {
+			lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+			x0, z0 := ci*chunkCells, cj*chunkCells
+			if x0 < hf.W-1 && z0 < hf.H-1 {
+				for j := z0; j <= min(z0+chunkCells, hf.H-1); j++ {
+					for i := x0; i <= min(x0+chunkCells, hf.W-1); i++ {
+						v := height(i, j)
+						lo, hi = min(lo, v), max(hi, v)
+					}
+				}
+			}
+			t.minH[leaf][cj*n+ci], t.maxH[leaf][cj*n+ci] = lo, hi
+		}
+	}
+	// Inner levels: bounds from the children; error = children's error + how far this level's
+	// triangles stray from the child level's vertices.
+	for l := leaf - 1; l >= 0; l-- {
+		n := 1 << l
+		step := (t.rootCells >> l) / chunkCells
+		half := step / 2
+		for cj := 0; cj < n; cj++ {
+			for ci := 0; ci < n; ci++ {
+				lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+				var ce float32
+				for k := 0; k < 4; k++ {
+					c := (2*cj+k/2)*(2*n) + 2*ci + k%2
+					lo, hi = min(lo, t.minH[l+1][c]), max(hi, t.maxH[l+1][c])
+					ce = max(ce, t.err[l+1][c])
+				}
+				t.minH[l][cj*n+ci], t.maxH[l][cj*n+ci] = lo, hi
+				x0, z0 := ci*chunkCells*step, cj*chunkCells*step
+				var d float32
+				if x0 < hf.W-1 && z0 < hf.H-1 {
+					for b := 0; b <= 2*chunkCells; b++ {
+						z := z0 + b*half
+						if z > hf.H-1+half {
+							break
+						}
+						for a := 0; a <= 2*chunkCells; a++ {
+							if a%2 == 0 && b%2 == 0 {
+								continue // a vertex of this level: exact
+							}
+							x := x0 + a*half
+							if x > hf.W-1+half {
+								break
+							}
+							// This level's triangle surface at the child vertex: quads split
+							// along the (0,0)–(1,1) diagonal, like the mesh.
+							ax, bz := x0+(a/2)*step, z0+(b/2)*step
+							var s float32
+							switch {
+							case a%2 == 1 && b%2 == 1:
+								s = (height(ax, bz) + height(ax+step, bz+step)) / 2
+							case a%2 == 1:
+								s = (height(ax, bz) + height(ax+step, bz)) / 2
+							default:
+								s = (height(ax, bz) + height(ax, bz+step)) / 2
+							}
+							d = max(d, float32(math.Abs(float64(height(x, z)-s))))
+						}
+					}
+				}
+				t.err[l][cj*n+ci] = ce + d
+			}
+		}
+	}
+	return t
+}
+
+// lodParams are the per-frame inputs of chunk selection.
+type lodParams struct {
+	f        *frame
+	min      [2]float64 // field minimum corner
+	texel    [2]float64
+	maxPxErr float64
+	planes   [6][4]float64
+}
+
+// selectChunks walks the tree and appends the chunks to draw: a node is split while its error
+// projected to the screen exceeds maxPxErr, and dropped when it lies outside the frustum.
+func (t *lodTree) selectChunks(p *lodParams, out []chunkInst) []chunkInst {
+	p.planes = frustumPlanes(p.f.viewProj)
+	return t.visit(p, 0, 0, 0, out)
+}
+
+func (t *lodTree) visit(p *lodParams, l, ci, cj int, out []chunkInst) []chunkInst {
+	n := 1 << l
+	idx := cj*n + ci
+	lo, hi := t.minH[l][idx], t.maxH[l][idx]
+	if lo > hi { // wholly outside the grid
+		return out
+	}
+	step := (t.rootCells >> l) / chunkCells
+	x0, z0 := ci*chunkCells*step, cj*chunkCells*step
+	x1, z1 := min(x0+chunkCells*step, t.w-1), min(z0+chunkCells*step, t.h-1)
+	bmin := vec3{p.min[0] + (float64(x0)+0.5)*p.texel[0], float64(lo), p.min[1] + (float64(z0)+0.5)*p.texel[1]}
+	bmax := vec3{p.min[0] + (float64(x1)+0.5)*p.texel[0], float64(hi), p.min[1] + (float64(z1)+0.5)*p.texel[1]}
+	if !boxInFrustum(&p.planes, bmin, bmax) {
+		return out
+	}
+	e := float64(t.err[l][idx])
+	var px float64
+	if p.f.ortho {
+		px = e / p.f.metresPerPx
+	} else {
+		d := boxDistance(p.f.eye, bmin, bmax)
+		px = e * p.f.pxPerRad / math.Max(d, 1e-6)
+	}
+	if px > p.maxPxErr && l < t.levels-1 {
+		for k := 0; k < 4; k++ {
+			out = t.visit(p, l+1, 2*ci+k%2, 2*cj+k/2, out)
+		}
+		return out
+	}
+	// The skirt must bridge the gap to a neighbour drawn at any level: both surfaces are within
+	// their own error of the true one, and a neighbour is at most as coarse as our parent in
+	// practice; a floor of a few centimetres hides rounding cracks on flat ground.
+	parentErr := e
+	if l > 0 {
+		parentErr = float64(t.err[l-1][(cj/2)*(n/2)+ci/2])
+	}
+	skirt := 2*parentErr + 0.05*math.Max(p.texel[0], p.texel[1])*float64(step)
+	return append(out, chunkInst{X0: float32(x0), Z0: float32(z0), Step: float32(step), Skirt: float32(skirt)})
+}
+
+// frustumPlanes extracts the six clip planes (a·x + b·y + c·z + d ≥ 0 inside) from a
+// column-major view-projection matrix with WebGPU's 0..1 depth.
+func frustumPlanes(m mat4) [6][4]float64 {
+	row := func(r int) [4]float64 { return [4]float64{m[r], m[4+r], m[8+r], m[12+r]} }
+	r0, r1, r2, r3 := row(0), row(1), row(2), row(3)
+	var p [6][4]float64
+	for k := 0; k < 4; k++ {
+		p[0][k] = r3[k] + r0[k]
+		p[1][k] = r3[k] - r0[k]
+		p[2][k] = r3[k] + r1[k]
+		p[3][k] = r3[k] - r1[k]
+		p[4][k] = r2[k]
+		p[5][k] = r3[k] - r2[k]
+	}
+	return p
+}
+
+func boxInFrustum(planes *[6][4]float64, bmin, bmax vec3) bool {
+	for _, pl := range planes {
+		// The box corner farthest along the plane's normal.
+		x, y, z := bmin[0], bmin[1], bmin[2]
+		if pl[0] >= 0 {
+			x = bmax[0]
+		}
+		if pl[1] >= 0 {
+			y = bmax[1]
+		}
+		if pl[2] >= 0 {
+			z = bmax[2]
+		}
+		if pl[0]*x+pl[1]*y+pl[2]*z+pl[3] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func boxDistance(p, bmin, bmax vec3) float64 {
+	var d2 float64
+	for k := 0; k < 3; k++ {
+		v := 0.0
+		if p[k] < bmin[k] {
+			v = bmin[k] - p[k]
+		} else if p[k] > bmax[k] {
+			v = p[k] - bmax[k]
+		}
+		d2 += v * v
+	}
+	return math.Sqrt(d2)
+}

@@ -1,0 +1,134 @@
+package viewport
+
+import (
+	"math"
+)
+
+// gridMesh builds the one terrain mesh every chunk shares: (chunkCells+1)² grid vertices whose
+// xy are the vertex's grid coordinates and z = 0, then a skirt vertex under each edge vertex (z = the edge: 1 −Z, 2 +X,
+// 3 +Z, 4 −X), which the vertex shader drops by the chunk's skirt depth. Quads are split along the
+// (0,0)–(1,1) diagonal, the split lodTree's error measure assumes.
+func gridMesh() (verts []float32, idx []uint32) {
+	const n = chunkCells + 1
+	for b := 0; b < n; b++ {
+		for a := 0; a < n; a++ {
+			verts = append(verts, float32(a), float32(b), 0)
+		}
+	}
+	for b := 0; b < chunkCells; b++ {
+		for a := 0; a < chunkCells; a++ {
+			v00 := uint32(b*n + a)
+			v10, v01, v11 := v00+1, v00+n, v00+n+1
+			idx = append(idx, v00, v10, v11, v00, v11, v01)
+		}
+	}
+	// Skirts along the four edges, each a strip of quads hanging from the edge vertices.
+	edge := func(id float32, get func(k int) (a, b int)) {
+		base := uint32(len(verts) / 3)
+		for k := 0; k < n; k++ {
+			a, b := get(k)
+			verts = append(verts, float32(a), float32(b), id)
+		}
+		for k := 0; k < chunkCells; k++ {
+			a0, b0 := get(k)
+			a1, b1 := get(k + 1)
+			t0, t1 := uint32(b0*n+a0), uint32(b1*n+a1)
+			s0, s1 := base+uint32(k), base+uint32(k+1)
+			idx = append(idx, t0, t1, s1, t0, s1, s0)
+		}
+	}
+	edge(1, func(k int) (int, int) { return k, 0 })
+	edge(2, func(k int) (int, int) { return chunkCells, k })
+	edge(3, func(k int) (int, int) { return k, chunkCells })
+	edge(4, func(k int) (int, int) { return 0, k })
+	return verts, idx
+}
+
+// gridTriangles is the triangle count of one chunk (grid and skirts).
+const gridTriangles = chunkCells*chunkCells*2 + 4*chunkCells*2
+
+// meshBuilder accumulates a flat-shaded triangle list: position, normal, colour (linear RGB),
+// nine floats a vertex.
+type meshBuilder struct{ v []float32 }
+
+func (m *meshBuilder) tri(a, b, c vec3, col vec3) {
+	n := b.sub(a).cross(c.sub(a)).normalize()
+	for _, p := range []vec3{a, b, c} {
+		m.v = append(m.v, float32(p[0]), float32(p[1]), float32(p[2]),
+			float32(n[0]), float32(n[1]), float32(n[2]),
+			float32(col[0]), float32(col[1]), float32(col[2]))
+	}
+}
+
+// cone adds a side surface from a ring of radius r0 at y0 to a ring of r1 at y1 (r1 = 0: apex),
+// with `sides` facets, outward facing.
+func (m *meshBuilder) cone(sides int, r0, y0, r1, y1 float64, col vec3) {
+	for k := 0; k < sides; k++ {
+		a0 := 2 * math.Pi * float64(k) / float64(sides)
+		a1 := 2 * math.Pi * float64(k+1) / float64(sides)
+		p0 := vec3{r0 * math.Cos(a0), y0, r0 * math.Sin(a0)}
+		p1 := vec3{r0 * math.Cos(a1), y0, r0 * math.Sin(a1)}
+		q0 := vec3{r1 * math.Cos(a0), y1, r1 * math.Sin(a0)}
+		q1 := vec3{r1 * math.Cos(a1), y1, r1 * math.Sin(a1)}
+		m.tri(p0, q1, p1, col)
+		if r1 > 0 {
+			m.tri(p0, q0, q1, col)
+		}
+	}
+}
+
+// disc adds a downward-facing cap at y (the underside of a cone layer).
+func (m *meshBuilder) disc(sides int, r, y float64, col vec3) {
+	c := vec3{0, y, 0}
+	for k := 0; k < sides; k++ {
+		a0 := 2 * math.Pi * float64(k) / float64(sides)
+		a1 := 2 * math.Pi * float64(k+1) / float64(sides)
+		m.tri(c, vec3{r * math.Cos(a0), y, r * math.Sin(a0)}, vec3{r * math.Cos(a1), y, r * math.Sin(a1)}, col)
+	}
+}
+
+// icosahedron adds a lumpy icosahedron: radius r, squashed by sy, centred at (0, cy, 0), each
+// vertex pushed in or out by up to `lump` of r (a fixed pattern, so every copy looks the same).
+func (m *meshBuilder) icosahedron(r, sy, cy, lump float64, col vec3) {
+	t := (1 + math.Sqrt(5)) / 2
+	vs := []vec3{
+		{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0},
+		{0, -1, t}, {0, 1, t}, {0, -1, -t}, {0, 1, -t},
+		{t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1},
+	}
+	faces := [][3]int{
+		{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11},
+		{1, 5, 9}, {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
+		{3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8}, {3, 8, 9},
+		{4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1},
+	}
+	for i := range vs {
+		k := 1 + lump*math.Sin(float64(i)*2.39996+0.7)
+		v := vs[i].normalize().scale(r * k)
+		vs[i] = vec3{v[0], v[1]*sy + cy, v[2]}
+	}
+	for _, f := range faces {
+		m.tri(vs[f[0]], vs[f[1]], vs[f[2]], col)
+	}
+}
+
+// instanceMesh returns the built-in mesh's vertices (nine floats each), one unit of scale in
+// metres: a tree about 7 m tall, a rock about 1.6 m across, a bush about 2 m across.
+func instanceMesh(kind Mesh) []float32 {
+	var m meshBuilder
+	switch kind {
+	case MeshTree:
+		trunk := vec3{0.20, 0.11, 0.05}
+		needles := vec3{0.04, 0.16, 0.05}
+		m.cone(6, 0.22, -0.3, 0.16, 1.6, trunk)
+		m.cone(9, 1.7, 1.4, 0, 4.8, needles)
+		m.disc(9, 1.7, 1.4, needles)
+		m.cone(9, 1.2, 3.4, 0, 7.0, needles.scale(1.15))
+		m.disc(9, 1.2, 3.4, needles.scale(1.15))
+	case MeshRock:
+		m.icosahedron(0.8, 0.65, 0.15, 0.18, vec3{0.32, 0.31, 0.29})
+	case MeshBush:
+		m.icosahedron(1.0, 0.7, 0.45, 0.12, vec3{0.09, 0.22, 0.06})
+	}
+	return m.v
+}

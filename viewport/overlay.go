@@ -1,0 +1,79 @@
+package viewport
+
+import (
+	"time"
+)
+
+// OverlayMode picks what is painted over the shaded ground.
+type OverlayMode int
+
+const (
+	OverlayNone      OverlayMode = iota
+	OverlayWeight                // one layer's weight as a heat map (Overlay.Layer)
+	OverlaySlope                 // slope in degrees, 0 … Overlay.SlopeMax
+	OverlayCurvature             // Laplacian: blue gullies (+), red ridges (−)
+)
+
+// TileFlash marks one tile as just re-evaluated at time At; it fades out over Overlay.Fade.
+type TileFlash struct {
+	I, J int // tile column (along X) and row (along Z)
+	At   time.Time
+}
+
+// Overlay is everything drawn on top of the terrain for the editor's feedback. The zero value
+// shows nothing.
+type Overlay struct {
+	Mode           OverlayMode
+	Layer          int     // OverlayWeight: the layer index 0..7
+	SlopeMax       float64 // OverlaySlope: degrees at the top of the ramp (default 60)
+	CurvatureScale float64 // OverlayCurvature: |Laplacian| (1/m) at full colour (default 0.02)
+
+	// TileSize is the bake tile edge in weight (control) texels; 0 hides the grid. The grid is
+	// anchored at the field's minimum corner, like the bake's tiles.
+	TileSize int
+	Flashes  []TileFlash
+	Fade     time.Duration // how long a flash takes to fade out (default 1 s)
+
+	Brush       bool
+	BrushCenter [2]float64 // world X, Z
+	BrushRadius float64    // metres
+}
+
+func (o *Overlay) fade() time.Duration {
+	if o.Fade <= 0 {
+		return time.Second
+	}
+	return o.Fade
+}
+
+// flashIntensities fills one value per tile (row-major, nx × ny) for time now and reports
+// whether any flash is still fading (so the renderer must draw again later).
+func (o *Overlay) flashIntensities(nx, ny int, now time.Time, out []float32) ([]float32, bool) {
+	out = out[:0]
+	for k := 0; k < nx*ny; k++ {
+		out = append(out, 0)
+	}
+	if len(out) == 0 {
+		out = append(out, 0) // a storage binding may not be empty
+	}
+	fade := o.fade()
+	active := false
+	for _, f := range o.Flashes {
+		if f.I < 0 || f.J < 0 || f.I >= nx || f.J >= ny {
+			continue
+		}
+		age := now.Sub(f.At)
+		if age < 0 {
+			age = 0
+		}
+		if age >= fade {
+			continue
+		}
+		active = true
+		v := float32(1 - float64(age)/float64(fade))
+		if k := f.J*nx + f.I; v > out[k] {
+			out[k] = v
+		}
+	}
+	return out, active
+}

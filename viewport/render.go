@@ -1,0 +1,186 @@
+package viewport
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// frameUniforms is the Go twin of WGSL's `struct Frame` in viewport_common.wgsl; a test checks
+// the member order against the shader, and every member is 16-byte aligned so the layouts agree.
+type frameUniforms struct {
+	ViewProj [16]float32
+	Eye      [4]float32
+	Sun      [4]float32
+	Ambient  [4]float32
+	Field    [4]float32
+	Grid     [4]float32
+	Overlay  [4]float32
+	Tiles    [4]float32
+	Brush    [4]float32
+	Misc     [4]float32
+}
+
+const frameUniformSize = 64 + 9*16
+
+func (u *frameUniforms) floats() []float32 {
+	out := make([]float32, 0, frameUniformSize/4)
+	out = append(out, u.ViewProj[:]...)
+	for _, v := range [][4]float32{u.Eye, u.Sun, u.Ambient, u.Field, u.Grid, u.Overlay, u.Tiles, u.Brush, u.Misc} {
+		out = append(out, v[:]...)
+	}
+	return out
+}
+
+// Lighting: a sun from the north-west at about 48° (the map convention for hillshade), a
+// bluish sky, and the clear colour behind the field.
+var (
+	sunDir   = vec3{-0.45, 0.75, -0.45}.normalize()
+	sunPower = float32(1.05)
+	skyLight = [4]float32{0.30, 0.34, 0.42, 0}
+	clearSky = wgpu.Color{R: 0.42, G: 0.55, B: 0.72, A: 1}
+)
+
+// weightGrid is the control textures' size (the weights grid), or the height grid without them.
+func (s *Scene) weightGrid() (int, int) {
+	for _, c := range s.Controls {
+		if c != nil {
+			return c.Bounds().Dx(), c.Bounds().Dy()
+		}
+	}
+	return s.Height.W, s.Height.H
+}
+
+// uniforms packs the frame's uniforms and refreshes the tile-flash buffer.
+func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
+	s := r.scene
+	var u frameUniforms
+	u.ViewProj = f.viewProj.f32()
+	u.Eye = [4]float32{float32(f.eye[0]), float32(f.eye[1]), float32(f.eye[2]), 0}
+	if f.ortho {
+		u.Eye[3] = 1
+	}
+	u.Sun = [4]float32{float32(sunDir[0]), float32(sunDir[1]), float32(sunDir[2]), sunPower}
+	u.Ambient = skyLight
+	mn, tx := s.Placement.Min(), s.texel()
+	u.Field = [4]float32{float32(mn[0]), float32(mn[1]), float32(tx[0]), float32(tx[1])}
+	u.Grid = [4]float32{float32(s.Height.W), float32(s.Height.H), float32(1 / s.Placement.Size[0]), float32(1 / s.Placement.Size[1])}
+	o := &r.overlay
+	slopeMax := o.SlopeMax
+	if !(slopeMax > 0) {
+		slopeMax = 60
+	}
+	curv := o.CurvatureScale
+	if !(curv > 0) {
+		curv = 0.02
+	}
+	u.Overlay = [4]float32{float32(o.Mode), float32(clampInt(o.Layer, 0, 7)), float32(slopeMax), float32(curv)}
+	nx, ny := 0, 0
+	if o.TileSize > 0 {
+		ww, wh := s.weightGrid()
+		tsx := float64(o.TileSize) * s.Placement.Size[0] / float64(ww)
+		tsz := float64(o.TileSize) * s.Placement.Size[1] / float64(wh)
+		nx, ny = (ww+o.TileSize-1)/o.TileSize, (wh+o.TileSize-1)/o.TileSize
+		u.Tiles = [4]float32{float32(tsx), float32(tsz), float32(nx), float32(ny)}
+	}
+	var active bool
+	r.flashes, active = o.flashIntensities(nx, ny, now, r.flashes)
+	r.animating = active
+	recreated, err := r.terrain.flash.Upload(wgpu.ToBytes(r.flashes))
+	if err != nil {
+		return u, fmt.Errorf("viewport: %w", err)
+	}
+	if recreated {
+		if err := r.terrain.rebind(r.dev, r.frameBuf); err != nil {
+			return u, err
+		}
+	}
+	if o.Brush {
+		u.Brush = [4]float32{float32(o.BrushCenter[0]), float32(o.BrushCenter[1]), float32(o.BrushRadius), 1}
+	}
+	u.Misc = [4]float32{float32(max(len(s.Layers), 1)), 0, 0, 0}
+	if r.terrain.hasAtlas[0] {
+		u.Misc[1] = 1
+	}
+	if r.terrain.hasAtlas[1] {
+		u.Misc[2] = 1
+	}
+	return u, nil
+}
+
+// render draws one frame and reads it back. r.mu is held.
+func (r *Renderer) render() (*image.RGBA, error) {
+	if r.color == nil {
+		return nil, fmt.Errorf("viewport: frame: renderer released")
+	}
+	start := time.Now()
+	stats := FrameStats{}
+	if r.scene != nil {
+		f := r.cam.frame(r.w, r.h, r.bounds)
+		maxErr := r.MaxPixelError
+		if !(maxErr > 0) {
+			maxErr = 2
+		}
+		p := lodParams{f: &f, min: r.scene.Placement.Min(), texel: r.scene.texel(), maxPxErr: maxErr}
+		r.chunks = r.terrain.tree.selectChunks(&p, r.chunks[:0])
+		u, err := r.uniforms(&f, r.now())
+		if err != nil {
+			return nil, err
+		}
+		if err := r.frameBuf.Write(0, wgpu.ToBytes(u.floats())); err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		if len(r.chunks) > 0 {
+			if _, err := r.terrain.chunks.Upload(wgpu.ToBytes(r.chunks)); err != nil {
+				return nil, fmt.Errorf("viewport: %w", err)
+			}
+		}
+		stats.Chunks = len(r.chunks)
+		stats.Triangles = len(r.chunks) * gridTriangles
+		for _, p := range r.inst.pops {
+			stats.Instances += int(p.count)
+		}
+	}
+	stats.SelectMs = msSince(start)
+	gpuStart := time.Now()
+	err := r.dev.Submit("viewport frame", func(enc *wgpu.CommandEncoder) error {
+		pass := enc.BeginRenderPass(&wgpu.RenderPassDescriptor{
+			Label: "viewport frame",
+			ColorAttachments: []wgpu.RenderPassColorAttachment{{
+				View: r.color.View, LoadOp: wgpu.LoadOpClear, StoreOp: wgpu.StoreOpStore, ClearValue: clearSky,
+			}},
+			DepthStencilAttachment: &wgpu.RenderPassDepthStencilAttachment{
+				View: r.depth.view, DepthLoadOp: wgpu.LoadOpClear, DepthStoreOp: wgpu.StoreOpStore, DepthClearValue: 1,
+				StencilLoadOp: wgpu.LoadOpUndefined, StencilStoreOp: wgpu.StoreOpUndefined,
+			},
+		})
+		defer pass.Release()
+		if r.scene != nil {
+			r.terrain.draw(pass, len(r.chunks))
+			stats.Triangles += r.inst.draw(pass)
+		}
+		return pass.End()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("viewport: frame: %w", err)
+	}
+	pix, err := r.dev.ReadTexture(r.color)
+	if err != nil {
+		return nil, fmt.Errorf("viewport: frame: %w", err)
+	}
+	stats.GPUms = msSince(gpuStart)
+	r.stats = stats
+	img := &image.RGBA{Pix: pix, Stride: 4 * r.w, Rect: image.Rect(0, 0, r.w, r.h)}
+	// The target's alpha is whatever the clear and shaders wrote (1); make it exact.
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	return img, nil
+}
+
+func msSince(t time.Time) float64 {
+	return math.Round(float64(time.Since(t).Microseconds())) / 1000
+}

@@ -1,0 +1,254 @@
+// Package viewport is Strata's WebGPU renderer: it draws a landscape (terrain with chunked level
+// of detail, layer blend, instanced vegetation, editor overlays) into offscreen targets and hands
+// frames back as images, so the editor window, `strata render` and tests all share one path.
+package viewport
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/gpu"
+)
+
+// FrameStats describes the last frame actually rendered.
+type FrameStats struct {
+	GPUms     float64 // encode + submit + wait + readback, milliseconds
+	SelectMs  float64 // CPU chunk selection, milliseconds
+	Triangles int     // terrain and instance triangles submitted
+	Chunks    int     // terrain chunks drawn
+	Instances int     // instances drawn
+}
+
+// Renderer draws a Scene from a Camera with an Overlay into its own colour and depth targets. It
+// renders only when something changed since the last frame (or a tile flash is fading); Frame
+// otherwise returns the previous image. All methods are safe for concurrent use.
+type Renderer struct {
+	// MaxPixelError is the level-of-detail budget: the most, in pixels, a chunk's geometric error
+	// may cover on screen before it is split (default 2).
+	MaxPixelError float64
+	// Now is the clock tile flashes fade by; nil means time.Now.
+	Now func() time.Time
+
+	mu       sync.Mutex
+	dev      *gpu.Device
+	w, h     int
+	color    *gpu.Texture
+	depth    *texture
+	frameBuf *gpu.Buffer
+	terrain  *terrain
+	inst     *instances
+
+	scene   *Scene
+	sampler heightSampler
+	bounds  bounds
+	cam     Camera
+	overlay Overlay
+	chunks  []chunkInst
+	flashes []float32
+
+	dirty     bool
+	animating bool
+	last      *image.RGBA
+	stats     FrameStats
+}
+
+// New creates a renderer of w×h pixels on d. The device stays the caller's.
+func New(d *gpu.Device, w, h int) (r *Renderer, err error) {
+	if d == nil || d.Dev == nil {
+		return nil, fmt.Errorf("viewport: new renderer: no device")
+	}
+	r = &Renderer{dev: d, MaxPixelError: 2, dirty: true}
+	defer func() {
+		if err != nil {
+			r.Release()
+			r = nil
+		}
+	}()
+	if r.frameBuf, err = d.NewBuffer("viewport frame uniforms", frameUniformSize, wgpu.BufferUsageUniform); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	if r.terrain, err = newTerrain(d); err != nil {
+		return nil, err
+	}
+	if r.inst, err = newInstances(d, r.frameBuf); err != nil {
+		return nil, err
+	}
+	if err = r.resize(w, h); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Release frees every GPU object the renderer owns (not the device, not borrowed pools). Safe on
+// nil and twice.
+func (r *Renderer) Release() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inst.Release()
+	r.terrain.Release()
+	r.color.Release()
+	r.depth.Release()
+	r.frameBuf.Release()
+	r.inst, r.terrain, r.color, r.depth, r.frameBuf = nil, nil, nil, nil, nil
+}
+
+// Size returns the target size in pixels.
+func (r *Renderer) Size() (w, h int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.w, r.h
+}
+
+// Resize recreates the targets when the size changes.
+func (r *Renderer) Resize(w, h int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.resize(w, h)
+}
+
+func (r *Renderer) resize(w, h int) error {
+	if w < 1 || h < 1 {
+		return fmt.Errorf("viewport: resize: %dx%d is empty", w, h)
+	}
+	if lim := int(r.dev.Limits.MaxTextureDimension2D); lim > 0 && (w > lim || h > lim) {
+		return fmt.Errorf("viewport: resize: %dx%d exceeds the device's %d pixels", w, h, lim)
+	}
+	if r.color != nil && w == r.w && h == r.h {
+		return nil
+	}
+	r.color.Release()
+	r.depth.Release()
+	r.color, r.depth = nil, nil
+	var err error
+	r.color, err = r.dev.NewTexture("viewport colour", uint32(w), uint32(h), colorFormat, wgpu.TextureUsageRenderAttachment)
+	if err != nil {
+		return fmt.Errorf("viewport: %w", err)
+	}
+	r.depth, err = newTexture(r.dev, "viewport depth", uint32(w), uint32(h), 1, depthFormat, wgpu.TextureUsageRenderAttachment)
+	if err != nil {
+		return err
+	}
+	r.w, r.h = w, h
+	r.dirty = true
+	return nil
+}
+
+// SetScene uploads a scene (height, controls, atlas, layer table, populations) and builds its
+// level-of-detail tree. The renderer keeps the pointer for picking; the caller must not change
+// the scene's height data afterwards without calling SetScene again.
+func (r *Renderer) SetScene(s *Scene) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.scene = nil
+	r.dirty = true
+	if err := r.terrain.setScene(r.dev, s, r.frameBuf); err != nil {
+		return err
+	}
+	if err := r.inst.setScene(r.dev, s); err != nil {
+		return err
+	}
+	r.scene = s
+	r.sampler = newHeightSampler(s)
+	lo, hi := s.heightBounds()
+	if t := r.terrain.tree; t != nil && t.minH[0][0] <= t.maxH[0][0] {
+		lo, hi = math.Min(lo, float64(t.minH[0][0])), math.Max(hi, float64(t.maxH[0][0]))
+	}
+	mn := s.Placement.Min()
+	r.bounds = bounds{min: vec3{mn[0], lo - 1, mn[1]}, max: vec3{mn[0] + s.Placement.Size[0], hi + 10, mn[1] + s.Placement.Size[1]}}
+	return nil
+}
+
+// SetCamera replaces the camera; the next Frame renders.
+func (r *Renderer) SetCamera(c Camera) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c != r.cam {
+		r.cam = c
+		r.dirty = true
+	}
+}
+
+// Camera returns the current camera.
+func (r *Renderer) Camera() Camera {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cam
+}
+
+// SetOverlay replaces the overlay; the next Frame renders.
+func (r *Renderer) SetOverlay(o Overlay) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.overlay = o
+	r.overlay.Flashes = append([]TileFlash(nil), o.Flashes...)
+	r.dirty = true
+}
+
+// Invalidate forces the next Frame to render (e.g. after the caller rewrote a borrowed pool).
+func (r *Renderer) Invalidate() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dirty = true
+}
+
+// Animating reports whether a tile flash is still fading, so the caller should keep asking
+// for frames.
+func (r *Renderer) Animating() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.animating
+}
+
+// Stats returns the figures of the last frame actually rendered.
+func (r *Renderer) Stats() FrameStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+// Pick returns the ground under image point (px, py) (pixels from the top-left corner; a
+// pixel's centre is at +0.5) for the current camera, and false when the ray misses the field
+// or passes through a hole.
+func (r *Renderer) Pick(px, py float64) (Hit, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scene == nil {
+		return Hit{}, false
+	}
+	f := r.cam.frame(r.w, r.h, r.bounds)
+	return pick(&f, r.sampler, r.scene.Placement.Size, r.bounds.min[1], r.bounds.max[1], px, py)
+}
+
+// Frame returns the current image, rendering it first when the scene, camera, overlay or size
+// changed, or a tile flash is fading. The returned image is not written again by the renderer.
+func (r *Renderer) Frame() (*image.RGBA, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.dirty && !r.animating && r.last != nil {
+		return r.last, nil
+	}
+	img, err := r.render()
+	if err != nil {
+		return nil, err
+	}
+	r.last, r.dirty = img, false
+	return img, nil
+}
+
+func (r *Renderer) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,284 @@
+package viewport
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/gpu"
+	"strata/shaders"
+)
+
+// terrain owns the terrain pipeline, the shared chunk mesh and one scene's textures. Its bind
+// group is rebuilt whenever a resource it names is recreated.
+type terrain struct {
+	pipe      *renderPipeline
+	gridVB    *gpu.Buffer
+	gridIB    *gpu.Buffer
+	gridCount uint32
+	chunks    *gpu.Buffer // instance-rate chunkInst per selected chunk
+	clampS    *wgpu.Sampler
+	atlasS    *wgpu.Sampler
+
+	// Scene resources.
+	height   *gpu.Texture
+	controls [2]*texture
+	albedo   *texture
+	normal   *texture
+	layers   *gpu.Buffer
+	flash    *gpu.Buffer
+	bg       *wgpu.BindGroup
+	tree     *lodTree
+	hasAtlas [2]bool
+	nLayers  int
+}
+
+func newTerrain(d *gpu.Device) (t *terrain, err error) {
+	t = &terrain{}
+	defer func() {
+		if err != nil {
+			t.Release()
+		}
+	}()
+	vf := wgpu.ShaderStageVertex | wgpu.ShaderStageFragment
+	t.pipe, err = newRenderPipeline(d, pipelineSpec{
+		file: shaders.ViewportTerrain,
+		groups: [][]wgpu.BindGroupLayoutEntry{{
+			uniformEntry(0, vf),
+			textureEntry(1, vf, wgpu.TextureSampleTypeUnfilterableFloat),
+			textureEntry(2, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			textureEntry(3, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			samplerEntry(4, wgpu.ShaderStageFragment),
+			textureEntry(5, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			textureEntry(6, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			samplerEntry(7, wgpu.ShaderStageFragment),
+			uniformEntry(8, wgpu.ShaderStageFragment),
+			storageEntry(9, wgpu.ShaderStageFragment),
+		}},
+		buffers: []wgpu.VertexBufferLayout{
+			{ArrayStride: 12, StepMode: wgpu.VertexStepModeVertex,
+				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x3, Offset: 0, ShaderLocation: 0}}},
+			{ArrayStride: 16, StepMode: wgpu.VertexStepModeInstance,
+				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x4, Offset: 0, ShaderLocation: 1}}},
+		},
+		cull: wgpu.CullModeNone,
+	})
+	if err != nil {
+		return nil, err
+	}
+	verts, idx := gridMesh()
+	if t.gridVB, err = d.NewBuffer("viewport chunk grid vertices", uint64(4*len(verts)), wgpu.BufferUsageVertex); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	if err = t.gridVB.Write(0, wgpu.ToBytes(verts)); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	if t.gridIB, err = d.NewBuffer("viewport chunk grid indices", uint64(4*len(idx)), wgpu.BufferUsageIndex); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	if err = t.gridIB.Write(0, wgpu.ToBytes(idx)); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	t.gridCount = uint32(len(idx))
+	if t.chunks, err = d.NewBuffer("viewport chunk instances", 16*256, wgpu.BufferUsageVertex); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	if t.layers, err = d.NewBuffer("viewport layer table", 16*16, wgpu.BufferUsageUniform); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	if t.flash, err = d.NewBuffer("viewport tile flashes", 4, wgpu.BufferUsageStorage); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	err = d.Do("viewport samplers", func() error {
+		var e error
+		t.clampS, e = d.Dev.CreateSampler(&wgpu.SamplerDescriptor{Label: "viewport control sampler",
+			AddressModeU: wgpu.AddressModeClampToEdge, AddressModeV: wgpu.AddressModeClampToEdge, AddressModeW: wgpu.AddressModeClampToEdge,
+			MagFilter: wgpu.FilterModeLinear, MinFilter: wgpu.FilterModeLinear, MipmapFilter: wgpu.MipmapFilterModeNearest,
+			LodMaxClamp: 32, MaxAnisotropy: 1})
+		if e != nil {
+			return e
+		}
+		t.atlasS, e = d.Dev.CreateSampler(&wgpu.SamplerDescriptor{Label: "viewport atlas sampler",
+			AddressModeU: wgpu.AddressModeClampToEdge, AddressModeV: wgpu.AddressModeClampToEdge, AddressModeW: wgpu.AddressModeClampToEdge,
+			MagFilter: wgpu.FilterModeLinear, MinFilter: wgpu.FilterModeLinear, MipmapFilter: wgpu.MipmapFilterModeLinear,
+			LodMaxClamp: 32, MaxAnisotropy: 1})
+		return e
+	})
+	if err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	return t, nil
+}
+
+// releaseScene frees the scene's textures and the bind group, keeping the pipeline.
+func (t *terrain) releaseScene() {
+	if t.bg != nil {
+		t.bg.Release()
+		t.bg = nil
+	}
+	t.height.Release()
+	t.height = nil
+	for i := range t.controls {
+		t.controls[i].Release()
+		t.controls[i] = nil
+	}
+	t.albedo.Release()
+	t.normal.Release()
+	t.albedo, t.normal = nil, nil
+	t.tree = nil
+}
+
+// Release frees everything. Safe on nil and twice.
+func (t *terrain) Release() {
+	if t == nil {
+		return
+	}
+	t.releaseScene()
+	t.pipe.Release()
+	t.pipe = nil
+	for _, b := range []*gpu.Buffer{t.gridVB, t.gridIB, t.chunks, t.layers, t.flash} {
+		b.Release()
+	}
+	if t.clampS != nil {
+		t.clampS.Release()
+		t.clampS = nil
+	}
+	if t.atlasS != nil {
+		t.atlasS.Release()
+		t.atlasS = nil
+	}
+}
+
+// setScene uploads the scene's payloads and builds the LOD tree.
+func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err error) {
+	t.releaseScene()
+	defer func() {
+		if err != nil {
+			t.releaseScene()
+		}
+	}()
+	hf := &s.Height
+	if lim := d.Limits.MaxTextureDimension2D; lim > 0 && (uint32(hf.W) > lim || uint32(hf.H) > lim) {
+		return fmt.Errorf("viewport: height grid %dx%d exceeds the device's %d texels", hf.W, hf.H, lim)
+	}
+	t.height, err = d.NewTexture("viewport height", uint32(hf.W), uint32(hf.H), wgpu.TextureFormatRGBA32Float,
+		wgpu.TextureUsageTextureBinding)
+	if err != nil {
+		return fmt.Errorf("viewport: %w", err)
+	}
+	if err = t.height.Write(wgpu.ToBytes(hf.Data)); err != nil {
+		return fmt.Errorf("viewport: %w", err)
+	}
+	for i, c := range s.Controls {
+		label := fmt.Sprintf("viewport control %d", i)
+		if c == nil {
+			t.controls[i], err = solidTexture(d, label, [4]uint8{}, wgpu.TextureFormatRGBA8Unorm)
+		} else {
+			t.controls[i], err = imageTexture(d, label, c, wgpu.TextureFormatRGBA8Unorm, false)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	t.hasAtlas = [2]bool{}
+	if s.Atlas != nil && s.Atlas.Albedo != nil {
+		t.albedo, err = imageTexture(d, "viewport atlas albedo", s.Atlas.Albedo, wgpu.TextureFormatRGBA8UnormSrgb, true)
+		t.hasAtlas[0] = true
+	} else {
+		t.albedo, err = solidTexture(d, "viewport atlas albedo (white)", [4]uint8{255, 255, 255, 255}, wgpu.TextureFormatRGBA8UnormSrgb)
+	}
+	if err != nil {
+		return err
+	}
+	if s.Atlas != nil && s.Atlas.Normal != nil {
+		t.normal, err = imageTexture(d, "viewport atlas normal", s.Atlas.Normal, wgpu.TextureFormatRGBA8Unorm, true)
+		t.hasAtlas[1] = true
+	} else {
+		t.normal, err = solidTexture(d, "viewport atlas normal (flat)", [4]uint8{128, 128, 255, 255}, wgpu.TextureFormatRGBA8Unorm)
+	}
+	if err != nil {
+		return err
+	}
+	if err = t.layers.Write(0, wgpu.ToBytes(packLayers(s.Layers))); err != nil {
+		return fmt.Errorf("viewport: %w", err)
+	}
+	t.nLayers = len(s.Layers)
+	t.tree = newLODTree(hf)
+	return t.rebind(d, frameBuf)
+}
+
+func (t *terrain) rebind(d *gpu.Device, frameBuf *gpu.Buffer) error {
+	if t.bg != nil {
+		t.bg.Release()
+		t.bg = nil
+	}
+	if t.height == nil {
+		return nil
+	}
+	bg, err := t.pipe.bindGroup(d, "viewport terrain", 0,
+		bufEntry(0, frameBuf),
+		wgpu.BindGroupEntry{Binding: 1, TextureView: t.height.View},
+		wgpu.BindGroupEntry{Binding: 2, TextureView: t.controls[0].view},
+		wgpu.BindGroupEntry{Binding: 3, TextureView: t.controls[1].view},
+		wgpu.BindGroupEntry{Binding: 4, Sampler: t.clampS},
+		wgpu.BindGroupEntry{Binding: 5, TextureView: t.albedo.view},
+		wgpu.BindGroupEntry{Binding: 6, TextureView: t.normal.view},
+		wgpu.BindGroupEntry{Binding: 7, Sampler: t.atlasS},
+		bufEntry(8, t.layers),
+		bufEntry(9, t.flash),
+	)
+	if err != nil {
+		return err
+	}
+	t.bg = bg
+	return nil
+}
+
+// packLayers lays the layer table out as the WGSL's array<vec4<f32>, 16>: per layer the tint
+// in linear RGB, then (tiling metres, textured 0/1, 0, 0).
+func packLayers(ls []Layer) []float32 {
+	out := make([]float32, 16*4)
+	for i := 0; i < 8; i++ {
+		l := Layer{Tint: color.RGBA{128, 128, 128, 255}, Tiling: 8}
+		if i < len(ls) {
+			l = ls[i]
+		}
+		tiling := l.Tiling
+		if !(tiling > 0) {
+			tiling = 8
+		}
+		o := 8 * i
+		out[o+0] = srgbToLinear(l.Tint.R)
+		out[o+1] = srgbToLinear(l.Tint.G)
+		out[o+2] = srgbToLinear(l.Tint.B)
+		out[o+3] = 1
+		out[o+4] = float32(tiling)
+		if l.Textured {
+			out[o+5] = 1
+		}
+	}
+	return out
+}
+
+func srgbToLinear(c uint8) float32 {
+	v := float64(c) / 255
+	if v <= 0.04045 {
+		return float32(v / 12.92)
+	}
+	return float32(math.Pow((v+0.055)/1.055, 2.4))
+}
+
+// draw records the terrain for the given chunks; the chunk buffer must hold them already.
+func (t *terrain) draw(pass *wgpu.RenderPassEncoder, n int) {
+	if t.bg == nil || n == 0 {
+		return
+	}
+	pass.SetPipeline(t.pipe.pipeline)
+	pass.SetBindGroup(0, t.bg, nil)
+	pass.SetVertexBuffer(0, t.gridVB.Buf, 0, t.gridVB.Size)
+	pass.SetVertexBuffer(1, t.chunks.Buf, 0, uint64(16*n))
+	pass.SetIndexBuffer(t.gridIB.Buf, wgpu.IndexFormatUint32, 0, t.gridIB.Size)
+	pass.DrawIndexed(t.gridCount, uint32(n), 0, 0, 0)
+}
