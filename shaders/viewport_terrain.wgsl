@@ -75,10 +75,14 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
     // Derivatives and implicit-lod samples first, in uniform control flow.
     let dx = dpdx(xz);
     let dy = dpdy(xz);
-    let px = max(length(fwidth(xz)), 1e-6);      // metres per pixel here
     let uv = (xz - frame.field.xy) * frame.grid.zw;
     let w0 = textureSampleLevel(control0, linear_clamp, uv, 0.0);
     let w1 = textureSampleLevel(control1, linear_clamp, uv, 0.0);
+    // Screen-space widths for the grid lines and the brush ring.
+    let tc = (xz - frame.field.xy) / max(frame.tiles.xy, vec2<f32>(1e-6));
+    let tfw = max(fwidth(tc), vec2<f32>(1e-9));
+    let bd = distance(xz, frame.brush.xy);
+    let bfw = max(fwidth(bd), 1e-9);
 
     let hs = height_at(xz);
     if (hs.a < 0.5) {
@@ -147,7 +151,6 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
         col = mix(col, (base + (tint - base) * abs(v)) * lit, 0.85);
     }
     if (frame.tiles.x > 0.0 && frame.tiles.y > 0.0) {
-        let tc = (xz - frame.field.xy) / frame.tiles.xy;
         let cell = floor(tc);
         let ci = i32(cell.x);
         let cj = i32(cell.y);
@@ -158,21 +161,20 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
             col = mix(col, vec3<f32>(1.0, 0.45, 0.05), 0.6 * flash);
         }
         let f = tc - cell;
-        let edge_m = min(min(f.x, 1.0 - f.x) * frame.tiles.x, min(f.y, 1.0 - f.y) * frame.tiles.y);
-        if (edge_m < px * 1.0) {
+        let edge_px = min(min(f.x, 1.0 - f.x) / tfw.x, min(f.y, 1.0 - f.y) / tfw.y);
+        if (edge_px < 1.0) {
             col = mix(col, vec3<f32>(0.95, 0.95, 0.95), 0.75);
         }
     }
     if (frame.brush.w > 0.5) {
-        let d = distance(xz, frame.brush.xy);
         let r = frame.brush.z;
-        if (d < r) {
+        if (bd < r) {
             col = col * 1.12 + vec3<f32>(0.015);
         }
-        let ring = abs(d - r);
-        if (ring < px * 1.5) {
+        let ring = abs(bd - r) / bfw;   // pixels from the circle
+        if (ring < 1.2) {
             col = vec3<f32>(1.0, 1.0, 1.0);
-        } else if (ring < px * 3.0) {
+        } else if (ring < 2.4) {
             col = vec3<f32>(0.02, 0.02, 0.02);
         }
     }

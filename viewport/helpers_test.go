@@ -81,9 +81,9 @@ func heightScene(n int, size float64, hfn func(x, z float64) float64) *Scene {
 // faces (weights from the slope, as the sample stack does), n×n texels over size metres.
 func dunesScene(n int, size float64) *Scene {
 	hfn := func(x, z float64) float64 {
-		v := float64(noise.FBM(float32(x), float32(z), float32(size/4), 4, 7))
+		v := float64(noise.FBM(float32(x), float32(z), float32(size/3), 3, 7))
 		ridge := 1 - math.Abs(2*v-1)
-		return 38*ridge*ridge + 6*v
+		return 34*ridge*ridge*ridge + 8*v
 	}
 	s := heightScene(n, size, hfn)
 	ctrl := image.NewRGBA(image.Rect(0, 0, n, n))
@@ -92,7 +92,7 @@ func dunesScene(n int, size float64) *Scene {
 			o := 4 * (j*n + i)
 			g := math.Hypot(float64(s.Height.Data[o+1]), float64(s.Height.Data[o+2]))
 			deg := math.Atan(g) * 180 / math.Pi
-			rock := math.Max(0, math.Min(1, (deg-14)/8))
+			rock := math.Max(0, math.Min(1, (deg-20)/6))
 			rb := uint8(math.Round(rock * 255))
 			ctrl.Pix[o], ctrl.Pix[o+1] = 255-rb, rb
 		}
