@@ -1,0 +1,267 @@
+package gpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/stack"
+)
+
+// weightsWorkgroup is the kernel's @workgroup_size (8×8) along each axis.
+const weightsWorkgroup = 8
+
+// WeightsTarget is the pair of RGBA8 textures of a whole weights grid: layers 0–3 in Lo, 4–7 in
+// Hi. The kernel writes a tile's texels into it at their global positions, so one target holds
+// the result of any tiling. Both are storage + sampled textures, so the viewport samples them.
+type WeightsTarget struct {
+	Lo, Hi *Texture
+	W, H   uint32
+
+	dev *Device
+}
+
+// NewWeightsTarget allocates the two w×h rgba8unorm textures.
+func (d *Device) NewWeightsTarget(w, h uint32) (*WeightsTarget, error) {
+	usage := wgpu.TextureUsageStorageBinding | wgpu.TextureUsageTextureBinding
+	lo, err := d.NewTexture("weightsLo", w, h, wgpu.TextureFormatRGBA8Unorm, usage)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := d.NewTexture("weightsHi", w, h, wgpu.TextureFormatRGBA8Unorm, usage)
+	if err != nil {
+		lo.Release()
+		return nil, err
+	}
+	return &WeightsTarget{Lo: lo, Hi: hi, W: w, H: h, dev: d}, nil
+}
+
+// ReadWeights reads both textures back: lo holds layers 0–3 and hi layers 4–7 of each texel, four
+// bytes per texel, rows tightly packed, row 0 at the field's minimum Z.
+func (t *WeightsTarget) ReadWeights() (lo, hi []byte, err error) {
+	if t == nil || t.Lo == nil {
+		return nil, nil, fmt.Errorf("gpu: read weights: nil or released target")
+	}
+	if lo, err = t.dev.ReadTexture(t.Lo); err != nil {
+		return nil, nil, err
+	}
+	if hi, err = t.dev.ReadTexture(t.Hi); err != nil {
+		return nil, nil, err
+	}
+	return lo, hi, nil
+}
+
+// Release frees both textures. Safe on nil and twice.
+func (t *WeightsTarget) Release() {
+	if t == nil {
+		return
+	}
+	t.Lo.Release()
+	t.Hi.Release()
+}
+
+// WeightsTile is one dispatch: the weights texels it writes and the apron-inclusive block of the
+// height grid (and of each channel, same block) it reads. field.Tile gives the numbers.
+type WeightsTile struct {
+	Origin, Size       [2]uint32 // weights texels: [Origin, Origin+Size)
+	BufOrigin, BufSize [2]uint32 // height texels of the buffers below
+	Height             []float32 // BufSize[0]·BufSize[1] samples, row-major
+	// Chans holds chan0..chan3 in the same block layout; a nil slot is bound to Height and never
+	// sampled (stack.Channels gives the slot order).
+	Chans [4][]float32
+}
+
+// WeightsKernel is terrain_layer_weights on one device: its pipeline, and the params, height and
+// channel buffers it re-uses from tile to tile (grown only when a tile needs more).
+type WeightsKernel struct {
+	dev    *Device
+	pipe   *ComputePipeline
+	params *Buffer
+	height *Buffer
+	chans  [4]*Buffer
+
+	bg       *wgpu.BindGroup
+	bgTarget *WeightsTarget
+	bgChans  [4]bool // which slots the bind group binds to their own buffer
+
+	scratch []byte
+}
+
+// NewWeightsKernel compiles terrain_layer_weights.wgsl. Create it once per device.
+func (d *Device) NewWeightsKernel() (*WeightsKernel, error) {
+	layout := []wgpu.BindGroupLayoutEntry{
+		StorageLayout(0, true), StorageLayout(1, true),
+		StorageLayout(2, true), StorageLayout(3, true), StorageLayout(4, true), StorageLayout(5, true),
+		StorageTextureLayout(6, wgpu.TextureFormatRGBA8Unorm), StorageTextureLayout(7, wgpu.TextureFormatRGBA8Unorm),
+	}
+	pipe, err := d.LoadComputePipeline("terrain_layer_weights", "main", layout)
+	if err != nil {
+		return nil, err
+	}
+	k := &WeightsKernel{dev: d, pipe: pipe}
+	mk := func(label string, size uint64) *Buffer {
+		if err != nil {
+			return nil
+		}
+		var b *Buffer
+		b, err = d.NewBuffer(label, size, wgpu.BufferUsageStorage)
+		return b
+	}
+	k.params = mk("weights params", stack.RulesOffset+stack.RuleBytes)
+	k.height = mk("weights height", 4)
+	for i := range k.chans {
+		k.chans[i] = mk(fmt.Sprintf("weights chan%d", i), 4)
+	}
+	if err != nil {
+		k.Release()
+		return nil, err
+	}
+	return k, nil
+}
+
+// Release frees the kernel's bind group, buffers and pipeline. Safe on nil and twice.
+func (k *WeightsKernel) Release() {
+	if k == nil {
+		return
+	}
+	if k.bg != nil {
+		k.bg.Release()
+		k.bg = nil
+	}
+	k.params.Release()
+	k.height.Release()
+	for _, c := range k.chans {
+		c.Release()
+	}
+	k.pipe.Release()
+}
+
+// Run evaluates one tile into target. params is stack.Pack's output for the whole stack (not
+// modified: head lanes 2–3 are patched with stack.PackTile on a copy). The upload and the dispatch
+// are queued; ReadWeights (or Device.Wait) waits for them.
+func (k *WeightsKernel) Run(ctx context.Context, target *WeightsTarget, params []uint32, tile WeightsTile) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("gpu: weights: %w", err)
+	}
+	if k == nil || k.pipe == nil {
+		return fmt.Errorf("gpu: weights: nil or released kernel")
+	}
+	if target == nil || target.Lo == nil {
+		return fmt.Errorf("gpu: weights: nil or released target")
+	}
+	if err := checkWeightsTile(target, params, &tile); err != nil {
+		return err
+	}
+	if tile.Size[0] == 0 || tile.Size[1] == 0 {
+		return nil
+	}
+	p := make([]uint32, len(params))
+	copy(p, params)
+	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
+
+	rebind := target != k.bgTarget || k.bg == nil
+	re, err := k.params.Upload(k.bytesOf(p))
+	if err != nil {
+		return err
+	}
+	rebind = rebind || re
+	if re, err = k.height.Upload(k.floats(tile.Height)); err != nil {
+		return err
+	}
+	rebind = rebind || re
+	for i, c := range tile.Chans {
+		if c == nil {
+			rebind = rebind || k.bgChans[i]
+			continue
+		}
+		if re, err = k.chans[i].Upload(k.floats(c)); err != nil {
+			return err
+		}
+		rebind = rebind || re || !k.bgChans[i]
+	}
+	if rebind {
+		if err := k.bind(target, tile.Chans); err != nil {
+			return err
+		}
+	}
+	gx := (tile.Size[0] + weightsWorkgroup - 1) / weightsWorkgroup
+	gy := (tile.Size[1] + weightsWorkgroup - 1) / weightsWorkgroup
+	return k.dev.Dispatch("terrain_layer_weights", k.pipe, k.bg, gx, gy, 1)
+}
+
+func (k *WeightsKernel) bind(target *WeightsTarget, chans [4][]float32) error {
+	if k.bg != nil {
+		k.bg.Release()
+		k.bg = nil
+	}
+	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, k.height)}
+	for i, c := range chans {
+		b := k.height
+		if c != nil {
+			b = k.chans[i]
+		}
+		k.bgChans[i] = c != nil
+		entries = append(entries, BufferEntry(uint32(2+i), b))
+	}
+	entries = append(entries, TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
+	bg, err := k.pipe.BindGroup("terrain_layer_weights group0", entries...)
+	if err != nil {
+		k.bgTarget = nil
+		return err
+	}
+	k.bg, k.bgTarget = bg, target
+	return nil
+}
+
+func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile) error {
+	if len(params) < stack.RulesWord {
+		return fmt.Errorf("gpu: weights: params of %d words, need at least %d (stack.Pack output)", len(params), stack.RulesWord)
+	}
+	if (len(params)-stack.RulesWord)%(stack.RuleLanes*stack.LaneWords) != 0 {
+		return fmt.Errorf("gpu: weights: params of %d words is not whole rule lanes", len(params))
+	}
+	if uint64(t.Origin[0])+uint64(t.Size[0]) > uint64(target.W) || uint64(t.Origin[1])+uint64(t.Size[1]) > uint64(target.H) {
+		return fmt.Errorf("gpu: weights: tile %v+%v outside the %dx%d target", t.Origin, t.Size, target.W, target.H)
+	}
+	n := uint64(t.BufSize[0]) * uint64(t.BufSize[1])
+	if n == 0 {
+		return fmt.Errorf("gpu: weights: empty height buffer %v", t.BufSize)
+	}
+	if uint64(len(t.Height)) != n {
+		return fmt.Errorf("gpu: weights: height buffer has %d samples, want %d (%v)", len(t.Height), n, t.BufSize)
+	}
+	for i, c := range t.Chans {
+		if c != nil && uint64(len(c)) != n {
+			return fmt.Errorf("gpu: weights: chan%d buffer has %d samples, want %d", i, len(c), n)
+		}
+	}
+	return nil
+}
+
+// bytesOf and floats encode little-endian into the kernel's scratch (no allocation per tile once
+// it has grown).
+func (k *WeightsKernel) bytesOf(p []uint32) []byte {
+	b := k.grow(len(p) * 4)
+	for i, v := range p {
+		binary.LittleEndian.PutUint32(b[i*4:], v)
+	}
+	return b
+}
+
+func (k *WeightsKernel) floats(f []float32) []byte {
+	b := k.grow(len(f) * 4)
+	for i, v := range f {
+		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))
+	}
+	return b
+}
+
+func (k *WeightsKernel) grow(n int) []byte {
+	if cap(k.scratch) < n {
+		k.scratch = make([]byte, n)
+	}
+	return k.scratch[:n]
+}
