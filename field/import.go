@@ -172,11 +172,30 @@ func decodePNG(b []byte, role string) (*raster, error) {
 	if err := CheckSize(w, h); err != nil {
 		return nil, err
 	}
+	if err := checkBacked(w, h, max(depth, 8)/8, len(b), deflateRatio); err != nil {
+		return nil, err
+	}
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding PNG: %w", err)
 	}
 	return fromImage(img, fmt.Sprintf("%d-bit grayscale PNG", depth), role)
+}
+
+// Largest expansion of stored bytes into pixel bytes: zlib cannot exceed about 1032:1, and TIFF's
+// LZW about 4096:1 (one 12-bit code per 4096-byte string).
+const (
+	deflateRatio = 1100
+	lzwRatio     = 4100
+)
+
+// checkBacked refuses a header whose pixels the file's bytes cannot hold even at the codec's best
+// compression ratio, so a tiny corrupt file cannot make the decoder allocate gigabytes.
+func checkBacked(w, h, bytesPerPixel, fileBytes, ratio int) error {
+	if need := int64(w) * int64(h) * int64(bytesPerPixel); need > int64(ratio)*int64(fileBytes)+1<<16 {
+		return fmt.Errorf("header claims %d×%d pixels, more than the %d-byte file can hold", w, h, fileBytes)
+	}
+	return nil
 }
 
 // fromImage takes the codes of a decoded grayscale image; any other type is refused.

@@ -135,6 +135,9 @@ func decodeTIFF(b []byte, role string) (*raster, error) {
 	if d.bps != 8 && d.bps != 16 {
 		return nil, fmt.Errorf("%d-bit integer TIFF: want 8 or 16 bits", d.bps)
 	}
+	if err := checkBacked(d.w, d.h, d.bps/8, len(b), lzwRatio); err != nil {
+		return nil, fmt.Errorf("TIFF %w", err)
+	}
 	img, err := tiff.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding TIFF: %w", err)
@@ -154,6 +157,9 @@ func readFloatTIFF(b []byte, d *tiffIFD) (*raster, error) {
 	}
 	if _, tiled := d.tags[tagTileWidth]; tiled {
 		return nil, errors.New("tiled float TIFF: save it in strips")
+	}
+	if err := checkBacked(d.w, d.h, 4, len(b), 1); err != nil {
+		return nil, fmt.Errorf("float TIFF %w", err)
 	}
 	rps := d.get(tagRowsPerStrip, d.h)
 	if rps <= 0 || rps > d.h {
