@@ -1,0 +1,270 @@
+package terraindata
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Container is an open terrainData landscape: its manifest plus where it lives. Children are
+// handed out as Refs and read on demand, because a height payload can be a gigabyte and most
+// callers (info, a Terrain component binding textures) need only names and sizes.
+type Container struct {
+	path string // the .terrainData folder; "" for a container not yet saved
+	m    Manifest
+}
+
+// New returns an empty version-1 container for the bake to fill through the setters and Save.
+func New() *Container { return &Container{m: Manifest{Version: Version}} }
+
+// Open reads the manifest at path, first finishing or undoing a save a crash interrupted
+// (see Recover). It does not validate; Validate is the publish gate.
+func Open(path string) (*Container, error) {
+	if err := Recover(path); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(path, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("terraindata: %w", err)
+	}
+	m, err := DecodeManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("terraindata: %s: %w", path, err)
+	}
+	return &Container{path: path, m: *m}, nil
+}
+
+// Path is the container's folder ("" before the first Save).
+func (c *Container) Path() string { return c.path }
+
+// Placement is where the ground stands and how far it reaches (the seed's :placement()).
+type Placement struct {
+	Size        [2]float64 // metres along X and Z
+	Origin      [2]float64 // world centre
+	HeightRange [2]float64 // metres, lowest and highest ground
+}
+
+// Placement returns the ground's placement.
+func (c *Container) Placement() Placement {
+	return Placement{Size: c.m.Size, Origin: c.m.Origin, HeightRange: c.m.HeightRange}
+}
+
+// Ref is one child texture of a container: its role, its path relative to the container and the
+// resolved folder. Reading it is separate so listing a landscape costs no payload I/O.
+type Ref struct {
+	Role string // "height", "holes", "control0", "atlas.albedo", "channels.mask.snow", …
+	Rel  string // as the manifest names it
+	Dir  string // resolved against the container's folder
+}
+
+// Info reads the child's texture.yaml.
+func (r *Ref) Info() (TextureInfo, error) { return ReadTextureInfo(r.Dir) }
+
+// Read reads the child whole.
+func (r *Ref) Read() (*Texture, error) { return ReadTexture(r.Dir) }
+
+func (c *Container) ref(role, rel string) *Ref {
+	if rel == "" {
+		return nil
+	}
+	return &Ref{Role: role, Rel: rel, Dir: filepath.Join(c.path, filepath.FromSlash(rel))}
+}
+
+// Height returns the heightfield child (nil when the manifest names none, which Validate refuses).
+func (c *Container) Height() *Ref { return c.ref("height", c.m.Height) }
+
+// Holes returns the holes mask, or nil when the ground is solid everywhere.
+func (c *Container) Holes() *Ref { return c.ref("holes", c.m.Holes) }
+
+// Control returns control texture i (0-based), nil when out of range.
+func (c *Container) Control(i int) *Ref {
+	if i < 0 || i >= len(c.m.Controls) {
+		return nil
+	}
+	return c.ref("control"+strconv.Itoa(i), c.m.Controls[i])
+}
+
+// Controls returns the weight textures in channel order.
+func (c *Container) Controls() []*Ref {
+	out := make([]*Ref, len(c.m.Controls))
+	for i := range out {
+		out[i] = c.Control(i)
+	}
+	return out
+}
+
+// Layers returns the surface table, bottom layer first.
+func (c *Container) Layers() []Layer { return append([]Layer(nil), c.m.Layers...) }
+
+// AtlasRefs is the seed's :atlas() result.
+type AtlasRefs struct {
+	Albedo, Normal, Mask *Ref // nil for a role no layer declares
+	Size                 [2]int
+}
+
+// Atlas returns the packed sheets, or nil when no layer carries a texture.
+func (c *Container) Atlas() *AtlasRefs {
+	a := c.m.Atlas
+	if a == nil || (a.Albedo == "" && a.Normal == "" && a.Mask == "") {
+		return nil
+	}
+	size := a.Size
+	if size == [2]int{} {
+		size = DefaultAtlasSize
+	}
+	return &AtlasRefs{Albedo: c.ref("atlas.albedo", a.Albedo), Normal: c.ref("atlas.normal", a.Normal),
+		Mask: c.ref("atlas.mask", a.Mask), Size: size}
+}
+
+// Channel returns the stored field channel name (for example "mask.snow"), nil when absent.
+func (c *Container) Channel(name string) *Ref { return c.ref("channels."+name, c.m.Channels[name]) }
+
+// LayerSlot says which control texture and channel carry the named layer, both 0-based: layer i
+// is texture i/4, channel i%4 (R, G, B, A). The seed counts from 1: its layer n is channel
+// ((n-1)%4)+1 of texture ceil(n/4), and its layer 1 is our layer 0. ok is false for an unknown
+// name.
+func (c *Container) LayerSlot(name string) (texture, channel int, ok bool) {
+	for i, l := range c.m.Layers {
+		if l.Name == name {
+			t, ch := LayerSlot(i)
+			return t, ch, true
+		}
+	}
+	return 0, 0, false
+}
+
+// LayerSlot is the 0-based slot of layer index i, shared with the weights kernel's packing.
+func LayerSlot(i int) (texture, channel int) { return i / 4, i % 4 }
+
+// Manifest returns a copy of the whole manifest, decoded.
+func (c *Container) Manifest() Manifest {
+	m := c.m
+	m.Controls = append([]string(nil), m.Controls...)
+	m.Layers = append([]Layer(nil), m.Layers...)
+	m.Scatter = append([]Population(nil), m.Scatter...)
+	if m.Atlas != nil {
+		a := *m.Atlas
+		m.Atlas = &a
+	}
+	if m.Channels != nil {
+		ch := make(map[string]string, len(m.Channels))
+		for k, v := range m.Channels {
+			ch[k] = v
+		}
+		m.Channels = ch
+	}
+	return m
+}
+
+// SetManifest replaces the manifest whole (the version is forced to this build's), for a bake
+// that prefers filling the struct to calling setters.
+func (c *Container) SetManifest(m Manifest) {
+	m.Version = Version
+	c.m = m
+}
+
+// SetChild names the child for a role: "height", "holes", "stack", "control<i>",
+// "atlas.albedo|normal|mask", "channels.<name>" or "scatter.<population>" (its density). An empty
+// file removes the role. The path must be relative, slash-separated and stay inside the container.
+func (c *Container) SetChild(role, file string) error {
+	if file != "" {
+		if err := checkRel(file); err != nil {
+			return fmt.Errorf("terraindata: SetChild %s: %w", role, err)
+		}
+	}
+	switch {
+	case role == "height":
+		c.m.Height = file
+	case role == "holes":
+		c.m.Holes = file
+	case role == "stack":
+		c.m.Stack = file
+	case strings.HasPrefix(role, "control"):
+		i, err := strconv.Atoi(strings.TrimPrefix(role, "control"))
+		if err != nil || i < 0 || i >= MaxLayers/4 {
+			return fmt.Errorf("terraindata: SetChild: role %q: want control0 or control1", role)
+		}
+		for len(c.m.Controls) <= i {
+			c.m.Controls = append(c.m.Controls, "")
+		}
+		c.m.Controls[i] = file
+		for len(c.m.Controls) > 0 && c.m.Controls[len(c.m.Controls)-1] == "" {
+			c.m.Controls = c.m.Controls[:len(c.m.Controls)-1]
+		}
+	case strings.HasPrefix(role, "atlas."):
+		if c.m.Atlas == nil {
+			c.m.Atlas = &Atlas{}
+		}
+		switch strings.TrimPrefix(role, "atlas.") {
+		case "albedo":
+			c.m.Atlas.Albedo = file
+		case "normal":
+			c.m.Atlas.Normal = file
+		case "mask":
+			c.m.Atlas.Mask = file
+		default:
+			return fmt.Errorf("terraindata: SetChild: unknown atlas role %q", role)
+		}
+	case strings.HasPrefix(role, "channels."):
+		name := strings.TrimPrefix(role, "channels.")
+		if file == "" {
+			delete(c.m.Channels, name)
+			break
+		}
+		if c.m.Channels == nil {
+			c.m.Channels = map[string]string{}
+		}
+		c.m.Channels[name] = file
+	case strings.HasPrefix(role, "scatter."):
+		name := strings.TrimPrefix(role, "scatter.")
+		for i := range c.m.Scatter {
+			if c.m.Scatter[i].Name == name {
+				c.m.Scatter[i].Density = file
+				return nil
+			}
+		}
+		c.m.Scatter = append(c.m.Scatter, Population{Name: name, Density: file})
+	default:
+		return fmt.Errorf("terraindata: SetChild: unknown role %q", role)
+	}
+	return nil
+}
+
+// SetPlacement sets size, origin and height range.
+func (c *Container) SetPlacement(p Placement) {
+	c.m.Size, c.m.Origin, c.m.HeightRange = p.Size, p.Origin, p.HeightRange
+}
+
+// SetLayers replaces the surface table.
+func (c *Container) SetLayers(l []Layer) { c.m.Layers = append([]Layer(nil), l...) }
+
+// SetAtlas replaces the atlas section; nil removes it (no layer carries a texture).
+func (c *Container) SetAtlas(a *Atlas) {
+	if a == nil {
+		c.m.Atlas = nil
+		return
+	}
+	cp := *a
+	c.m.Atlas = &cp
+}
+
+// SetScatter replaces the scatter section (one entry per population).
+func (c *Container) SetScatter(p []Population) { c.m.Scatter = append([]Population(nil), p...) }
+
+// checkRel refuses a child path that is absolute, not clean, or climbs out with "..".
+func checkRel(rel string) error {
+	if rel == "" {
+		return fmt.Errorf("empty path")
+	}
+	if strings.Contains(rel, `\`) || filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return fmt.Errorf("%q is not a relative slash-separated path", rel)
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if part == ".." {
+			return fmt.Errorf("%q escapes the container with ..", rel)
+		}
+	}
+	return nil
+}

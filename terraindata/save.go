@@ -1,0 +1,235 @@
+package terraindata
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Saving is atomic (SPEC "terrainData on disk"): the whole new container is written into a
+// sibling folder, made durable, and swapped in with renames:
+//
+//  1. write .NAME.new, fsync every file and folder in it
+//  2. rename NAME → .NAME.old          (skipped on a first save), fsync the parent
+//  3. rename .NAME.new → NAME, fsync the parent
+//  4. remove .NAME.old
+//
+// A crash leaves one of these states, which Recover (run by Open and Save) resolves:
+//
+//	NAME present              → it is complete (old before 2, new after 3): drop .new and .old
+//	NAME absent, .old present → crashed between 2 and 3: put .old back (the old landscape)
+//	NAME absent, no .old      → a first save never finished: drop .new
+//
+// So a reader finds either the old or the new landscape, never a mixture. One writer per
+// container at a time is assumed; two concurrent saves of one path are not coordinated.
+
+func siblings(path string) (newDir, oldDir string) {
+	dir, base := filepath.Split(filepath.Clean(path))
+	return filepath.Join(dir, "."+base+".new"), filepath.Join(dir, "."+base+".old")
+}
+
+func exists(p string) (bool, error) {
+	_, err := os.Lstat(p)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, fmt.Errorf("terraindata: %w", err)
+}
+
+// Recover resolves what an interrupted Save left at path (see the protocol above). It is cheap
+// when there is nothing to do and safe to call at any time no Save of path is running.
+func Recover(path string) error {
+	newDir, oldDir := siblings(path)
+	have, err := exists(path)
+	if err != nil {
+		return err
+	}
+	haveOld, err := exists(oldDir)
+	if err != nil {
+		return err
+	}
+	if !have && haveOld {
+		if err := os.Rename(oldDir, path); err != nil {
+			return fmt.Errorf("terraindata: recovering %s from %s: %w", path, oldDir, err)
+		}
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			return err
+		}
+		haveOld = false
+	}
+	for _, p := range []string{newDir, oldDir} {
+		if ok, _ := exists(p); ok {
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("terraindata: removing leftover %s: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Save writes c as the container at path, atomically. write receives the temporary folder and
+// writes every child into it (WriteHeight, WriteTextureRGBA8, PackAtlas, …), naming them on c
+// through the setters; Save then stamps guids, writes terrain.yaml, validates the result and
+// swaps it in. A container that fails validation is not swapped in: the old one stays.
+//
+// The landscape's guid is the one already at path when there is one (re-baking keeps references
+// resolved), else a new random one; a container opened elsewhere and saved to a new path is a new
+// landscape and gets a new guid. Children get guids derived from the landscape's and their path.
+func Save(path string, c *Container, write func(dir string) error) error {
+	if err := Recover(path); err != nil {
+		return err
+	}
+	guid, err := existingGUID(path)
+	if err != nil {
+		return err
+	}
+	if guid == "" {
+		guid = newGUID()
+	}
+	c.m.GUID = guid
+	c.m.Version = Version
+	newDir, oldDir := siblings(path)
+	if err := os.MkdirAll(newDir, 0o755); err != nil {
+		return fmt.Errorf("terraindata: %w", err)
+	}
+	fail := func(err error) error {
+		os.RemoveAll(newDir)
+		return err
+	}
+	if write != nil {
+		if err := write(newDir); err != nil {
+			return fail(fmt.Errorf("terraindata: writing %s: %w", path, err))
+		}
+	}
+	if err := stampGUIDs(newDir, &c.m); err != nil {
+		return fail(err)
+	}
+	b, err := c.m.Encode()
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(filepath.Join(newDir, ManifestFile), b, 0o644); err != nil {
+		return fail(fmt.Errorf("terraindata: %w", err))
+	}
+	if probs := Validate(newDir); len(probs) > 0 {
+		return fail(fmt.Errorf("terraindata: not saving %s, the written container is invalid:\n%w", path, Problems(probs)))
+	}
+	if err := syncTree(newDir); err != nil {
+		return fail(err)
+	}
+	parent := filepath.Dir(filepath.Clean(path))
+	had, err := exists(path)
+	if err != nil {
+		return fail(err)
+	}
+	if had {
+		if err := os.Rename(path, oldDir); err != nil {
+			return fail(fmt.Errorf("terraindata: moving %s aside: %w", path, err))
+		}
+		if err := syncDir(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(newDir, path); err != nil {
+		return fmt.Errorf("terraindata: swapping in %s: %w (Open or Recover restores the old one)", path, err)
+	}
+	if err := syncDir(parent); err != nil {
+		return err
+	}
+	if had {
+		if err := os.RemoveAll(oldDir); err != nil {
+			return fmt.Errorf("terraindata: removing backup %s: %w", oldDir, err)
+		}
+	}
+	c.path = path
+	return nil
+}
+
+// existingGUID returns the guid of the landscape at path, "" when there is none. It refuses a
+// path that holds something other than a container, so a mistyped --out cannot replace a folder
+// of someone's files.
+func existingGUID(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("terraindata: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("terraindata: %s exists and is not a terrainData folder; not replacing it", path)
+	}
+	b, err := os.ReadFile(filepath.Join(path, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		if ents, _ := os.ReadDir(path); len(ents) > 0 {
+			return "", fmt.Errorf("terraindata: %s has no %s; not replacing a folder that is not a terrainData container", path, ManifestFile)
+		}
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("terraindata: %w", err)
+	}
+	m, err := DecodeManifest(b)
+	if err != nil {
+		return "", nil // an unreadable old manifest gives the landscape a fresh identity
+	}
+	return m.GUID, nil
+}
+
+// stampGUIDs gives every .texture child the guid derived from the landscape's.
+func stampGUIDs(dir string, m *Manifest) error {
+	for _, ch := range children(m) {
+		if !strings.HasSuffix(ch.rel, ".texture") {
+			continue
+		}
+		d := filepath.Join(dir, filepath.FromSlash(ch.rel))
+		info, err := ReadTextureInfo(d)
+		if err != nil {
+			continue // Validate reports it with the field that names it
+		}
+		info.GUID = childGUID(m.GUID, ch.rel)
+		if err := writeInfo(d, info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syncTree(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("terraindata: %w", err)
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return fmt.Errorf("terraindata: %w", err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("terraindata: fsync %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("terraindata: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("terraindata: fsync %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+package terraindata
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"strata/exr"
+)
+
+// Format is a .texture child's pixel format (SPEC "terrainData on disk").
+type Format string
+
+// The formats a child can have. rgba8 is stored as data.png, the float formats as data.exr.
+const (
+	RGBA8   Format = "rgba8"
+	RGBA32F Format = "rgba32f"
+	R32F    Format = "r32f"
+)
+
+// Components is the number of values per texel.
+func (f Format) Components() int {
+	if f == R32F {
+		return 1
+	}
+	return 4
+}
+
+// DataFile is the payload's name inside the .texture folder.
+func (f Format) DataFile() string {
+	if f == RGBA8 {
+		return "data.png"
+	}
+	return "data.exr"
+}
+
+func (f Format) valid() bool { return f == RGBA8 || f == RGBA32F || f == R32F }
+
+// Colour spaces a texture.yaml records, so an engine knows whether to decode sRGB on sampling.
+const (
+	SRGB   = "srgb"
+	Linear = "linear"
+)
+
+// TextureInfoFile is the descriptor's name inside a .texture folder.
+const TextureInfoFile = "texture.yaml"
+
+// TextureInfo is texture.yaml: enough to bind the texture without opening its payload.
+type TextureInfo struct {
+	GUID       string `yaml:"guid"`
+	Format     Format `yaml:"format"`
+	Width      int    `yaml:"width"`
+	Height     int    `yaml:"height"`
+	ColorSpace string `yaml:"colorSpace"`
+}
+
+// Texture is a child read whole. Exactly one of RGBA8 and Float is set, by Format.
+type Texture struct {
+	TextureInfo
+	RGBA8 *image.NRGBA // rgba8: straight (not premultiplied) bytes, as control weights need
+	// Float holds the float formats interleaved per texel (Format.Components() values), row-major,
+	// row 0 = minimum Z.
+	Float []float32
+}
+
+// floatChannels are the EXR channel names of each float format. r32f stores one channel named R,
+// matching the format's name; readers accept any single channel.
+func floatChannels(f Format) []string {
+	if f == R32F {
+		return []string{"R"}
+	}
+	return []string{"R", "G", "B", "A"}
+}
+
+// WriteTextureRGBA8 writes img as a .texture folder at dir (created if needed). The guid is
+// random; Save replaces it with one derived from the container, so re-bakes keep it.
+func WriteTextureRGBA8(dir string, img *image.NRGBA, colorSpace string) (TextureInfo, error) {
+	b := img.Bounds()
+	if b.Dx() <= 0 || b.Dy() <= 0 {
+		return TextureInfo{}, fmt.Errorf("terraindata: %s: empty image", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
+	}
+	p := filepath.Join(dir, RGBA8.DataFile())
+	f, err := os.Create(p)
+	if err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	err = enc.Encode(bw, img)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: writing %s: %w", p, err)
+	}
+	info := TextureInfo{GUID: newGUID(), Format: RGBA8, Width: b.Dx(), Height: b.Dy(), ColorSpace: colorSpace}
+	return info, writeInfo(dir, info)
+}
+
+// RowFunc fills dst with row y of a float texture: width × Components values, interleaved per
+// texel. Producing rows on demand is what keeps an 8192² height payload off the heap.
+type RowFunc func(y int, dst []float32) error
+
+// WriteTextureFloat streams a float texture (rgba32f or r32f) to dir as a ZIP-compressed EXR.
+func WriteTextureFloat(dir string, format Format, width, height int, rows RowFunc) (TextureInfo, error) {
+	if format != RGBA32F && format != R32F {
+		return TextureInfo{}, fmt.Errorf("terraindata: %s: format %q is not a float format", dir, format)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
+	}
+	p := filepath.Join(dir, format.DataFile())
+	f, err := os.Create(p)
+	if err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
+	}
+	err = writeFloatEXR(f, format, width, height, rows)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: writing %s: %w", p, err)
+	}
+	info := TextureInfo{GUID: newGUID(), Format: format, Width: width, Height: height, ColorSpace: Linear}
+	return info, writeInfo(dir, info)
+}
+
+// writeFloatEXR pulls rows sixteen at a time (one ZIP block) and hands them to the exr writer.
+func writeFloatEXR(f *os.File, format Format, width, height int, rows RowFunc) error {
+	names := floatChannels(format)
+	nc := len(names)
+	bw := &seekBuffer{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	w, err := exr.NewWriter(bw, width, height, names, exr.ZIP)
+	if err != nil {
+		return err
+	}
+	const batch = 16
+	row := make([]float32, width*nc)
+	planes := make([][]float32, nc)
+	for c := range planes {
+		planes[c] = make([]float32, batch*width)
+	}
+	for y0 := 0; y0 < height; y0 += batch {
+		n := min(batch, height-y0)
+		for l := 0; l < n; l++ {
+			if err := rows(y0+l, row); err != nil {
+				return fmt.Errorf("row %d: %w", y0+l, err)
+			}
+			for x := 0; x < width; x++ {
+				for c := 0; c < nc; c++ {
+					planes[c][l*width+x] = row[x*nc+c]
+				}
+			}
+		}
+		cut := make([][]float32, nc)
+		for c := range cut {
+			cut[c] = planes[c][:n*width]
+		}
+		if err := w.WriteRows(cut); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return bw.w.Flush()
+}
+
+// seekBuffer buffers writes to a file and flushes before seeking, so the exr writer's many small
+// block writes are cheap and its final seek-back to the offset table still lands right.
+type seekBuffer struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func (s *seekBuffer) Write(p []byte) (int, error) { return s.w.Write(p) }
+
+func (s *seekBuffer) Seek(off int64, whence int) (int64, error) {
+	if err := s.w.Flush(); err != nil {
+		return 0, err
+	}
+	return s.f.Seek(off, whence)
+}
+
+// WriteTextureFloatPixels writes a float texture held whole (Float layout of Texture).
+func WriteTextureFloatPixels(dir string, format Format, width, height int, pix []float32) (TextureInfo, error) {
+	nc := format.Components()
+	if len(pix) != width*height*nc {
+		return TextureInfo{}, fmt.Errorf("terraindata: %s: %d values for %dx%d %s", dir, len(pix), width, height, format)
+	}
+	return WriteTextureFloat(dir, format, width, height, func(y int, dst []float32) error {
+		copy(dst, pix[y*width*nc:(y+1)*width*nc])
+		return nil
+	})
+}
+
+func writeInfo(dir string, info TextureInfo) error {
+	b, err := yaml.Marshal(info)
+	if err != nil {
+		return fmt.Errorf("terraindata: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, TextureInfoFile), b, 0o644); err != nil {
+		return fmt.Errorf("terraindata: %w", err)
+	}
+	return nil
+}
+
+// ReadTextureInfo reads a child's texture.yaml only.
+func ReadTextureInfo(dir string) (TextureInfo, error) {
+	p := filepath.Join(dir, TextureInfoFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
+	}
+	var info TextureInfo
+	if err := yaml.Unmarshal(b, &info); err != nil {
+		return TextureInfo{}, fmt.Errorf("terraindata: %s: %w", p, err)
+	}
+	if !info.Format.valid() {
+		return info, fmt.Errorf("terraindata: %s: format: %q is not rgba8, rgba32f or r32f", p, info.Format)
+	}
+	if info.Width <= 0 || info.Height <= 0 {
+		return info, fmt.Errorf("terraindata: %s: width/height: %dx%d is not a size", p, info.Width, info.Height)
+	}
+	return info, nil
+}
+
+// errPayload marks a payload that disagrees with its texture.yaml.
+var errPayload = errors.New("payload disagrees with texture.yaml")
+
+// checkPayload opens only the payload's header and checks it against info, so validation does
+// not decode gigabytes to learn a size.
+func checkPayload(dir string, info TextureInfo) error {
+	p := filepath.Join(dir, info.Format.DataFile())
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("terraindata: %w", err)
+	}
+	defer f.Close()
+	var w, h int
+	if info.Format == RGBA8 {
+		cfg, err := png.DecodeConfig(bufio.NewReader(f))
+		if err != nil {
+			return fmt.Errorf("terraindata: %s: %w", p, err)
+		}
+		w, h = cfg.Width, cfg.Height
+	} else {
+		hdr, err := exr.DecodeConfig(f)
+		if err != nil {
+			return fmt.Errorf("terraindata: %s: %w", p, err)
+		}
+		w, h = hdr.Width, hdr.Height
+		if len(hdr.Channels) != info.Format.Components() {
+			return fmt.Errorf("terraindata: %s: %w: %d channels for format %s", p, errPayload, len(hdr.Channels), info.Format)
+		}
+	}
+	if w != info.Width || h != info.Height {
+		return fmt.Errorf("terraindata: %s: %w: %dx%d, texture.yaml says %dx%d", p, errPayload, w, h, info.Width, info.Height)
+	}
+	return nil
+}
+
+// ReadTexture reads a .texture folder whole, with its pixels typed by format.
+func ReadTexture(dir string) (*Texture, error) {
+	info, err := ReadTextureInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPayload(dir, info); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, info.Format.DataFile())
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("terraindata: %w", err)
+	}
+	defer f.Close()
+	t := &Texture{TextureInfo: info}
+	if info.Format == RGBA8 {
+		img, err := png.Decode(bufio.NewReader(f))
+		if err != nil {
+			return nil, fmt.Errorf("terraindata: %s: %w", p, err)
+		}
+		n, ok := img.(*image.NRGBA)
+		if !ok { // an opaque PNG decodes as RGBA/RGB; converting opaque pixels is exact
+			n = image.NewNRGBA(img.Bounds())
+			draw.Draw(n, n.Bounds(), img, img.Bounds().Min, draw.Src)
+		}
+		t.RGBA8 = n
+		return t, nil
+	}
+	img, err := exr.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("terraindata: %s: %w", p, err)
+	}
+	nc := info.Format.Components()
+	t.Float = make([]float32, img.Width*img.Height*nc)
+	for c := 0; c < nc; c++ {
+		for i, v := range img.Data[c] {
+			t.Float[i*nc+c] = v
+		}
+	}
+	return t, nil
+}
