@@ -90,7 +90,9 @@ type Geometry struct {
 }
 
 // GeometryFor builds the Geometry of a field whose minimum corner is fieldMin, whose height texels
-// are hTexel metres and weight texels wTexel metres, resolving the stack's gradientStep.
+// are hTexel metres and weight texels wTexel metres, resolving the stack's gradientStep. Code that
+// has a field.Geometry should copy its FieldMin, InvHTexel and WTexel instead (field computes the
+// inverse as W/size, which can differ from 1/(size/W) in the last bit).
 func GeometryFor(s *Stack, fieldMin, hTexel, wTexel [2]float64) Geometry {
 	return Geometry{
 		FieldMin:     [2]float32{float32(fieldMin[0]), float32(fieldMin[1])},
@@ -100,10 +102,12 @@ func GeometryFor(s *Stack, fieldMin, hTexel, wTexel [2]float64) Geometry {
 	}
 }
 
-// TexelPos is the world position of weight texel (i, j), computed exactly as the kernel does.
+// TexelPos is the world position of weight texel (i, j), computed exactly as the kernel does (and
+// as field.Geometry.WeightPos does). The explicit float32 conversion keeps Go from fusing the
+// multiply-add, which would round differently from the WGSL.
 func (g *Geometry) TexelPos(i, j uint32) (x, z float32) {
-	x = g.FieldMin[0] + (float32(i)+0.5)*g.WTexel[0]
-	z = g.FieldMin[1] + (float32(j)+0.5)*g.WTexel[1]
+	x = g.FieldMin[0] + float32((float32(i)+0.5)*g.WTexel[0])
+	z = g.FieldMin[1] + float32((float32(j)+0.5)*g.WTexel[1])
 	return x, z
 }
 

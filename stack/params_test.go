@@ -185,3 +185,44 @@ func TestCompiledMatchesDirect(t *testing.T) {
 		}
 	}
 }
+
+type fakeSampler struct{}
+
+func (fakeSampler) Height(x, z float32) float32         { return x * 0.01 }
+func (fakeSampler) Slope(x, z float32) float32          { return z * 0.01 }
+func (fakeSampler) Curvature(x, z float32) float32      { return 0.001 }
+func (fakeSampler) Channel(i int, x, z float32) float32 { return float32(i) * 0.5 }
+
+func TestCompiledPopulation(t *testing.T) {
+	s := StressStack()
+	c, err := CompilePopulation(s, 0, testGeom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Density != 0.02 || c.Needs() != NeedLayers|NeedSlope {
+		t.Fatalf("density %v needs %b", c.Density, c.Needs())
+	}
+	var in TexelInputs
+	c.Gather(fakeSampler{}, 10, 500, &in) // slope 5°: well under the max of 25
+	in.Layers[s.LayerIndex("gravel")] = 1
+	if d := c.DensityAt(&in); d <= 0.019 || d > 0.02 {
+		t.Errorf("density on gravel, flat: %v", d)
+	}
+	in.Layers[s.LayerIndex("gravel")] = 0
+	if d := c.DensityAt(&in); d != 0 {
+		t.Errorf("density off gravel: %v", d)
+	}
+	// The dunes stack: slope-only, rock above 18°.
+	d, err := Compile(SampleDunes(), testGeom)
+	if err != nil || d.Needs() != NeedSlope {
+		t.Fatalf("dunes: %v needs %b", err, d.Needs())
+	}
+	for _, tc := range []struct {
+		slope float32
+		want  [8]uint8
+	}{{0, [8]uint8{255}}, {18, [8]uint8{128, 127}}, {30, [8]uint8{0, 255}}} {
+		if got := d.Weights(&TexelInputs{Slope: tc.slope}); got != tc.want {
+			t.Errorf("dunes at %v°: %v, want %v", tc.slope, got, tc.want)
+		}
+	}
+}

@@ -17,7 +17,7 @@ func SampleDunes() *Stack {
 // StressStack is the benchmark worst case shared by stack, bake and gpu: eight layers, 16 layer
 // rules covering every layer input (height, slope, curvature, mask, noise, channel) with jitter on
 // every rule, reading channels mask.snow and sediment, plus a population "shrubs" whose two rules
-// read a layer's weight and the slope. The values are tuned to the dunes sample (±18 m, 0–35°) so
+// read a layer's weight and the slope. The values are tuned to the dunes sample (0–18 m, 0–35°) so
 // every layer shows somewhere and no rule is trivially 0 or 1.
 func StressStack() *Stack {
 	s := New()
@@ -30,7 +30,7 @@ func StressStack() *Stack {
 	s.Layers = []Layer{
 		mk("sand", Color{0xc8, 0xa8, 0x72}),
 		mk("wet", Color{0x6a, 0x5a, 0x40},
-			Rule{Input: InputHeight, Max: F(-4), Softness: 3, Jitter: 2},
+			Rule{Input: InputHeight, Max: F(4), Softness: 3, Jitter: 2},
 			Rule{Input: InputChannel, Channel: "sediment", Min: F(0.2), Softness: 0.1, Jitter: 0.05},
 			Rule{Input: InputNoise, Min: F(0.3), Softness: 0.1, Jitter: 0.05}),
 		mk("ripples", Color{0xd8, 0xb8, 0x80},
@@ -39,7 +39,7 @@ func StressStack() *Stack {
 			Rule{Input: InputNoise, Min: F(0.45), Max: F(0.8), Softness: 0.05, Jitter: 0.05, FeatureSize: F(30)}),
 		mk("gravel", Color{0x90, 0x88, 0x80},
 			Rule{Input: InputSlope, Min: F(8), Max: F(20), Softness: 3, Jitter: 2},
-			Rule{Input: InputHeight, Min: F(-10), Softness: 4, Jitter: 3}),
+			Rule{Input: InputHeight, Min: F(2), Softness: 4, Jitter: 3}),
 		mk("rock", Color{0x7a, 0x6e, 0x64},
 			Rule{Input: InputSlope, Min: F(18), Softness: 4, Jitter: 3},
 			Rule{Input: InputCurvature, Max: F(0.02), Softness: 0.01, Jitter: 0.005}),

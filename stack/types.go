@@ -163,13 +163,14 @@ func NewPopulation(name string) Population {
 // F returns a pointer to v, for the optional Min, Max, FeatureSize and GradientStep fields.
 func F(v float64) *float64 { return &v }
 
-// GradientStepFor resolves gradientStep: the stack's own when set, else the finer of the height
-// grid's texel sizes (metres), so slope never averages over more ground than one texel.
+// GradientStepFor resolves gradientStep: the stack's own when set, else the larger of the height
+// grid's texel sizes (metres) — the same rule as field.Geometry.DefaultGradientStep — so the central
+// difference spans at least one texel on both axes.
 func (s *Stack) GradientStepFor(hTexel [2]float64) float64 {
 	if s.GradientStep != nil {
 		return *s.GradientStep
 	}
-	return min(hTexel[0], hTexel[1])
+	return max(hTexel[0], hTexel[1])
 }
 
 // LayerIndex returns the index of the layer named name, or -1.
