@@ -75,6 +75,15 @@ func saveFixture(t *testing.T, path string, fx fixture) *Container {
 		layers[0].Albedo = "sand.png"
 		layers[1].Normal = "rock_n.png"
 	}
+	c, err := saveFixtureFrom(path, fx, src, layers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// saveFixtureFrom is saveFixture without a *testing.T, for the subprocess of the kill test.
+func saveFixtureFrom(path string, fx fixture, src string, layers []Layer) (*Container, error) {
 	c := New()
 	err := Save(path, c, func(dir string) error {
 		g := testGrid(fx.w, fx.h, fx.holes)
@@ -119,10 +128,7 @@ func saveFixture(t *testing.T, path string, fx fixture) *Container {
 		c.SetPlacement(Placement{Size: [2]float64{float64(fx.w) * 2, float64(fx.h) * 4}, Origin: [2]float64{0, 0}, HeightRange: r})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return c, err
 }
 
 func near(a, b float32) bool { return math.Abs(float64(a-b)) <= 1e-5*(1+math.Abs(float64(b))) }
