@@ -1,0 +1,84 @@
+// Package bake turns a layer stack and a field into weights (and scatter pools): it cuts the
+// weights grid into tiles, schedules dirty tiles, runs the GPU kernels or the Go reference, and
+// fills a terrainData container.
+package bake
+
+import (
+	"fmt"
+
+	"strata/field"
+	"strata/stack"
+)
+
+// Geometry is the float32 placement of one bake: the field's (height and weights grids) and the
+// stack's view of the same numbers for its params lanes. Both come from field.NewGeometry, the one
+// place those numbers are rounded, so the reference, the tile aprons and the kernel agree.
+type Geometry struct {
+	Field field.Geometry
+	Stack stack.Geometry
+}
+
+// NewGeometry places stack s over field f with a weights grid of the given resolution (metres per
+// weights texel; 0 = the height grid).
+func NewGeometry(s *stack.Stack, f *field.Field, resolution float64) (Geometry, error) {
+	if f == nil || f.Height == nil {
+		return Geometry{}, fmt.Errorf("bake: no height field")
+	}
+	fg, err := f.Geometry(resolution)
+	if err != nil {
+		return Geometry{}, fmt.Errorf("bake: %w", err)
+	}
+	step := s.GradientStepFor(f.TexelSize())
+	if !(step > 0) {
+		return Geometry{}, fmt.Errorf("bake: gradientStep %v must be > 0", step)
+	}
+	return Geometry{
+		Field: fg,
+		Stack: stack.Geometry{
+			FieldMin:     fg.FieldMin,
+			InvHTexel:    fg.InvHTexel,
+			WTexel:       fg.WTexel,
+			GradientStep: float32(step),
+		},
+	}, nil
+}
+
+// Tiles cuts the weights grid into tiles of tileSize texels (0 = field.DefaultTileSize) with
+// aprons wide enough for the stack's gradientStep.
+func (g *Geometry) Tiles(tileSize int) []field.Tile {
+	return field.Tiles(&g.Field, tileSize, g.Stack.GradientStep)
+}
+
+// Weights is the evaluated stack: two RGBA8 images over the weights grid, layers 0–3 in Lo and
+// 4–7 in Hi, row 0 at the field's minimum Z. The eight bytes of a texel sum to exactly 255.
+type Weights struct {
+	W, H   int
+	Lo, Hi []byte // W*H*4 each
+}
+
+// NewWeights allocates zeroed weights for a w×h grid.
+func NewWeights(w, h int) *Weights {
+	return &Weights{W: w, H: h, Lo: make([]byte, w*h*4), Hi: make([]byte, w*h*4)}
+}
+
+// Texel returns the eight layer bytes of texel (i, j).
+func (w *Weights) Texel(i, j int) [8]uint8 {
+	o := (j*w.W + i) * 4
+	var q [8]uint8
+	copy(q[:4], w.Lo[o:o+4])
+	copy(q[4:], w.Hi[o:o+4])
+	return q
+}
+
+// Layer returns layer k's weights (0..255) as a W*H slice.
+func (w *Weights) Layer(k int) []byte {
+	src, c := w.Lo, k
+	if k >= 4 {
+		src, c = w.Hi, k-4
+	}
+	out := make([]byte, w.W*w.H)
+	for i := range out {
+		out[i] = src[i*4+c]
+	}
+	return out
+}

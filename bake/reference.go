@@ -1,0 +1,178 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"strata/field"
+	"strata/progress"
+	"strata/stack"
+)
+
+// Options control an evaluation.
+type Options struct {
+	// TileSize is the tile side in weights texels; 0 = field.DefaultTileSize.
+	TileSize int
+	// Resolution is metres per weights texel; 0 = the height grid.
+	Resolution float64
+	// Workers is the number of goroutines; 0 = GOMAXPROCS.
+	Workers int
+	// Progress receives ("weights", tilesDone, tilesTotal); nil = none.
+	Progress progress.Func
+}
+
+func (o *Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (o *Options) progress() progress.Func {
+	if o.Progress == nil {
+		return progress.Nop
+	}
+	return o.Progress
+}
+
+// Reference evaluates stack s over field f with the Go reference, tile by tile on every core, and
+// returns the weights. It is the exact semantics the GPU kernel is checked against, and the
+// fallback when a machine has no GPU.
+func Reference(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*Weights, error) {
+	g, err := NewGeometry(s, f, opt.Resolution)
+	if err != nil {
+		return nil, err
+	}
+	w := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+	if err := ReferenceTiles(ctx, s, f, &g, w, g.Tiles(opt.TileSize), opt); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ReferenceTiles re-evaluates only the given tiles of w in place — the dirty tiles of an edit.
+// Texels outside them are untouched; because every read is placed from the field minimum, the
+// result equals a whole-field evaluation byte for byte.
+func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geometry, w *Weights, tiles []field.Tile, opt Options) error {
+	c, err := stack.Compile(s, g.Stack)
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if w.W != g.Field.WeightsW || w.H != g.Field.WeightsH {
+		return fmt.Errorf("bake: weights are %d×%d, the grid is %d×%d", w.W, w.H, g.Field.WeightsW, g.Field.WeightsH)
+	}
+	chans, err := channelGrids(s, f)
+	if err != nil {
+		return err
+	}
+	report := opt.progress()
+	total := len(tiles)
+	report("weights", 0, total)
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for range min(opt.workers(), max(total, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= total {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+				evalTile(c, &g.Field, g.Stack.GradientStep, f.Height, chans, tiles[k], w)
+				report("weights", int(done.Add(1)), total)
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return fmt.Errorf("bake: weights: %w", err)
+	default:
+	}
+	return nil
+}
+
+// channelGrids returns the grids bound to chan0..chan3: the stack's channels in slot order, and
+// height for unused slots (never sampled).
+func channelGrids(s *stack.Stack, f *field.Field) ([4]*field.Grid, error) {
+	var out [4]*field.Grid
+	names := s.Channels()
+	if len(names) > 4 {
+		return out, fmt.Errorf("bake: the stack reads %d channels %v; at most 4", len(names), names)
+	}
+	for i := range out {
+		out[i] = f.Height
+		if i < len(names) {
+			ch, ok := f.Channels[names[i]]
+			if !ok {
+				return out, fmt.Errorf("bake: the stack reads channel %q, which the field does not have (have: %v)", names[i], channelNames(f))
+			}
+			out[i] = ch
+		}
+	}
+	return out, nil
+}
+
+func channelNames(f *field.Field) []string {
+	var n []string
+	for k := range f.Channels {
+		n = append(n, k)
+	}
+	return n
+}
+
+// evalTile evaluates one tile's interior, reading height and channels through the tile's
+// apron-inclusive block exactly as the kernel reads its tile buffer.
+func evalTile(c *stack.Compiled, fg *field.Geometry, step float32, height *field.Grid, chans [4]*field.Grid, t field.Tile, w *Weights) {
+	needs := c.Needs()
+	hs := fg.RegionSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH)
+	var cs [4]field.Sampler
+	var useChan [4]bool
+	for k := range cs {
+		if needs&stack.NeedChan(k) != 0 {
+			cs[k] = fg.RegionSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
+			useChan[k] = true
+		}
+	}
+	needH := needs&stack.NeedHeight != 0
+	needS := needs&stack.NeedSlope != 0
+	needC := needs&stack.NeedCurvature != 0
+	var in stack.TexelInputs
+	for j := t.J0; j < t.J0+t.H; j++ {
+		for i := t.I0; i < t.I0+t.W; i++ {
+			in.X, in.Z = c.Geometry.TexelPos(uint32(i), uint32(j))
+			if needH {
+				in.Height = hs.Bilinear(in.X, in.Z)
+			}
+			switch {
+			case needS && needC:
+				in.Slope, in.Curvature = hs.SlopeCurvature(in.X, in.Z, step)
+			case needS:
+				in.Slope = hs.Slope(in.X, in.Z, step)
+			case needC:
+				in.Curvature = hs.Curvature(in.X, in.Z, step)
+			}
+			for k := range cs {
+				if useChan[k] {
+					in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
+				}
+			}
+			q := c.Weights(&in)
+			o := (j*w.W + i) * 4
+			w.Lo[o], w.Lo[o+1], w.Lo[o+2], w.Lo[o+3] = q[0], q[1], q[2], q[3]
+			w.Hi[o], w.Hi[o+1], w.Hi[o+2], w.Hi[o+3] = q[4], q[5], q[6], q[7]
+		}
+	}
+}
