@@ -1,0 +1,143 @@
+package bake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"strata/field"
+	"strata/gpu"
+	"strata/stack"
+)
+
+// GPU evaluates weights with the terrain_layer_weights kernel. It owns its device (or borrows
+// one), the compiled kernel and a weights target re-used while the grid size stays the same.
+type GPU struct {
+	Dev    *gpu.Device
+	ownDev bool
+
+	mu      sync.Mutex
+	weights *gpu.WeightsKernel
+	target  *gpu.WeightsTarget
+}
+
+// OpenGPU opens the best adapter and compiles the weights kernel. It returns gpu.ErrNoAdapter
+// (wrapped) when the machine has no adapter at all; callers then fall back to Reference.
+func OpenGPU(ctx context.Context) (*GPU, error) {
+	d, err := gpu.Open(ctx, gpu.Options{Label: "strata bake"})
+	if err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	g, err := NewGPU(d)
+	if err != nil {
+		d.Release()
+		return nil, err
+	}
+	g.ownDev = true
+	return g, nil
+}
+
+// NewGPU uses an already open device (the editor shares one with its viewport).
+func NewGPU(d *gpu.Device) (*GPU, error) {
+	k, err := d.NewWeightsKernel()
+	if err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	return &GPU{Dev: d, weights: k}, nil
+}
+
+// Release frees the kernel, the target and, when OpenGPU opened it, the device. Safe on nil and twice.
+func (g *GPU) Release() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.target.Release()
+	g.target = nil
+	g.weights.Release()
+	g.weights = nil
+	if g.ownDev {
+		g.Dev.Release()
+		g.Dev = nil
+	}
+}
+
+// Target returns the GPU weights textures of the last evaluation (the viewport samples them
+// without a CPU round trip); nil before the first.
+func (g *GPU) Target() *gpu.WeightsTarget { return g.target }
+
+func (g *GPU) ensureTarget(w, h int) error {
+	if g.target != nil && g.target.W == uint32(w) && g.target.H == uint32(h) {
+		return nil
+	}
+	g.target.Release()
+	g.target = nil
+	t, err := g.Dev.NewWeightsTarget(uint32(w), uint32(h))
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	g.target = t
+	return nil
+}
+
+// Weights evaluates s over f on the GPU, tile by tile, and reads the result back.
+func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*Weights, error) {
+	geo, err := NewGeometry(s, f, opt.Resolution)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.RunTiles(ctx, s, f, &geo, geo.Tiles(opt.TileSize), opt); err != nil {
+		return nil, err
+	}
+	return g.Read()
+}
+
+// RunTiles queues the given tiles of s over f into the GPU target (sized for geo's weights grid).
+// Nothing is read back: call Read, or let the viewport sample Target.
+func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo *Geometry, tiles []field.Tile, opt Options) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.weights == nil {
+		return errors.New("bake: GPU evaluator is released")
+	}
+	params, err := stack.Pack(s, geo.Stack)
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if _, err := channelGrids(s, f); err != nil {
+		return err
+	}
+	if err := g.ensureTarget(geo.Field.WeightsW, geo.Field.WeightsH); err != nil {
+		return err
+	}
+	report := opt.progress()
+	chans := s.Channels()
+	report("weights", 0, len(tiles))
+	for k, t := range tiles {
+		wt, err := gpu.FieldTile(f, chans, t)
+		if err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+		if err := g.weights.Run(ctx, g.target, params, wt); err != nil {
+			return fmt.Errorf("bake: tile %d: %w", t.Index, err)
+		}
+		report("weights", k+1, len(tiles))
+	}
+	return nil
+}
+
+// Read waits for queued work and reads the weights target back.
+func (g *GPU) Read() (*Weights, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.target == nil {
+		return nil, errors.New("bake: nothing evaluated on the GPU yet")
+	}
+	lo, hi, err := g.target.ReadWeights()
+	if err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	return &Weights{W: int(g.target.W), H: int(g.target.H), Lo: lo, Hi: hi}, nil
+}
