@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -580,6 +581,12 @@ func floatNode(v float64) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
 }
 
+// strNode writes a string; one with control characters or edge spaces is double-quoted, because
+// yaml.v3 picks a literal block for them that loses a leading newline (found by FuzzParse).
 func strNode(v string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+	if v != strings.TrimSpace(v) || strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 }) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
 }
