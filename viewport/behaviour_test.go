@@ -34,7 +34,7 @@ func TestPickAccuracy(t *testing.T) {
 		}
 		for _, mode := range []ViewMode{ViewOrbit, ViewMap} {
 			r := newTestRenderer(t, goldenW, goldenH, s)
-			c := OrbitCamera(s.Placement, s.HeightRange)
+			c := OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 			if mode == ViewMap {
 				c = MapCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 			}
@@ -99,7 +99,7 @@ func TestFrameOnDemand(t *testing.T) {
 	r := newTestRenderer(t, 64, 40, s)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r.Now = func() time.Time { return now }
-	c := OrbitCamera(s.Placement, s.HeightRange)
+	c := OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 	r.SetCamera(c)
 	a := render(t, r)
 	if b := render(t, r); b != a {
@@ -176,7 +176,7 @@ func TestLODSelection(t *testing.T) {
 	// Uniformly rough ground, so the error depends on the distance alone.
 	s := heightScene(512, 2048, func(x, z float64) float64 { return 10 * math.Sin(x/23) * math.Sin(z/29) })
 	tr := newLODTree(&s.Height)
-	c := OrbitCamera(s.Placement, s.HeightRange)
+	c := OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 	c.Distance *= 0.5
 	c.Pitch = 20 * math.Pi / 180
 	f := c.frame(1280, 720, bounds{min: vec3{-1024, -10, -1024}, max: vec3{1024, 60, 1024}})

@@ -29,11 +29,16 @@ type Camera struct {
 
 const maxPitch = 89 * math.Pi / 180
 
-// OrbitCamera frames the whole field from the south-east at about 35° elevation.
-func OrbitCamera(p Placement, heightRange [2]float64) Camera {
+// OrbitCamera frames the whole field from the south-east at about 35° elevation, for an image
+// of the given aspect (width / height): the eye is moved back until every corner of the field's
+// box lies inside the image with a small margin.
+func OrbitCamera(p Placement, heightRange [2]float64, aspect float64) Camera {
 	lo, hi := heightRange[0], heightRange[1]
 	if hi < lo {
 		lo, hi = hi, lo
+	}
+	if !(aspect > 0) {
+		aspect = 16.0 / 9
 	}
 	c := Camera{
 		Mode:   ViewOrbit,
@@ -42,24 +47,65 @@ func OrbitCamera(p Placement, heightRange [2]float64) Camera {
 		Pitch:  35 * math.Pi / 180,
 		FovY:   45 * math.Pi / 180,
 	}
-	// Distance at which the field's bounding sphere fits the vertical field of view, with the
-	// horizontal one being at least as wide for landscape images.
-	r := 0.5 * math.Sqrt(p.Size[0]*p.Size[0]+p.Size[1]*p.Size[1]+(hi-lo)*(hi-lo))
-	c.Distance = r / math.Sin(c.FovY/2) * 0.62
 	c.MapCenter = p.Origin
-	c.MapHeight = p.Size[1]
+	c.MapHeight = math.Max(p.Size[1], p.Size[0]/aspect)
+	mn := p.Min()
+	b := bounds{min: vec3{mn[0], lo, mn[1]}, max: vec3{mn[0] + p.Size[0], hi, mn[1] + p.Size[1]}}
+	// The bounding sphere always fits at r/sin(fov/2): search below that for the tightest
+	// distance, then slide the target so the box sits in the middle of the image, and repeat.
+	r := 0.5 * math.Sqrt(p.Size[0]*p.Size[0]+p.Size[1]*p.Size[1]+(hi-lo)*(hi-lo))
+	sphere := r / math.Sin(math.Min(c.FovY, 2*math.Atan(math.Tan(c.FovY/2)*aspect))/2)
+	extent := func(d float64) (x0, x1, y0, y1 float64, ok bool) {
+		c.Distance = d
+		f := c.frame(1000, int(math.Max(1, 1000/aspect)), b)
+		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for i := 0; i < 8; i++ {
+			q := vec3{pick3(i&1, b.min[0], b.max[0]), pick3(i&2, b.min[1], b.max[1]), pick3(i&4, b.min[2], b.max[2])}
+			cl := f.viewProj.mulVec4([4]float64{q[0], q[1], q[2], 1})
+			if cl[3] <= 0 {
+				return 0, 0, 0, 0, false
+			}
+			x, y := cl[0]/cl[3], cl[1]/cl[3]
+			x0, x1, y0, y1 = math.Min(x0, x), math.Max(x1, x), math.Min(y0, y), math.Max(y1, y)
+		}
+		return x0, x1, y0, y1, true
+	}
+	fits := func(d float64) bool {
+		x0, x1, y0, y1, ok := extent(d)
+		return ok && x0 >= -0.94 && x1 <= 0.94 && y0 >= -0.94 && y1 <= 0.94
+	}
+	for pass := 0; pass < 4; pass++ {
+		near, far := 0.0, 2*sphere
+		for k := 0; k < 40; k++ {
+			m := (near + far) / 2
+			if fits(m) {
+				far = m
+			} else {
+				near = m
+			}
+		}
+		x0, x1, y0, y1, _ := extent(far)
+		half := far * math.Tan(c.FovY/2) // metres per unit of NDC y at the target
+		c.Pan((x0+x1)/2*half*aspect, (y0+y1)/2*half/math.Sin(c.Pitch))
+	}
+	near, far := 0.0, 2*sphere
+	for k := 0; k < 40; k++ {
+		m := (near + far) / 2
+		if fits(m) {
+			far = m
+		} else {
+			near = m
+		}
+	}
+	c.Distance = far
 	return c
 }
 
 // MapCamera is the top-down map covering the whole field in an image of the given aspect
 // (width / height).
 func MapCamera(p Placement, heightRange [2]float64, aspect float64) Camera {
-	c := OrbitCamera(p, heightRange)
+	c := OrbitCamera(p, heightRange, aspect)
 	c.Mode = ViewMap
-	if aspect <= 0 {
-		aspect = 1
-	}
-	c.MapHeight = math.Max(p.Size[1], p.Size[0]/aspect)
 	return c
 }
 

@@ -47,14 +47,14 @@ func render(t *testing.T, r *Renderer) *image.RGBA {
 func TestGoldenFlatTwoLayers(t *testing.T) {
 	s := flatTwoLayerScene()
 	r := newTestRenderer(t, goldenW, goldenH, s)
-	r.SetCamera(OrbitCamera(s.Placement, s.HeightRange))
+	r.SetCamera(OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH))
 	checkGolden(t, "flat_two_layers", render(t, r))
 }
 
 func TestGoldenDunes(t *testing.T) {
 	s := dunesScene(128, 512)
 	r := newTestRenderer(t, goldenW, goldenH, s)
-	c := OrbitCamera(s.Placement, s.HeightRange)
+	c := OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 	c.Pitch = 30 * math.Pi / 180
 	r.SetCamera(c)
 	img := render(t, r)
@@ -108,7 +108,7 @@ func TestGoldenInstances(t *testing.T) {
 		{Name: "bushes", Mesh: MeshBush, Matrices: instanceMatrices(10, 0, 0, 45, 0, 1.5), Count: 10},
 	}
 	r := newTestRenderer(t, goldenW, goldenH, s)
-	c := OrbitCamera(s.Placement, s.HeightRange)
+	c := OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 	c.Focus(0, 3, 0)
 	c.Distance = 110
 	c.Pitch = 25 * math.Pi / 180
@@ -141,7 +141,7 @@ func TestGoldenOverlays(t *testing.T) {
 			r.Now = func() time.Time { return now }
 			r.SetCamera(MapCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH))
 			if tc.name == "overlay_brush" {
-				c := OrbitCamera(s.Placement, s.HeightRange)
+				c := OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH)
 				r.SetCamera(c)
 			}
 			r.SetOverlay(tc.o)

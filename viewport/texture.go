@@ -85,13 +85,23 @@ func (t *texture) writeLevel(d *gpu.Device, level uint32, w, h uint32, data []by
 	})
 }
 
-// toRGBA returns img as tightly packed RGBA bytes, row 0 first (image row 0 is the field's
+// toRGBA returns img as tightly packed RGBA bytes (NRGBA bytes are copied unchanged), row 0 first (image row 0 is the field's
 // minimum Z, SPEC "Orientation").
 func toRGBA(img image.Image) *image.RGBA {
 	if m, ok := img.(*image.RGBA); ok && m.Stride == 4*m.Rect.Dx() && m.Rect.Min == (image.Point{}) {
 		return m
 	}
 	b := img.Bounds()
+	if n, ok := img.(*image.NRGBA); ok {
+		// Straight bytes as stored: a control texture's alpha is layer 3's weight, not opacity,
+		// so converting to premultiplied colour would corrupt layers 0–2.
+		m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		for y := 0; y < b.Dy(); y++ {
+			o := n.PixOffset(b.Min.X, b.Min.Y+y)
+			copy(m.Pix[y*m.Stride:(y+1)*m.Stride], n.Pix[o:o+4*b.Dx()])
+		}
+		return m
+	}
 	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(m, m.Rect, img, b.Min, draw.Src)
 	return m

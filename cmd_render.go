@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"strata/gpu"
+	"strata/terraindata"
+	"strata/viewport"
+)
+
+func init() {
+	register(command{
+		name:    "render",
+		summary: "render a viewport frame of a landscape to a PNG, headless",
+		usage: `usage: strata render PATH.terrainData --out F.png [--size 1280x720] [--view orbit|top]
+
+  --out F.png     where the frame is written (required)
+  --size WxH      image size in pixels (default 1280x720)
+  --view orbit    perspective from the south-east at about 35° framing the whole field (default)
+  --view top      top-down map covering the field (image row 0 toward minimum Z)`,
+		run: runRender,
+	})
+}
+
+func runRender(args []string, stdout, stderr io.Writer) int {
+	c := commands["render"]
+	fs := flag.NewFlagSet("render", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("out", "", "")
+	size := fs.String("size", "1280x720", "")
+	view := fs.String("view", "orbit", "")
+	// The path may come before or after the flags.
+	var path string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return usageError(c, stderr, "%v", err)
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if path != "" {
+			return usageError(c, stderr, "unexpected argument %q", rest[0])
+		}
+		path, rest = rest[0], rest[1:]
+	}
+	if path == "" {
+		return usageError(c, stderr, "missing PATH.terrainData")
+	}
+	if *out == "" {
+		return usageError(c, stderr, "missing --out F.png")
+	}
+	w, h, err := parseSize(*size)
+	if err != nil {
+		return usageError(c, stderr, "--size: %v", err)
+	}
+	if *view != "orbit" && *view != "top" {
+		return usageError(c, stderr, "--view %q: want orbit or top", *view)
+	}
+	if err := renderContainer(path, *out, w, h, *view, stdout); err != nil {
+		fmt.Fprintf(stderr, "strata render: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+func parseSize(s string) (int, int, error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q is not WxH", s)
+	}
+	w, err1 := strconv.Atoi(a)
+	h, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || w < 1 || h < 1 || w > 16384 || h > 16384 {
+		return 0, 0, fmt.Errorf("%q is not WxH with sides 1..16384", s)
+	}
+	return w, h, nil
+}
+
+func renderContainer(path, out string, w, h int, view string, stdout io.Writer) error {
+	c, err := terraindata.Open(path)
+	if err != nil {
+		return err
+	}
+	scene, err := viewport.SceneFromContainer(c)
+	if err != nil {
+		return err
+	}
+	dev, err := gpu.Open(context.Background(), gpu.Options{Label: "strata render"})
+	if err != nil {
+		return err
+	}
+	defer dev.Release()
+	r, err := viewport.New(dev, w, h)
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	if err := r.SetScene(scene); err != nil {
+		return err
+	}
+	cam := viewport.OrbitCamera(scene.Placement, scene.HeightRange, float64(w)/float64(h))
+	if view == "top" {
+		cam = viewport.MapCamera(scene.Placement, scene.HeightRange, float64(w)/float64(h))
+	}
+	r.SetCamera(cam)
+	img, err := r.Frame()
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("render: %s: %w", out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("render: %s: %w", out, err)
+	}
+	st := r.Stats()
+	fmt.Fprintf(stdout, "%s: %dx%d %s view, %d chunks, %d triangles, %.1f ms (%s)\n",
+		out, w, h, view, st.Chunks, st.Triangles, st.GPUms, dev.Info.Name)
+	return nil
+}
