@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"strata/terraindata"
+)
+
+func init() {
+	register(command{
+		name:    "validate",
+		summary: "check a landscape the way the publish gate does; list every problem",
+		usage: `usage: strata validate PATH.terrainData
+
+Exits 0 when the container is valid. Otherwise prints every problem on stderr, one a line, as
+FILE: FIELD: what is wrong, and exits 1. Validation only reads; it does not repair a container
+an interrupted save left behind (opening it, for example with strata info, does).`,
+		run: runValidate,
+	})
+}
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	c := commands["validate"]
+	if len(args) != 1 || len(args[0]) == 0 || args[0][0] == '-' {
+		return usageError(c, stderr, "want exactly one PATH.terrainData")
+	}
+	path := args[0]
+	probs := terraindata.Validate(path)
+	if len(probs) == 0 {
+		fmt.Fprintf(stdout, "%s: valid\n", path)
+		return exitOK
+	}
+	for _, p := range probs {
+		fmt.Fprintln(stderr, p.String())
+	}
+	fmt.Fprintf(stderr, "strata validate: %s: %d problem(s)\n", path, len(probs))
+	return exitFail
+}
