@@ -60,7 +60,11 @@ func printInfo(w io.Writer, ct *terraindata.Container) {
 				extra = append(extra, kv[0]+" "+kv[1])
 			}
 		}
-		fmt.Fprintf(tw, "  %d\t%s\tcontrol%d.%s\t%s\n", i, l.Name, t, channelNames[ch], strings.Join(extra, ", "))
+		row := fmt.Sprintf("  %d\t%s\tcontrol%d.%s", i, l.Name, t, channelNames[ch])
+		if len(extra) > 0 {
+			row += "\t" + strings.Join(extra, ", ")
+		}
+		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
 
