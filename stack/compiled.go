@@ -45,6 +45,7 @@ type compiledRule struct {
 	val [MaxOctaves]uint32 // PCG(PCG(NoiseSeed+k))
 	inv float32            // 1 / FeatureSize
 	oct uint32
+	settle settleBounds
 }
 
 // Compiled is a stack (or one population) unpacked from its own params lanes, ready for per-texel
@@ -119,6 +120,7 @@ func (c *Compiled) unpack(nrules int) error {
 		cr.PackedRule = pr
 		cr.oct = max(1, min(pr.Octaves, MaxOctaves))
 		cr.inv = 1 / pr.FeatureSize
+		cr.settle = newSettleBounds(&cr.PackedRule)
 		for k := uint32(0); k < cr.oct; k++ {
 			cr.jit[k] = noise.PCG(noise.PCG(pr.Seed + k))
 			cr.val[k] = noise.PCG(noise.PCG(pr.NoiseSeed + k))
@@ -170,6 +172,9 @@ func (r *compiledRule) band(in *TexelInputs) float32 {
 	v := r.value(in)
 	var n float32
 	if r.Jitter != 0 {
+		if c, ok := r.settle.settled(v, r.Flags); ok {
+			return c
+		}
 		n = fbm(in.X, in.Z, r.inv, r.oct, &r.jit)
 	}
 	return Band(v, &r.PackedRule, n)
