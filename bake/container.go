@@ -1,0 +1,185 @@
+package bake
+
+import (
+	"fmt"
+	"image"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"strata/field"
+	"strata/stack"
+	"strata/terraindata"
+)
+
+// Landscape is everything one container holds, in working form: the stack that made it, the field
+// it was evaluated over, the weights and (when the stack has populations) the scatter.
+type Landscape struct {
+	Stack *stack.Stack
+	// StackDir resolves the stack's relative texture paths (SPEC: relative to the stack.yaml).
+	StackDir string
+	Field    *field.Field
+	Geometry Geometry
+	Weights  *Weights
+	Scatter  []Population
+	// AtlasSize is the atlas sheet size; zero = terraindata.DefaultAtlasSize.
+	AtlasSize [2]int
+}
+
+// Population is one baked scatter population: its density over the weights grid and the
+// placement it produced.
+type Population struct {
+	Name    string
+	Mesh    string
+	Seed    uint32
+	Scale   [2]float64
+	Density *field.Grid // weights grid, instances/m²
+	Spacing float32     // metres between candidate sites; 0 when the density is 0 everywhere
+	// Matrices holds Count column-major mat4s, 16 floats each (the pool layout).
+	Matrices []float32
+	Count    int
+}
+
+// childName turns a channel name into its child folder: "mask.snow" → "mask_snow.texture".
+func childName(prefix, name string) string {
+	r := strings.NewReplacer(".", "_", "/", "_", "\\", "_", " ", "_")
+	return prefix + r.Replace(name) + ".texture"
+}
+
+// Write saves l as the terrainData container at path, atomically (terraindata.Save): the old
+// container stays until the new one is complete and valid. Re-baking the same path keeps its guid.
+func Write(path string, l *Landscape) error {
+	if l.Weights == nil || l.Field == nil || l.Stack == nil {
+		return fmt.Errorf("bake: write %s: nothing evaluated", path)
+	}
+	c := terraindata.New()
+	return terraindata.Save(path, c, func(dir string) error { return l.writeChildren(dir, c) })
+}
+
+func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
+	f := l.Field
+	ts := f.TexelSize()
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1]}
+	if _, err := terraindata.WriteHeight(filepath.Join(dir, "height.texture"), hg); err != nil {
+		return err
+	}
+	if err := c.SetChild("height", "height.texture"); err != nil {
+		return err
+	}
+	lo, hi := f.Height.MinMax()
+	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
+		HeightRange: [2]float64{float64(lo), float64(hi)}})
+
+	w := l.Weights
+	controls := [][]byte{w.Lo}
+	if len(l.Stack.Layers) > 4 {
+		controls = append(controls, w.Hi)
+	}
+	for i, pix := range controls {
+		img := &image.NRGBA{Pix: pix, Stride: w.W * 4, Rect: image.Rect(0, 0, w.W, w.H)}
+		name := fmt.Sprintf("control%d.texture", i)
+		if _, err := terraindata.WriteTextureRGBA8(filepath.Join(dir, name), img, terraindata.Linear); err != nil {
+			return err
+		}
+		if err := c.SetChild(fmt.Sprintf("control%d", i), name); err != nil {
+			return err
+		}
+	}
+
+	// The container carries the stack and its source maps, so it reopens for editing wherever it
+	// is moved: maps are copied under textures/ and the saved stack names them there.
+	saved, layers, err := l.copySources(dir)
+	if err != nil {
+		return err
+	}
+	c.SetLayers(layers)
+	atlas, err := terraindata.PackAtlas(dir, layers, dir, l.AtlasSize)
+	if err != nil {
+		return err
+	}
+	c.SetAtlas(atlas)
+	data, err := stack.Marshal(saved)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), data, 0o644); err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if err := c.SetChild("stack", "stack.yaml"); err != nil {
+		return err
+	}
+
+	for name, g := range f.Channels {
+		child := childName("", name)
+		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, g.W, g.H, g.Data); err != nil {
+			return err
+		}
+		if err := c.SetChild("channels."+name, child); err != nil {
+			return err
+		}
+	}
+
+	var pops []terraindata.Population
+	for _, p := range l.Scatter {
+		child := childName("scatter_", p.Name)
+		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, p.Density.W, p.Density.H, p.Density.Data); err != nil {
+			return err
+		}
+		pops = append(pops, terraindata.Population{Name: p.Name, Density: child, Spacing: float64(p.Spacing),
+			Seed: p.Seed, Scale: p.Scale, Mesh: p.Mesh, Count: p.Count})
+	}
+	c.SetScatter(pops)
+	return nil
+}
+
+// copySources copies every layer's albedo/normal/mask map into dir/textures and returns the stack
+// and layer table naming those copies (container-relative).
+func (l *Landscape) copySources(dir string) (*stack.Stack, []terraindata.Layer, error) {
+	s := *l.Stack
+	s.Layers = append([]stack.Layer(nil), l.Stack.Layers...)
+	layers := make([]terraindata.Layer, len(s.Layers))
+	for i := range s.Layers {
+		ly := &s.Layers[i]
+		for _, m := range []struct {
+			role string
+			p    *string
+		}{{"albedo", &ly.Albedo}, {"normal", &ly.Normal}, {"mask", &ly.Mask}} {
+			if *m.p == "" {
+				continue
+			}
+			src := *m.p
+			if !filepath.IsAbs(src) {
+				src = filepath.Join(l.StackDir, src)
+			}
+			rel := "textures/" + strings.ReplaceAll(childName("", ly.Name+"_"+m.role), ".texture", "") + strings.ToLower(filepath.Ext(src))
+			if err := copyFile(src, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+				return nil, nil, fmt.Errorf("bake: layers[%d] %q %s: %w", i, ly.Name, m.role, err)
+			}
+			*m.p = rel
+		}
+		layers[i] = terraindata.Layer{Name: ly.Name, Albedo: ly.Albedo, Normal: ly.Normal, Mask: ly.Mask,
+			Tiling: ly.Tiling, Tint: ly.Tint.String()}
+	}
+	return &s, layers, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"strata/bake"
+	"strata/field"
+	"strata/gpu"
+	"strata/progress"
+	"strata/stack"
+)
+
+func init() {
+	register(command{
+		name:    "bake",
+		summary: "evaluate a layer stack over a heightmap (or the sample) into a terrainData container",
+		usage: `usage: strata bake [--stack S.yaml] (--height H | --sample dunes) [--size WxD] [--origin X,Z]
+                  [--resolution M] [--channel NAME=FILE]... [--tile N] [--cpu] --out PATH.terrainData
+
+  --stack S.yaml      the layer stack (may be left out with --sample: the sample's own stack)
+  --height H          heightmap: 8/16-bit grayscale PNG, .r16, 16/32-bit TIFF, .exr, .f32 (or .raw
+                      with --height-size)
+  --height-range LO,HI  metres that integer codes 0 … max map onto (default 0,1000)
+  --height-size WxH   the grid of a .r16/.f32/.raw file that is not square
+  --sample dunes      the built-in sample: 4000 m × 4000 m, 2 m texels
+  --size WxD          the field's extent in metres along X and Z (default: one metre per texel)
+  --origin X,Z        the world position of the field's centre (default 0,0)
+  --resolution M      metres per weights texel (default: the height grid's texel)
+  --channel NAME=FILE a field channel: mask.<name> or any name; 8/16-bit PNG maps onto 0..1, EXR,
+                      float TIFF and .f32 keep their values; the grid must match the height's
+  --tile N            tile side in weights texels (default 256)
+  --cpu               evaluate with the Go reference instead of the GPU
+  --out PATH          the container to write (replaced atomically; its guid is kept)`,
+		run: runBake,
+	})
+}
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+type bakeOptions struct {
+	stackPath, height, sample, out string
+	heightRange, heightSize        string
+	size, origin                   string
+	resolution                     float64
+	channels                       multiFlag
+	tile                           int
+	cpu                            bool
+}
+
+func runBake(args []string, stdout, stderr io.Writer) int {
+	c := commands["bake"]
+	var o bakeOptions
+	fs := flag.NewFlagSet("bake", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.stackPath, "stack", "", "")
+	fs.StringVar(&o.height, "height", "", "")
+	fs.StringVar(&o.sample, "sample", "", "")
+	fs.StringVar(&o.heightRange, "height-range", "", "")
+	fs.StringVar(&o.heightSize, "height-size", "", "")
+	fs.StringVar(&o.size, "size", "", "")
+	fs.StringVar(&o.origin, "origin", "", "")
+	fs.Float64Var(&o.resolution, "resolution", 0, "")
+	fs.Var(&o.channels, "channel", "")
+	fs.IntVar(&o.tile, "tile", 0, "")
+	fs.BoolVar(&o.cpu, "cpu", false, "")
+	fs.StringVar(&o.out, "out", "", "")
+	if err := fs.Parse(args); err != nil {
+		return usageError(c, stderr, "%v", err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError(c, stderr, "unexpected argument %q", fs.Arg(0))
+	case o.out == "":
+		return usageError(c, stderr, "missing --out PATH.terrainData")
+	case (o.height == "") == (o.sample == ""):
+		return usageError(c, stderr, "give exactly one of --height and --sample")
+	case o.sample != "" && o.sample != "dunes":
+		return usageError(c, stderr, "--sample %q: the built-in sample is \"dunes\"", o.sample)
+	case o.sample == "" && o.stackPath == "":
+		return usageError(c, stderr, "--stack is required with --height (only --sample has a stack of its own)")
+	case o.sample != "" && (o.size != "" || o.heightRange != "" || o.heightSize != ""):
+		return usageError(c, stderr, "--size, --height-range and --height-size describe a --height file, not the sample")
+	case o.tile < 0:
+		return usageError(c, stderr, "--tile %d: must be positive", o.tile)
+	case o.resolution < 0:
+		return usageError(c, stderr, "--resolution %v: must be positive", o.resolution)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := bakeCommand(ctx, &o, stdout, stderr); err != nil {
+		var ue usageErr
+		if errors.As(err, &ue) {
+			return usageError(c, stderr, "%v", err)
+		}
+		fmt.Fprintf(stderr, "strata bake: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// usageErr marks a malformed flag value (exit 2) as opposed to bad input data (exit 1).
+type usageErr struct{ error }
+
+func parsePair(flagName, v, sep string) ([2]float64, error) {
+	a, b, ok := strings.Cut(v, sep)
+	if !ok {
+		return [2]float64{}, usageErr{fmt.Errorf("--%s %q: want two numbers separated by %q", flagName, v, sep)}
+	}
+	x, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	y, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if err1 != nil || err2 != nil {
+		return [2]float64{}, usageErr{fmt.Errorf("--%s %q: want two numbers separated by %q", flagName, v, sep)}
+	}
+	return [2]float64{x, y}, nil
+}
+
+// loadJob reads the stack and the field the flags name.
+func loadJob(o *bakeOptions) (*bake.Landscape, error) {
+	l := &bake.Landscape{}
+	if o.stackPath != "" {
+		s, err := stack.Load(o.stackPath)
+		if err != nil {
+			return nil, err
+		}
+		l.Stack, l.StackDir = s, filepath.Dir(o.stackPath)
+	}
+	if o.sample != "" {
+		l.Field = field.SampleDunes()
+		if l.Stack == nil {
+			l.Stack = stack.SampleDunes()
+		}
+	} else {
+		var opt field.ImportOptions
+		if o.heightRange != "" {
+			r, err := parsePair("height-range", o.heightRange, ",")
+			if err != nil {
+				return nil, err
+			}
+			opt.Range = r
+		}
+		if o.heightSize != "" {
+			sz, err := parsePair("height-size", o.heightSize, "x")
+			if err != nil {
+				return nil, err
+			}
+			opt.Size = [2]int{int(sz[0]), int(sz[1])}
+		}
+		g, err := field.LoadHeight(o.height, opt)
+		if err != nil {
+			return nil, err
+		}
+		p := field.Placement{Size: [2]float64{float64(g.W), float64(g.H)}}
+		if o.size != "" {
+			if p.Size, err = parsePair("size", o.size, "x"); err != nil {
+				return nil, err
+			}
+		}
+		if l.Field, err = field.New(p, g); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.height, err)
+		}
+	}
+	if o.origin != "" {
+		org, err := parsePair("origin", o.origin, ",")
+		if err != nil {
+			return nil, err
+		}
+		l.Field.Placement.Origin = org
+	}
+	for _, ch := range o.channels {
+		name, file, ok := strings.Cut(ch, "=")
+		if !ok || name == "" || file == "" {
+			return nil, usageErr{fmt.Errorf("--channel %q: want NAME=FILE", ch)}
+		}
+		g, err := field.LoadChannel(file, l.Field.Height.W, l.Field.Height.H)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Field.AddChannel(name, g); err != nil {
+			return nil, fmt.Errorf("--channel %s: %w", name, err)
+		}
+	}
+	if ps := stack.Errors(stack.Validate(l.Stack)); len(ps) > 0 {
+		name := o.stackPath
+		if name == "" {
+			name = "the sample stack"
+		}
+		return nil, &stack.ValidationError{File: name, Problems: ps}
+	}
+	return l, nil
+}
+
+func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) error {
+	l, err := loadJob(o)
+	if err != nil {
+		return err
+	}
+	for _, p := range stack.Validate(l.Stack) {
+		if p.Severity == stack.Warning {
+			fmt.Fprintf(stderr, "strata bake: warning: %s\n", p)
+		}
+	}
+	bar := progress.NewBar(stderr)
+	defer bar.Finish()
+	opt := bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()}
+	if l.Geometry, err = bake.NewGeometry(l.Stack, l.Field, o.resolution); err != nil {
+		return err
+	}
+	backend := "Go reference (--cpu)"
+	if !o.cpu {
+		var g *bake.GPU
+		g, err = bake.OpenGPU(ctx)
+		switch {
+		case errors.Is(err, gpu.ErrNoAdapter):
+			fmt.Fprintf(stderr, "strata bake: warning: no GPU adapter (%v); using the Go reference\n", err)
+		case err != nil:
+			fmt.Fprintf(stderr, "strata bake: warning: the GPU could not be used (%v); using the Go reference\n", err)
+		default:
+			defer g.Release()
+			backend = "GPU " + g.Dev.Info.String()
+			if err := bakeGPU(ctx, g, l, opt); err != nil {
+				return err
+			}
+		}
+		if g == nil {
+			backend = "Go reference (no GPU)"
+		}
+	}
+	if l.Weights == nil {
+		if err := bakeCPU(ctx, l, opt); err != nil {
+			return err
+		}
+	}
+	bar.Update("write", 0, 1)
+	if err := bake.Write(o.out, l); err != nil {
+		return err
+	}
+	bar.Update("write", 1, 1)
+	bar.Finish()
+	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", o.out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), backend)
+	for _, p := range l.Scatter {
+		fmt.Fprintf(stdout, "  %s: %d instances (spacing %.3g m)\n", p.Name, p.Count, p.Spacing)
+	}
+	return nil
+}
+
+func bakeCPU(ctx context.Context, l *bake.Landscape, opt bake.Options) error {
+	w, err := bake.Reference(ctx, l.Stack, l.Field, opt)
+	if err != nil {
+		return err
+	}
+	l.Weights = w
+	return nil
+}
+
+func bakeGPU(ctx context.Context, g *bake.GPU, l *bake.Landscape, opt bake.Options) error {
+	w, err := g.Weights(ctx, l.Stack, l.Field, opt)
+	if err != nil {
+		return err
+	}
+	l.Weights = w
+	return nil
+}
