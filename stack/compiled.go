@@ -41,10 +41,10 @@ type TexelInputs struct {
 // the result is bit-identical to noise.FBM (a test holds it to that).
 type compiledRule struct {
 	PackedRule
-	jit [MaxOctaves]uint32 // PCG(PCG(Seed+k))
-	val [MaxOctaves]uint32 // PCG(PCG(NoiseSeed+k))
-	inv float32            // 1 / FeatureSize
-	oct uint32
+	jit    [MaxOctaves]uint32 // PCG(PCG(Seed+k))
+	val    [MaxOctaves]uint32 // PCG(PCG(NoiseSeed+k))
+	inv    float32            // 1 / FeatureSize
+	oct    uint32
 	settle settleBounds
 }
 
