@@ -1,0 +1,137 @@
+package scatter
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"strata/field"
+	"strata/stack"
+)
+
+// Density is terrain_scatter_density's reference: population pop's density at every weights
+// texel, population.density · Π band(rule), in instances/m², and the largest value reached (the
+// spacing follows from it). A `layer` rule reads the quantized final weight of its layer as
+// byte/255 from weightsLo (layers 0–3) and weightsHi (4–7), four bytes per texel, rows packed —
+// the bytes the weights kernel wrote, so GPU and Go read the same numbers. weightsLo/Hi may be
+// nil when no rule reads a layer. The grid is evaluated tile by tile on every core, each tile
+// reading the field through its apron-inclusive block as the kernel does.
+func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte) (*field.Grid, float32, error) {
+	c, err := stack.CompilePopulation(s, pop, geo.Stack)
+	if err != nil {
+		return nil, 0, fmt.Errorf("scatter: density: %w", err)
+	}
+	fg := &geo.Field
+	if f == nil || f.Height == nil || f.Height.W != fg.HeightW || f.Height.H != fg.HeightH {
+		return nil, 0, fmt.Errorf("scatter: density: the field's height grid is not the geometry's %d×%d", fg.HeightW, fg.HeightH)
+	}
+	n := fg.WeightsW * fg.WeightsH
+	if c.Needs()&stack.NeedLayers != 0 && (len(weightsLo) < 4*n || len(weightsHi) < 4*n) {
+		return nil, 0, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
+			pop, 4*n, len(weightsLo), len(weightsHi))
+	}
+	var chans [4]*field.Grid
+	for i, name := range s.Channels() {
+		if i >= 4 {
+			break
+		}
+		if chans[i] = f.Channels[name]; chans[i] == nil && c.Needs()&stack.NeedChan(i) != 0 {
+			return nil, 0, fmt.Errorf("scatter: density: the stack reads channel %q, which the field lacks", name)
+		}
+	}
+	out := field.NewGrid(fg.WeightsW, fg.WeightsH)
+	if out == nil {
+		return nil, 0, fmt.Errorf("scatter: density: bad weights grid %d×%d", fg.WeightsW, fg.WeightsH)
+	}
+	tiles := field.Tiles(fg, field.DefaultTileSize, geo.Stack.GradientStep)
+	maxes := make([]float32, len(tiles))
+	var next atomic.Int64
+	var cancelled atomic.Bool
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tiles)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(tiles) {
+					return
+				}
+				if ctx.Err() != nil {
+					cancelled.Store(true)
+					return
+				}
+				maxes[k] = densityTile(c, fg, geo.Stack.GradientStep, f.Height, chans, tiles[k], weightsLo, weightsHi, out)
+			}
+		}()
+	}
+	wg.Wait()
+	if cancelled.Load() {
+		return nil, 0, fmt.Errorf("scatter: density: %w", ctx.Err())
+	}
+	var mx float32
+	for _, m := range maxes {
+		mx = max(mx, m)
+	}
+	return out, mx, nil
+}
+
+// layerByte is byte/255 for each byte value, the `layer` input's value.
+var layerByte = func() (t [256]float32) {
+	for b := range t {
+		t[b] = float32(b) / 255
+	}
+	return t
+}()
+
+// densityTile evaluates one tile into out and returns its largest density.
+func densityTile(c *stack.Compiled, fg *field.Geometry, step float32, height *field.Grid, chans [4]*field.Grid,
+	t field.Tile, lo, hi []byte, out *field.Grid) float32 {
+	needs := c.Needs()
+	hs := fg.RegionSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH)
+	var cs [4]field.Sampler
+	for k := range cs {
+		if needs&stack.NeedChan(k) != 0 && chans[k] != nil {
+			cs[k] = fg.RegionSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
+		}
+	}
+	needS, needC := needs&stack.NeedSlope != 0, needs&stack.NeedCurvature != 0
+	var mx float32
+	var in stack.TexelInputs
+	for j := t.J0; j < t.J0+t.H; j++ {
+		for i := t.I0; i < t.I0+t.W; i++ {
+			in.X, in.Z = c.Geometry.TexelPos(uint32(i), uint32(j))
+			if needs&stack.NeedHeight != 0 {
+				in.Height = hs.Bilinear(in.X, in.Z)
+			}
+			switch {
+			case needS && needC:
+				in.Slope, in.Curvature = hs.SlopeCurvature(in.X, in.Z, step)
+			case needS:
+				in.Slope = hs.Slope(in.X, in.Z, step)
+			case needC:
+				in.Curvature = hs.Curvature(in.X, in.Z, step)
+			}
+			for k := range cs {
+				if needs&stack.NeedChan(k) != 0 {
+					in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
+				}
+			}
+			o := j*out.W + i
+			if needs&stack.NeedLayers != 0 {
+				for l := 0; l < 4; l++ {
+					in.Layers[l] = layerByte[lo[4*o+l]]
+					in.Layers[4+l] = layerByte[hi[4*o+l]]
+				}
+			}
+			d := c.DensityAt(&in)
+			out.Data[o] = d
+			if d > mx {
+				mx = d
+			}
+		}
+	}
+	return mx
+}
