@@ -5,8 +5,8 @@ import (
 	"image/color"
 	"math"
 	"os"
-	"strconv"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
