@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -92,6 +93,7 @@ func Open(ctx context.Context, opts Options) (d *Device, err error) {
 	if opts.Backends == 0 {
 		opts.Backends = wgpu.InstanceBackendPrimary
 	}
+	quietDrivers()
 	d = &Device{label: label}
 	rawInst, err := createInstance(opts.Backends)
 	if err != nil {
@@ -289,4 +291,21 @@ func (d *Device) Wait() {
 	if d != nil && d.raw != nil {
 		pollWait(d.raw)
 	}
+}
+
+var quietOnce sync.Once
+
+// quietDrivers keeps driver chatter off a command line's stderr: wgpu-native logs only errors
+// (its warnings about missing surface extensions are irrelevant offscreen), and Mesa's Vulkan
+// WSI, which complains once per instance when XDG_RUNTIME_DIR is unset (a CI runner, a container,
+// a headless session), gets a private runtime directory. Nothing here changes what runs.
+func quietDrivers() {
+	quietOnce.Do(func() {
+		wgpu.SetLogLevel(wgpu.LogLevelError)
+		if os.Getenv("XDG_RUNTIME_DIR") == "" {
+			if dir, err := os.MkdirTemp("", "strata-runtime-"); err == nil {
+				os.Setenv("XDG_RUNTIME_DIR", dir)
+			}
+		}
+	})
 }
