@@ -149,3 +149,48 @@ func TestGoldenOverlays(t *testing.T) {
 		})
 	}
 }
+
+// testAtlas packs two 64² cells: layer 0 a checkerboard of light and dark sand, layer 1 blue
+// and white stripes; the normal atlas gives layer 0 round bumps and leaves the rest flat.
+func testAtlas() *Atlas {
+	const cell = 64
+	alb := image.NewRGBA(image.Rect(0, 0, 4*cell, 2*cell))
+	nrm := image.NewRGBA(alb.Rect)
+	for y := 0; y < 2*cell; y++ {
+		for x := 0; x < 4*cell; x++ {
+			c := color.RGBA{255, 255, 255, 255}
+			n := color.RGBA{128, 128, 255, 255}
+			cx, cy := x%cell, y%cell
+			switch {
+			case x < cell && y < cell:
+				if (cx/16+cy/16)%2 == 0 {
+					c = color.RGBA{230, 200, 140, 255}
+				} else {
+					c = color.RGBA{150, 110, 60, 255}
+				}
+				a := 2 * math.Pi * float64(cx) / 32
+				b := 2 * math.Pi * float64(cy) / 32
+				n = color.RGBA{uint8(128 + 90*math.Cos(a)), uint8(128 + 90*math.Cos(b)), 200, 255}
+			case x < 2*cell && y < cell:
+				if (cx/8)%2 == 0 {
+					c = color.RGBA{40, 90, 200, 255}
+				}
+			}
+			alb.SetRGBA(x, y, c)
+			nrm.SetRGBA(x, y, n)
+		}
+	}
+	return &Atlas{Albedo: alb, Normal: nrm}
+}
+
+func TestGoldenAtlas(t *testing.T) {
+	s := flatTwoLayerScene()
+	s.Atlas = testAtlas()
+	s.Layers[0].Textured, s.Layers[0].Tiling = true, 32
+	s.Layers[0].Tint = color.RGBA{255, 255, 255, 255}
+	s.Layers[1].Textured, s.Layers[1].Tiling = true, 24
+	s.Layers[1].Tint = color.RGBA{255, 255, 255, 255}
+	r := newTestRenderer(t, goldenW, goldenH, s)
+	r.SetCamera(OrbitCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH))
+	checkGolden(t, "atlas", render(t, r))
+}
