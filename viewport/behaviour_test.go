@@ -285,3 +285,56 @@ func TestSceneValidate(t *testing.T) {
 	}
 	_ = os.Getenv
 }
+
+// TestIncrementalUpdates: updating controls, height and populations in place gives the same
+// frame as uploading the changed scene from scratch.
+func TestIncrementalUpdates(t *testing.T) {
+	base := flatTwoLayerScene()
+	r := newTestRenderer(t, 96, 60, base)
+	cam := OrbitCamera(base.Placement, [2]float64{0, 20}, 1.6)
+	r.SetCamera(cam)
+	before := render(t, r)
+
+	// The changes: all grass, a 20 m bump in one corner, three rocks.
+	grass := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for k := 0; k < len(grass.Pix); k += 4 {
+		grass.Pix[k+1] = 255
+	}
+	rocks := []Population{{Name: "r", Mesh: MeshRock, Matrices: instanceMatrices(3, 0, 0, 20, 0, 4), Count: 3}}
+	bump := func(s *Scene) {
+		for j := 0; j < 8; j++ {
+			for i := 0; i < 8; i++ {
+				s.Height.Data[4*(j*64+i)] = 20
+			}
+		}
+	}
+	if err := r.UpdateControls(0, grass); err != nil {
+		t.Fatal(err)
+	}
+	bump(r.scene)
+	if err := r.UpdateHeight(image.Rect(0, 0, 8, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetPopulations(rocks); err != nil {
+		t.Fatal(err)
+	}
+	got := render(t, r)
+
+	fresh := flatTwoLayerScene()
+	fresh.Controls[0] = grass
+	bump(fresh)
+	fresh.Populations = rocks
+	r2 := newTestRenderer(t, 96, 60, fresh)
+	r2.bounds = r.bounds
+	r2.SetCamera(cam)
+	want := render(t, r2)
+	if ok, frac, _ := compareImages(got, want); !ok {
+		t.Errorf("incremental frame matches a fresh upload on %.1f%% of pixels", 100*frac)
+	}
+	if ok, _, _ := compareImages(got, before); ok {
+		t.Errorf("the updates changed nothing on screen")
+	}
+	if err := r.UpdateControls(2, grass); err == nil {
+		t.Errorf("UpdateControls(2): no error")
+	}
+}
