@@ -163,11 +163,53 @@ fn ruleValue(r: RuleLane) -> f32 {
     }
 }
 
+// SETTLE_MARGIN is stack.settleMargin: relative slack far above float32 rounding.
+const SETTLE_MARGIN: f32 = 1e-5;
+
+// ruleSettled is stack.settleBounds.settled: where [v - jitter, v + jitter] (widened by the
+// margin) lies in a flat part of the band, every noise value gives the same coverage, exactly 0 or
+// 1, and it is returned without drawing the noise. -1 means the noise is needed. The result is
+// identical to band() with the noise; only the cost differs.
+fn ruleSettled(v: f32, r: RuleLane) -> f32 {
+    if (!(r.jitter > 0.0)) {
+        return -1.0;
+    }
+    let s = r.softness;
+    let m = r.jitter * (1.0 + SETTLE_MARGIN) + abs(v) * SETTLE_MARGIN;
+    let lo = v - m;
+    let hi = v + m;
+    var c = 1.0;
+    if ((r.flags & FLAG_HAS_MIN) != 0u) {
+        let mm = SETTLE_MARGIN * (abs(r.min) + s);
+        if (hi < r.min - s - mm) {
+            c = 0.0;
+        } else if (!(lo > r.min + s + mm)) {
+            return -1.0;
+        }
+    }
+    if ((r.flags & FLAG_HAS_MAX) != 0u && c != 0.0) {
+        let mm = SETTLE_MARGIN * (abs(r.max) + s);
+        if (lo > r.max + s + mm) {
+            c = 0.0;
+        } else if (!(hi < r.max - s - mm)) {
+            return -1.0;
+        }
+    }
+    if ((r.flags & FLAG_INVERT) != 0u) {
+        c = 1.0 - c;
+    }
+    return c;
+}
+
 fn ruleBand(ri: u32) -> f32 {
     let r = P.rules[ri];
     let v = ruleValue(r);
     var n = 0.0;
     if (r.jitter != 0.0) {
+        let settled = ruleSettled(v, r);
+        if (settled >= 0.0) {
+            return settled;
+        }
         n = FBM(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.seed);
     }
     return band(v, r, n);
