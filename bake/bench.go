@@ -1,0 +1,314 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"strata/field"
+	"strata/stack"
+)
+
+// BenchCase is one workload of `strata bench`: a stack over a field.
+type BenchCase struct {
+	Name  string
+	Stack *stack.Stack
+	Field *field.Field
+}
+
+// BenchCases are the standard workloads: the sample stack and the 16-rule stress stack over the
+// dunes shape at n×n texels (the stress field carries the channels its stack reads).
+func BenchCases(n int) []BenchCase {
+	sf := StressField(n)
+	return []BenchCase{
+		{"sample", stack.SampleDunes(), sf},
+		{"stress16", stack.StressStack(), sf},
+	}
+}
+
+// WeightsFigures is what `strata bench weights` reports for one case.
+type WeightsFigures struct {
+	Case             string
+	W, H             int
+	CPU              time.Duration // Go reference, whole field, all cores
+	GPUField         time.Duration // whole field as one tile, upload + kernel + wait (no readback)
+	GPUResident      time.Duration // whole field, kernel only (field already on the GPU)
+	GPUTile          time.Duration // one 256² tile with its upload, averaged over repeated runs
+	TileSize         int
+	ReadbackWeights  time.Duration // reading both weight textures back
+	GPUMatchesCPU    float64       // share of equal bytes
+	GPUWorstByteDiff int
+}
+
+// Texels is the number of weights texels.
+func (f *WeightsFigures) Texels() float64 { return float64(f.W) * float64(f.H) }
+
+func rate(texels float64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return texels / d.Seconds()
+}
+
+// timeRepeated runs f until about budget has passed (at least once, at most max times) and returns
+// the mean duration.
+func timeRepeated(budget time.Duration, maxRuns int, f func() error) (time.Duration, error) {
+	var total time.Duration
+	n := 0
+	for n < maxRuns && (n == 0 || total < budget) {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		total += time.Since(t0)
+		n++
+	}
+	return total / time.Duration(n), nil
+}
+
+// BenchWeights measures one case on the GPU (when g is not nil) and on the Go reference.
+func BenchWeights(ctx context.Context, g *GPU, c BenchCase, tileSize int) (*WeightsFigures, error) {
+	if tileSize <= 0 {
+		tileSize = field.DefaultTileSize
+	}
+	geo, err := NewGeometry(c.Stack, c.Field, 0)
+	if err != nil {
+		return nil, err
+	}
+	fig := &WeightsFigures{Case: c.Name, W: geo.Field.WeightsW, H: geo.Field.WeightsH, TileSize: tileSize}
+	var ref *Weights
+	fig.CPU, err = timeRepeated(2*time.Second, 3, func() error {
+		ref, err = Reference(ctx, c.Stack, c.Field, Options{})
+		return err
+	})
+	if err != nil || g == nil {
+		return fig, err
+	}
+	whole := geo.Tiles(1 << 30)
+	// Warm-up: pipeline, buffers and target created, field uploaded once.
+	if err := g.RunTiles(ctx, c.Stack, c.Field, &geo, whole, Options{}); err != nil {
+		return nil, err
+	}
+	g.Dev.Wait()
+	fig.GPUField, err = timeRepeated(time.Second, 20, func() error {
+		err := g.RunTiles(ctx, c.Stack, c.Field, &geo, whole, Options{})
+		g.Dev.Wait()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Resident: the last Run's buffers re-dispatched; n chosen so one batch lasts ~0.3 s.
+	one, err := timeRepeated(0, 1, func() error {
+		if err := g.weights.Repeat(1); err != nil {
+			return err
+		}
+		g.Dev.Wait()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := max(1, min(2000, int(300*time.Millisecond/max(one, time.Microsecond))))
+	batch, err := timeRepeated(0, 1, func() error {
+		if err := g.weights.Repeat(n); err != nil {
+			return err
+		}
+		g.Dev.Wait()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	fig.GPUResident = batch / time.Duration(n)
+
+	t0 := time.Now()
+	w, err := g.Read()
+	if err != nil {
+		return nil, err
+	}
+	fig.ReadbackWeights = time.Since(t0)
+	fig.GPUMatchesCPU, fig.GPUWorstByteDiff = CompareWeights(w, ref)
+
+	// One tile with its upload: the first full tile, run repeatedly, waited for at the end.
+	tiles := geo.Tiles(tileSize)
+	tile := tiles[0]
+	const reps = 50
+	var total time.Duration
+	for range 3 {
+		t0 := time.Now()
+		for range reps {
+			if err := g.RunTiles(ctx, c.Stack, c.Field, &geo, []field.Tile{tile}, Options{}); err != nil {
+				return nil, err
+			}
+		}
+		g.Dev.Wait()
+		d := time.Since(t0) / reps
+		if total == 0 || d < total {
+			total = d
+		}
+	}
+	fig.GPUTile = total
+	return fig, nil
+}
+
+// CompareWeights returns the share of equal bytes between a and b and the largest difference.
+func CompareWeights(a, b *Weights) (equal float64, worst int) {
+	if a == nil || b == nil || len(a.Lo) != len(b.Lo) {
+		return 0, 255
+	}
+	n := 0
+	for _, pair := range [][2][]byte{{a.Lo, b.Lo}, {a.Hi, b.Hi}} {
+		for i := range pair[0] {
+			d := int(pair[0][i]) - int(pair[1][i])
+			if d < 0 {
+				d = -d
+			}
+			if d == 0 {
+				n++
+			}
+			worst = max(worst, d)
+		}
+	}
+	return float64(n) / float64(2*len(a.Lo)), worst
+}
+
+// Print writes the figures as the bench command shows them.
+func (f *WeightsFigures) Print(w io.Writer, gpuName string) {
+	tx := f.Texels()
+	fmt.Fprintf(w, "weights %s, %d×%d texels\n", f.Case, f.W, f.H)
+	fmt.Fprintf(w, "  Go reference      %9.2f ms   %8.2f Mtexel/s\n", ms(f.CPU), rate(tx, f.CPU)/1e6)
+	if f.GPUField == 0 {
+		fmt.Fprintln(w, "  GPU               (none)")
+		return
+	}
+	fmt.Fprintf(w, "  GPU %s\n", gpuName)
+	fmt.Fprintf(w, "    field, resident %9.3f ms   %8.3f Gtexel/s   (kernel only, field already uploaded)\n", ms(f.GPUResident), rate(tx, f.GPUResident)/1e9)
+	fmt.Fprintf(w, "    field + upload  %9.3f ms   %8.3f Gtexel/s\n", ms(f.GPUField), rate(tx, f.GPUField)/1e9)
+	fmt.Fprintf(w, "    %d² tile + upload %7.3f ms\n", f.TileSize, ms(f.GPUTile))
+	fmt.Fprintf(w, "    readback        %9.3f ms\n", ms(f.ReadbackWeights))
+	fmt.Fprintf(w, "  ratio GPU/Go      %9.1f× (resident), %.1f× (with upload)\n", f.CPU.Seconds()/f.GPUResident.Seconds(), f.CPU.Seconds()/f.GPUField.Seconds())
+	fmt.Fprintf(w, "  agreement         %.4f%% of bytes equal, worst difference %d\n", 100*f.GPUMatchesCPU, f.GPUWorstByteDiff)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// OpenBenchGPU opens the GPU for a benchmark, or returns nil and a note when there is none.
+func OpenBenchGPU(ctx context.Context) (*GPU, string) {
+	g, err := OpenGPU(ctx)
+	if err != nil {
+		return nil, fmt.Sprintf("no GPU: %v", err)
+	}
+	return g, g.Dev.Info.String()
+}
+
+// EditFigures is what `strata bench edit` reports: the cost of re-evaluating the tiles a brush
+// stroke dirtied, the loop that has to feel instant in the editor.
+type EditFigures struct {
+	Case          string
+	W, H          int
+	Strokes       int
+	TilesPerEdit  float64
+	TileSize      int
+	CPU, GPU      time.Duration // per stroke: dirty tiles re-evaluated (GPU: upload + kernel + wait)
+	GPUMatchesCPU float64
+}
+
+// BenchEdit paints strokes brush dabs (radius 30 m, +0.5 m) across the field and re-evaluates the
+// dirty tiles after each, on the Go reference and (when g is not nil) on the GPU.
+func BenchEdit(ctx context.Context, g *GPU, c BenchCase, tileSize, strokes int) (*EditFigures, error) {
+	if tileSize <= 0 {
+		tileSize = field.DefaultTileSize
+	}
+	f := *c.Field
+	f.Height = c.Field.Height.Clone() // the benchmark paints; the caller's field stays as it was
+	geo, err := NewGeometry(c.Stack, &f, 0)
+	if err != nil {
+		return nil, err
+	}
+	fig := &EditFigures{Case: c.Name, W: geo.Field.WeightsW, H: geo.Field.WeightsH, Strokes: strokes, TileSize: tileSize}
+	w, err := Reference(ctx, c.Stack, &f, Options{TileSize: tileSize})
+	if err != nil {
+		return nil, err
+	}
+	if g != nil {
+		if err := g.RunTiles(ctx, c.Stack, &f, &geo, geo.Tiles(tileSize), Options{}); err != nil {
+			return nil, err
+		}
+		g.Dev.Wait()
+	}
+	dirty := field.NewDirtySet(geo.Field, tileSize, geo.Stack.GradientStep)
+	mn, sz := f.Placement.Min(), f.Placement.Size
+	ts := f.TexelSize()
+	const radius = 30.0
+	tilesTotal := 0
+	for k := 0; k < strokes; k++ {
+		// Dabs walk a diagonal so every stroke lands somewhere new and the work is repeatable.
+		cx := mn[0] + sz[0]*(0.1+0.8*float64(k)/float64(max(1, strokes-1)))
+		cz := mn[1] + sz[1]*(0.2+0.6*float64((k*7)%strokes)/float64(max(1, strokes)))
+		paintDab(f.Height, mn, ts, cx, cz, radius, 0.5)
+		dirty.MarkRect(cx-radius, cz-radius, cx+radius, cz+radius)
+		idx := dirty.Drain()
+		tiles := make([]field.Tile, 0, len(idx))
+		for _, i := range idx {
+			if t, ok := field.TileAt(&geo.Field, tileSize, geo.Stack.GradientStep, i); ok {
+				tiles = append(tiles, t)
+			}
+		}
+		tilesTotal += len(tiles)
+		t0 := time.Now()
+		if err := ReferenceTiles(ctx, c.Stack, &f, &geo, w, tiles, Options{TileSize: tileSize}); err != nil {
+			return nil, err
+		}
+		fig.CPU += time.Since(t0)
+		if g != nil {
+			t0 = time.Now()
+			if err := g.RunTiles(ctx, c.Stack, &f, &geo, tiles, Options{}); err != nil {
+				return nil, err
+			}
+			g.Dev.Wait()
+			fig.GPU += time.Since(t0)
+		}
+	}
+	fig.TilesPerEdit = float64(tilesTotal) / float64(max(1, strokes))
+	fig.CPU /= time.Duration(max(1, strokes))
+	fig.GPU /= time.Duration(max(1, strokes))
+	if g != nil {
+		gw, err := g.Read()
+		if err != nil {
+			return nil, err
+		}
+		fig.GPUMatchesCPU, _ = CompareWeights(gw, w)
+	}
+	return fig, nil
+}
+
+// paintDab raises the height inside a disc by up to amount metres with a smooth falloff.
+func paintDab(h *field.Grid, mn, ts [2]float64, cx, cz, r, amount float64) {
+	i0 := max(0, int((cx-r-mn[0])/ts[0]))
+	i1 := min(h.W-1, int((cx+r-mn[0])/ts[0])+1)
+	j0 := max(0, int((cz-r-mn[1])/ts[1]))
+	j1 := min(h.H-1, int((cz+r-mn[1])/ts[1])+1)
+	for j := j0; j <= j1; j++ {
+		z := mn[1] + (float64(j)+0.5)*ts[1]
+		for i := i0; i <= i1; i++ {
+			x := mn[0] + (float64(i)+0.5)*ts[0]
+			d2 := ((x-cx)*(x-cx) + (z-cz)*(z-cz)) / (r * r)
+			if d2 < 1 {
+				u := 1 - d2
+				h.Set(i, j, h.At(i, j)+float32(amount*u*u))
+			}
+		}
+	}
+}
+
+// Print writes the figures as the bench command shows them.
+func (f *EditFigures) Print(w io.Writer, gpuName string) {
+	fmt.Fprintf(w, "edit %s, %d×%d texels, %d strokes, %.1f tiles of %d² per stroke\n", f.Case, f.W, f.H, f.Strokes, f.TilesPerEdit, f.TileSize)
+	fmt.Fprintf(w, "  Go reference      %9.2f ms per stroke\n", ms(f.CPU))
+	if f.GPU > 0 {
+		fmt.Fprintf(w, "  GPU %s\n                    %9.2f ms per stroke (upload + kernel + wait)\n", gpuName, ms(f.GPU))
+		fmt.Fprintf(w, "  ratio GPU/Go      %9.1f×; %.4f%% of bytes equal after all strokes\n", f.CPU.Seconds()/f.GPU.Seconds(), 100*f.GPUMatchesCPU)
+	}
+}
