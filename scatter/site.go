@@ -7,9 +7,9 @@ import (
 
 // This file is the per-site math, the Go twin of terrain_scatter_place.wgsl's site(). Each
 // product that feeds a sum is rounded to float32 on its own (explicit conversion); the WGSL writes
-// the same product as (a*b)*one with a runtime one = 1, so a GPU that fuses it into the sum
-// computes fma(round(a*b), 1, c) = round(round(a*b) + c), the unfused result. That is how
-// positions, the acceptance test and the matrices come out bit-identical.
+// the same product through an integer identity the compiler cannot see through (its bits XORed
+// with a run-time zero), so the GPU can neither fuse it into the sum nor rewrite a lerp. That is
+// how positions, the acceptance test and the matrices come out bit-identical.
 
 // MatrixFloats is the size of one instance in the pool: a column-major mat4x4<f32>.
 const MatrixFloats = 16

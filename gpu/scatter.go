@@ -1,0 +1,342 @@
+package gpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/stack"
+)
+
+// densityHeaderBytes is the density grid buffer's header: max bits, width, height, pad (u32 each).
+const densityHeaderBytes = 16
+
+// ScatterKernel is terrain_scatter_density and terrain_scatter_place on one device, with the
+// buffers they share: the density grid (written by Density, read by Place) and the instance pool
+// the viewport draws from. One kernel serves one population at a time; create one per population
+// to keep several pools alive.
+type ScatterKernel struct {
+	dev *Device
+
+	// terrain_scatter_density
+	densPipe  *ComputePipeline
+	params    *Buffer
+	height    *Buffer
+	chans     [4]*Buffer
+	grid      *Buffer // header + W×H f32
+	dummy     *Texture
+	densBG    *wgpu.BindGroup
+	densBound [4]bool
+	densTgt   *WeightsTarget
+	gridW     uint32
+	gridH     uint32
+	maxDens   float32
+
+	place placeState
+
+	scratch []byte
+}
+
+// NewScatterKernel compiles both scatter shaders and allocates the buffers they re-use (grown
+// only when a grid, a tile or a pool needs more). Create it once per device and population.
+func (d *Device) NewScatterKernel() (*ScatterKernel, error) {
+	texLayout := func(b uint32) wgpu.BindGroupLayoutEntry {
+		return wgpu.BindGroupLayoutEntry{Binding: b, Visibility: wgpu.ShaderStageCompute,
+			Texture: wgpu.TextureBindingLayout{SampleType: wgpu.TextureSampleTypeUnfilterableFloat, ViewDimension: wgpu.TextureViewDimension2D}}
+	}
+	layout := []wgpu.BindGroupLayoutEntry{
+		StorageLayout(0, true), StorageLayout(1, true),
+		StorageLayout(2, true), StorageLayout(3, true), StorageLayout(4, true), StorageLayout(5, true),
+		texLayout(6), texLayout(7), StorageLayout(8, false),
+	}
+	k := &ScatterKernel{dev: d}
+	var err error
+	if k.densPipe, err = d.LoadComputePipeline("terrain_scatter_density", "main", layout); err != nil {
+		return nil, err
+	}
+	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {
+		if err != nil {
+			return nil
+		}
+		var b *Buffer
+		b, err = d.NewBuffer(label, size, usage)
+		return b
+	}
+	k.params = mk("scatter density params", stack.RulesOffset+stack.RuleBytes, wgpu.BufferUsageStorage)
+	k.height = mk("scatter density height", 4, wgpu.BufferUsageStorage)
+	for i := range k.chans {
+		k.chans[i] = mk(fmt.Sprintf("scatter density chan%d", i), 4, wgpu.BufferUsageStorage)
+	}
+	k.grid = mk("scatter density grid", densityHeaderBytes+4, wgpu.BufferUsageStorage)
+	if err == nil {
+		k.dummy, err = d.NewTexture("scatter no weights", 1, 1, wgpu.TextureFormatRGBA8Unorm, wgpu.TextureUsageTextureBinding)
+	}
+	if err == nil {
+		err = k.place.init(d)
+	}
+	if err != nil {
+		k.Release()
+		return nil, err
+	}
+	return k, nil
+}
+
+// Release frees the pipelines, bind groups, buffers and the pool. Safe on nil and twice.
+func (k *ScatterKernel) Release() {
+	if k == nil {
+		return
+	}
+	if k.densBG != nil {
+		k.densBG.Release()
+		k.densBG = nil
+	}
+	k.densTgt = nil
+	k.params.Release()
+	k.height.Release()
+	for _, c := range k.chans {
+		c.Release()
+	}
+	k.grid.Release()
+	k.dummy.Release()
+	k.densPipe.Release()
+	k.place.release()
+}
+
+// Density evaluates a population's density over a w×h weights grid, tile by tile, into the
+// kernel's density buffer, and returns the largest density reached (scatter.Spacing of it is the
+// site spacing). params is stack.PackPopulation's output (patched per tile on a copy); tiles are
+// FieldTile cuts of the height and channels; weights holds the final layer weights a `layer` rule
+// reads (nil when no rule reads one). Density resets the maximum, so a run over some tiles only
+// reports the maximum of those tiles; run every tile when the spacing is to follow.
+func (k *ScatterKernel) Density(ctx context.Context, params []uint32, w, h uint32, weights *WeightsTarget, tiles []WeightsTile) (float32, error) {
+	if k == nil || k.densPipe == nil {
+		return 0, fmt.Errorf("gpu: scatter density: nil or released kernel")
+	}
+	if err := checkDensityParams(params, weights); err != nil {
+		return 0, err
+	}
+	if weights != nil && (weights.W != w || weights.H != h) {
+		return 0, fmt.Errorf("gpu: scatter density: weights are %dx%d, the grid is %dx%d", weights.W, weights.H, w, h)
+	}
+	if err := k.resetGrid(w, h); err != nil {
+		return 0, err
+	}
+	tgt := weights
+	for _, t := range tiles {
+		if err := ctx.Err(); err != nil {
+			return 0, fmt.Errorf("gpu: scatter density: %w", err)
+		}
+		if err := k.densityTile(params, tgt, t); err != nil {
+			return 0, err
+		}
+	}
+	b, err := k.dev.ReadBuffer(k.grid, 0, 4)
+	if err != nil {
+		return 0, err
+	}
+	k.maxDens = math.Float32frombits(binary.LittleEndian.Uint32(b))
+	return k.maxDens, nil
+}
+
+// MaxDensity is the largest density the last Density run reached.
+func (k *ScatterKernel) MaxDensity() float32 { return k.maxDens }
+
+// DensityBuffer is the density grid buffer: a 16-byte header (max density bits, width, height, 0)
+// then width×height f32, row 0 at the field's minimum Z.
+func (k *ScatterKernel) DensityBuffer() *Buffer { return k.grid }
+
+// ReadDensity reads the density grid back (width×height values).
+func (k *ScatterKernel) ReadDensity() ([]float32, error) {
+	n := uint64(k.gridW) * uint64(k.gridH)
+	b, err := k.dev.ReadBuffer(k.grid, densityHeaderBytes, 4*n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}
+
+// UploadDensity replaces the density grid with a w×h grid computed elsewhere (a stored density
+// child, or the Go reference's grid), for Place to read; its maximum becomes MaxDensity.
+func (k *ScatterKernel) UploadDensity(w, h uint32, values []float32) error {
+	if uint64(len(values)) != uint64(w)*uint64(h) || w == 0 || h == 0 {
+		return fmt.Errorf("gpu: scatter upload density: %d values for a %dx%d grid", len(values), w, h)
+	}
+	var mx float32
+	for _, v := range values {
+		mx = max(mx, v)
+	}
+	b := k.grow(densityHeaderBytes + 4*len(values))
+	binary.LittleEndian.PutUint32(b[0:], math.Float32bits(mx))
+	binary.LittleEndian.PutUint32(b[4:], w)
+	binary.LittleEndian.PutUint32(b[8:], h)
+	binary.LittleEndian.PutUint32(b[12:], 0)
+	for i, v := range values {
+		binary.LittleEndian.PutUint32(b[densityHeaderBytes+4*i:], math.Float32bits(v))
+	}
+	re, err := k.grid.Upload(b)
+	if err != nil {
+		return err
+	}
+	k.dropDensityBinding(re)
+	k.gridW, k.gridH, k.maxDens = w, h, mx
+	return nil
+}
+
+func (k *ScatterKernel) dropDensityBinding(recreated bool) {
+	if recreated && k.densBG != nil {
+		k.densBG.Release()
+		k.densBG = nil
+	}
+}
+
+// resetGrid sizes the density buffer for a w×h grid and writes its header (max 0).
+func (k *ScatterKernel) resetGrid(w, h uint32) error {
+	if w == 0 || h == 0 {
+		return fmt.Errorf("gpu: scatter density: empty %dx%d grid", w, h)
+	}
+	size := densityHeaderBytes + 4*uint64(w)*uint64(h)
+	if lim := k.dev.Limits.MaxStorageBufferBindingSize; lim > 0 && size > lim {
+		return fmt.Errorf("gpu: scatter density: a %dx%d grid needs %d bytes, the device binds at most %d", w, h, size, lim)
+	}
+	re, err := k.grid.Ensure(size)
+	if err != nil {
+		return err
+	}
+	k.dropDensityBinding(re)
+	hdr := make([]byte, densityHeaderBytes)
+	binary.LittleEndian.PutUint32(hdr[4:], w)
+	binary.LittleEndian.PutUint32(hdr[8:], h)
+	k.gridW, k.gridH, k.maxDens = w, h, 0
+	return k.grid.Write(0, hdr)
+}
+
+func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t WeightsTile) error {
+	if err := checkTileBuffers(&t); err != nil {
+		return err
+	}
+	if uint64(t.Origin[0])+uint64(t.Size[0]) > uint64(k.gridW) || uint64(t.Origin[1])+uint64(t.Size[1]) > uint64(k.gridH) {
+		return fmt.Errorf("gpu: scatter density: tile %v+%v outside the %dx%d grid", t.Origin, t.Size, k.gridW, k.gridH)
+	}
+	if t.Size[0] == 0 || t.Size[1] == 0 {
+		return nil
+	}
+	p := make([]uint32, len(params))
+	copy(p, params)
+	stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
+	rebind := k.densBG == nil || weights != k.densTgt
+	re, err := k.params.Upload(k.words(p))
+	if err != nil {
+		return err
+	}
+	rebind = rebind || re
+	if re, err = k.height.Upload(k.floats(t.Height)); err != nil {
+		return err
+	}
+	rebind = rebind || re
+	for i, c := range t.Chans {
+		if c == nil {
+			rebind = rebind || k.densBound[i]
+			continue
+		}
+		if re, err = k.chans[i].Upload(k.floats(c)); err != nil {
+			return err
+		}
+		rebind = rebind || re || !k.densBound[i]
+	}
+	if rebind {
+		if err := k.bindDensity(weights, t.Chans); err != nil {
+			return err
+		}
+	}
+	gx := (t.Size[0] + weightsWorkgroup - 1) / weightsWorkgroup
+	gy := (t.Size[1] + weightsWorkgroup - 1) / weightsWorkgroup
+	return k.dev.Dispatch("terrain_scatter_density", k.densPipe, k.densBG, gx, gy, 1)
+}
+
+func (k *ScatterKernel) bindDensity(weights *WeightsTarget, chans [4][]float32) error {
+	k.dropDensityBinding(true)
+	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, k.height)}
+	for i, c := range chans {
+		b := k.height
+		if c != nil {
+			b = k.chans[i]
+		}
+		k.densBound[i] = c != nil
+		entries = append(entries, BufferEntry(uint32(2+i), b))
+	}
+	lo, hi := k.dummy, k.dummy
+	if weights != nil {
+		lo, hi = weights.Lo, weights.Hi
+	}
+	entries = append(entries, TextureEntry(6, lo), TextureEntry(7, hi), BufferEntry(8, k.grid))
+	bg, err := k.densPipe.BindGroup("terrain_scatter_density group0", entries...)
+	if err != nil {
+		k.densTgt = nil
+		return err
+	}
+	k.densBG, k.densTgt = bg, weights
+	return nil
+}
+
+// checkDensityParams refuses params that are not PackPopulation output, and a population with a
+// `layer` rule given no weights to read.
+func checkDensityParams(params []uint32, weights *WeightsTarget) error {
+	if len(params) < stack.RulesWord || (len(params)-stack.RulesWord)%(stack.RuleLanes*stack.LaneWords) != 0 {
+		return fmt.Errorf("gpu: scatter density: params of %d words are not stack.PackPopulation output", len(params))
+	}
+	pl, _ := stack.UnpackLayer(params, 0)
+	for r := uint32(0); r < pl.RuleCount; r++ {
+		pr, ok := stack.UnpackRule(params, int(pl.RuleStart+r))
+		if !ok {
+			return fmt.Errorf("gpu: scatter density: params name rule %d, which they do not hold", pl.RuleStart+r)
+		}
+		if pr.Input == 6 && weights == nil {
+			return fmt.Errorf("gpu: scatter density: rule %d reads layer %d and no weights were given", r, pr.Slot)
+		}
+	}
+	return nil
+}
+
+func checkTileBuffers(t *WeightsTile) error {
+	n := uint64(t.BufSize[0]) * uint64(t.BufSize[1])
+	if n == 0 || uint64(len(t.Height)) != n {
+		return fmt.Errorf("gpu: scatter density: height buffer has %d samples for %v", len(t.Height), t.BufSize)
+	}
+	for i, c := range t.Chans {
+		if c != nil && uint64(len(c)) != n {
+			return fmt.Errorf("gpu: scatter density: chan%d buffer has %d samples, want %d", i, len(c), n)
+		}
+	}
+	return nil
+}
+
+// words and floats encode little-endian into the kernel's scratch.
+func (k *ScatterKernel) words(p []uint32) []byte {
+	b := k.grow(len(p) * 4)
+	for i, v := range p {
+		binary.LittleEndian.PutUint32(b[i*4:], v)
+	}
+	return b
+}
+
+func (k *ScatterKernel) floats(f []float32) []byte {
+	b := k.grow(len(f) * 4)
+	for i, v := range f {
+		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))
+	}
+	return b
+}
+
+func (k *ScatterKernel) grow(n int) []byte {
+	if cap(k.scratch) < n {
+		k.scratch = make([]byte, n)
+	}
+	return k.scratch[:n]
+}

@@ -1,0 +1,302 @@
+package gpu
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/field"
+	"strata/scatter"
+)
+
+// PlaceJob is one terrain_scatter_place run: the population's placement parameters (spacing from
+// scatter.Spacing of the density reached), the field geometry, the height grid Y is read from,
+// and the tiles whose sites are placed. The density comes from the kernel's density buffer.
+type PlaceJob struct {
+	Params   scatter.Params
+	Geometry *field.Geometry
+	Height   *field.Grid
+	Tiles    []field.Tile
+	// Reserve is the least pool capacity in instances to start from; the pool grows past it on
+	// its own when more are accepted.
+	Reserve int
+}
+
+// Place-params layout: one struct of 24 u32 (floats by bit pattern), PlaceParams in
+// terrain_scatter_place.wgsl. PlaceLayout lists it for the layout test; packPlace is the only
+// writer.
+const (
+	placeParamsWords  = 24
+	matrixBytes       = scatter.MatrixFloats * 4
+	defaultPoolCap    = 1024
+	keepWorkgroup     = 64
+	maxWorkgroupsAxis = 65535
+)
+
+// PlaceLayout is the byte layout packPlace writes, member by member (name, offset, size, WGSL
+// type), checked against the WGSL struct by TestPlaceParamsLayoutMatchesWGSL.
+var PlaceLayout = []struct {
+	Name         string
+	Offset, Size int
+	Type         string
+}{
+	{"fieldMin", 0, 8, "vec2<f32>"}, {"fieldEnd", 8, 8, "vec2<f32>"},
+	{"invWTexel", 16, 8, "vec2<f32>"}, {"invHTexel", 24, 8, "vec2<f32>"},
+	{"siteOrigin", 32, 8, "vec2<i32>"}, {"siteCount", 40, 8, "vec2<u32>"},
+	{"heightSize", 48, 8, "vec2<u32>"},
+	{"spacing", 56, 4, "f32"}, {"spacing2", 60, 4, "f32"}, {"seed", 64, 4, "u32"}, {"capacity", 68, 4, "u32"},
+	{"scaleLo", 72, 4, "f32"}, {"scaleRange", 76, 4, "f32"}, {"zeroBits", 80, 4, "u32"}, {"tile", 84, 4, "u32"},
+	{"keepCount", 88, 4, "u32"}, {"pad", 92, 4, "u32"},
+}
+
+// packPlace writes the place params for one dispatch: sites r of tile index tile, a pool of
+// capacity instances, keepCount instances to carry over (keep pass).
+func packPlace(job *PlaceJob, r scatter.SiteRange, tile, capacity, keepCount uint32) []uint32 {
+	g := job.Geometry
+	inv := scatter.InvWTexel(g)
+	f := math.Float32bits
+	p := job.Params
+	return []uint32{
+		f(g.FieldMin[0]), f(g.FieldMin[1]), f(scatter.FieldEnd(g, 0)), f(scatter.FieldEnd(g, 1)),
+		f(inv[0]), f(inv[1]), f(g.InvHTexel[0]), f(g.InvHTexel[1]),
+		uint32(r.I0), uint32(r.J0), uint32(r.I1 - r.I0), uint32(r.J1 - r.J0),
+		uint32(g.HeightW), uint32(g.HeightH),
+		f(p.Spacing), f(float32(p.Spacing * p.Spacing)), p.Seed, capacity,
+		f(p.Scale[0]), f(p.Scale[1] - p.Scale[0]), 0, tile,
+		keepCount, 0,
+	}
+}
+
+// placeState is the place half of a ScatterKernel: two pools (and their tile tags) used in turn,
+// so a partial re-placement can copy the surviving instances from the previous pool.
+type placeState struct {
+	dev      *Device
+	pipe     *ComputePipeline
+	keep     *ComputePipeline
+	params   *Buffer
+	height   *Buffer
+	counter  *Buffer
+	dirty    *Buffer
+	pools    [2]*Buffer
+	tags     [2]*Buffer
+	cur      int
+	count    int // instances in pools[cur]
+	capacity int // instances pools[cur] (and the next pool) hold; 0 until the first run
+	grows    int
+}
+
+func (s *placeState) init(d *Device) error {
+	s.dev = d
+	var err error
+	if s.pipe, err = d.LoadComputePipeline("terrain_scatter_place", "main", nil); err != nil {
+		return err
+	}
+	if s.keep, err = d.LoadComputePipeline("terrain_scatter_place", "keep", nil); err != nil {
+		return err
+	}
+	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {
+		if err != nil {
+			return nil
+		}
+		var b *Buffer
+		b, err = d.NewBuffer(label, size, usage)
+		return b
+	}
+	s.params = mk("scatter place params", placeParamsWords*4, wgpu.BufferUsageStorage)
+	s.height = mk("scatter place height", 4, wgpu.BufferUsageStorage)
+	s.counter = mk("scatter pool counter", 4, wgpu.BufferUsageStorage)
+	s.dirty = mk("scatter dirty tiles", 4, wgpu.BufferUsageStorage)
+	for i := range s.pools {
+		s.pools[i] = mk(fmt.Sprintf("scatter pool %d", i), defaultPoolCap*matrixBytes, wgpu.BufferUsageStorage|wgpu.BufferUsageVertex)
+		s.tags[i] = mk(fmt.Sprintf("scatter pool tags %d", i), defaultPoolCap*4, wgpu.BufferUsageStorage)
+	}
+	return err
+}
+
+func (s *placeState) release() {
+	for _, b := range []*Buffer{s.params, s.height, s.counter, s.dirty, s.pools[0], s.pools[1], s.tags[0], s.tags[1]} {
+		b.Release()
+	}
+	s.pipe.Release()
+	s.keep.Release()
+}
+
+// Pool is the instance pool: Count() column-major mat4x4<f32> from offset 0, usage
+// Storage|Vertex|CopySrc, so the viewport draws straight from it. The buffer changes after every
+// Place or PlaceTiles (the kernel alternates two pools), so fetch it again after each run.
+func (k *ScatterKernel) Pool() *Buffer { return k.place.pools[k.place.cur] }
+
+// Count is the number of instances in Pool.
+func (k *ScatterKernel) Count() int { return k.place.count }
+
+// Capacity is the number of instances Pool holds.
+func (k *ScatterKernel) Capacity() int { return k.place.capacity }
+
+// Grows is the number of times a run found the pool too small and ran again.
+func (k *ScatterKernel) Grows() int { return k.place.grows }
+
+// ReadMatrices reads the pool back: Count()·16 floats, in slot order (which varies between runs;
+// sort with scatter.SortMatrices to compare).
+func (k *ScatterKernel) ReadMatrices() ([]float32, error) {
+	n := uint64(k.place.count) * matrixBytes
+	b, err := k.dev.ReadBuffer(k.Pool(), 0, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, n/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}
+
+// Place places the sites of every tile of job into a fresh pool, reading the density buffer Density
+// (or UploadDensity) filled. When more instances are accepted than the pool holds, the counter
+// keeps counting; Place reads the total, grows the pool to it and runs again, so the result is
+// always complete. It returns the number of instances.
+func (k *ScatterKernel) Place(ctx context.Context, job PlaceJob) (int, error) {
+	return k.runPlace(ctx, job, false)
+}
+
+// PlaceTiles re-places only job.Tiles (after an edit changed their density): the instances of
+// every other tile are copied from the current pool unchanged, those of job.Tiles dropped and
+// placed again. job.Params and the geometry must be those of the Place that filled the pool.
+func (k *ScatterKernel) PlaceTiles(ctx context.Context, job PlaceJob) (int, error) {
+	return k.runPlace(ctx, job, true)
+}
+
+func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (int, error) {
+	s := &k.place
+	if k == nil || s.pipe == nil {
+		return 0, fmt.Errorf("gpu: scatter place: nil or released kernel")
+	}
+	g := job.Geometry
+	if g == nil {
+		return 0, fmt.Errorf("gpu: scatter place: no geometry")
+	}
+	if job.Height == nil || job.Height.W != g.HeightW || job.Height.H != g.HeightH || len(job.Height.Data) < g.HeightW*g.HeightH {
+		return 0, fmt.Errorf("gpu: scatter place: the height grid is not the geometry's %dx%d", g.HeightW, g.HeightH)
+	}
+	if uint32(g.WeightsW) != k.gridW || uint32(g.WeightsH) != k.gridH {
+		return 0, fmt.Errorf("gpu: scatter place: the density grid is %dx%d, the geometry's weights grid %dx%d", k.gridW, k.gridH, g.WeightsW, g.WeightsH)
+	}
+	ranges := make([]scatter.SiteRange, len(job.Tiles))
+	maxTile := 0
+	for i, t := range job.Tiles {
+		if job.Params.Spacing > 0 {
+			r, err := scatter.Sites(g, job.Params.Spacing, t)
+			if err != nil {
+				return 0, fmt.Errorf("gpu: %w", err)
+			}
+			if (r.I1-r.I0+7)/8 > maxWorkgroupsAxis || (r.J1-r.J0+7)/8 > maxWorkgroupsAxis {
+				return 0, fmt.Errorf("gpu: scatter place: tile %d has %dx%d sites, more than one dispatch covers", t.Index, r.I1-r.I0, r.J1-r.J0)
+			}
+			ranges[i] = r
+		}
+		maxTile = max(maxTile, t.Index)
+	}
+	if _, err := s.height.Upload(k.floats(job.Height.Data[:g.HeightW*g.HeightH])); err != nil {
+		return 0, err
+	}
+	keepCount := 0
+	if keep {
+		keepCount = s.count
+		if err := k.uploadDirty(job.Tiles, maxTile); err != nil {
+			return 0, err
+		}
+	}
+	capacity := max(s.capacity, job.Reserve, keepCount, 1)
+	if s.capacity == 0 && job.Reserve == 0 {
+		capacity = max(capacity, defaultPoolCap)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, fmt.Errorf("gpu: scatter place: %w", err)
+		}
+		total, err := k.placeOnce(&job, ranges, capacity, keepCount)
+		if err != nil {
+			return 0, err
+		}
+		if total <= capacity {
+			s.cur, s.count, s.capacity = 1-s.cur, total, capacity
+			return total, nil
+		}
+		capacity = total
+		s.grows++
+	}
+}
+
+// uploadDirty writes the bitmask of tile indices being re-placed (the keep pass drops them).
+func (k *ScatterKernel) uploadDirty(tiles []field.Tile, maxTile int) error {
+	mask := make([]uint32, maxTile/32+1)
+	for _, t := range tiles {
+		mask[t.Index/32] |= 1 << (t.Index % 32)
+	}
+	// A tag beyond the mask reads as clean (the shader checks arrayLength).
+	_, err := k.place.dirty.Upload(k.words(mask))
+	return err
+}
+
+// placeOnce runs the keep pass (when keepCount > 0) and every tile into the spare pool sized for
+// capacity instances, and returns the counter's total.
+func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, capacity, keepCount int) (int, error) {
+	s := &k.place
+	dst, src := 1-s.cur, s.cur
+	if lim := k.dev.Limits.MaxStorageBufferBindingSize; lim > 0 && uint64(capacity)*matrixBytes > lim {
+		return 0, fmt.Errorf("gpu: scatter place: %d instances need %d bytes, the device binds at most %d", capacity, uint64(capacity)*matrixBytes, lim)
+	}
+	if _, err := s.pools[dst].Ensure(uint64(capacity) * matrixBytes); err != nil {
+		return 0, err
+	}
+	if _, err := s.tags[dst].Ensure(uint64(capacity) * 4); err != nil {
+		return 0, err
+	}
+	if err := s.counter.Write(0, make([]byte, 4)); err != nil {
+		return 0, err
+	}
+	if keepCount > 0 {
+		bg, err := s.keep.BindGroup("terrain_scatter_place keep group0",
+			BufferEntry(0, s.params), BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]),
+			BufferEntry(6, s.pools[src]), BufferEntry(7, s.tags[src]), BufferEntry(8, s.dirty))
+		if err != nil {
+			return 0, err
+		}
+		_, err = s.params.Upload(k.words(packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount))))
+		if err == nil {
+			groups := uint32((keepCount + keepWorkgroup - 1) / keepWorkgroup)
+			gx := min(groups, maxWorkgroupsAxis)
+			err = k.dev.Dispatch("terrain_scatter_place keep", s.keep, bg, gx, (groups+gx-1)/gx, 1)
+		}
+		bg.Release()
+		if err != nil {
+			return 0, err
+		}
+	}
+	bg, err := s.pipe.BindGroup("terrain_scatter_place group0",
+		BufferEntry(0, s.params), BufferEntry(1, k.grid), BufferEntry(2, s.height),
+		BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
+	if err != nil {
+		return 0, err
+	}
+	defer bg.Release()
+	for i, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		if _, err := s.params.Upload(k.words(packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), 0))); err != nil {
+			return 0, err
+		}
+		gx, gy := uint32(r.I1-r.I0+7)/8, uint32(r.J1-r.J0+7)/8
+		if err := k.dev.Dispatch("terrain_scatter_place", s.pipe, bg, gx, gy, 1); err != nil {
+			return 0, err
+		}
+	}
+	b, err := k.dev.ReadBuffer(s.counter, 0, 4)
+	if err != nil {
+		return 0, err
+	}
+	return int(binary.LittleEndian.Uint32(b)), nil
+}

@@ -1,0 +1,344 @@
+package gpu
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"strata/field"
+	"strata/scatter"
+	"strata/shaders"
+	"strata/stack"
+)
+
+// scatterSetup is one population on the test field, evaluated on the GPU: weights, density (and
+// its maximum), and the same inputs for the Go reference.
+type scatterSetup struct {
+	*weightsSetup
+	geo     scatter.Geometry
+	k       *ScatterKernel
+	lo, hi  []byte // the GPU's final weights
+	density []float32
+	max     float32
+}
+
+func newScatterSetup(t testing.TB, n int, s *stack.Stack) *scatterSetup {
+	t.Helper()
+	w := newWeightsSetup(t, testField(t, n, 2), s)
+	d := testDevice(t)
+	k, err := d.NewScatterKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Release)
+	target, err := d.NewWeightsTarget(uint32(w.fg.WeightsW), uint32(w.fg.WeightsH))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(target.Release)
+	wk := testWeightsKernel(t)
+	tiles := w.wtiles(t, 128)
+	for _, wt := range tiles {
+		if err := wk.Run(context.Background(), target, w.params, wt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss := &scatterSetup{weightsSetup: w, geo: scatter.Geometry{Field: w.fg, Stack: w.sg}, k: k}
+	if ss.lo, ss.hi, err = target.ReadWeights(); err != nil {
+		t.Fatal(err)
+	}
+	pp, err := stack.PackPopulation(s, 0, w.sg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.max, err = k.Density(context.Background(), pp, target.W, target.H, target, tiles); err != nil {
+		t.Fatal(err)
+	}
+	if ss.density, err = k.ReadDensity(); err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+// wtiles cuts the field into FieldTile dispatches of size texels (0: one tile).
+func (w *weightsSetup) wtiles(t testing.TB, size int) []WeightsTile {
+	t.Helper()
+	var out []WeightsTile
+	for _, tile := range w.tiles(size) {
+		wt, err := FieldTile(w.f, w.s.Channels(), tile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, wt)
+	}
+	return out
+}
+
+func (w *weightsSetup) tiles(size int) []field.Tile {
+	if size == 0 {
+		size = max(w.fg.WeightsW, w.fg.WeightsH)
+	}
+	return field.Tiles(&w.fg, size, w.sg.GradientStep)
+}
+
+func (ss *scatterSetup) densityGrid() *field.Grid {
+	return &field.Grid{W: ss.fg.WeightsW, H: ss.fg.WeightsH, Data: ss.density}
+}
+
+func (ss *scatterSetup) params() scatter.Params {
+	return scatter.ParamsFor(&ss.s.Populations[0], ss.max)
+}
+
+// gpuPlace places with tiles of size on the GPU and returns the sorted set.
+func (ss *scatterSetup) gpuPlace(t testing.TB, p scatter.Params, size, reserve int) []float32 {
+	t.Helper()
+	n, err := ss.k.Place(context.Background(), PlaceJob{Params: p, Geometry: &ss.fg, Height: ss.f.Height, Tiles: ss.tiles(size), Reserve: reserve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ss.k.ReadMatrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != n*16 {
+		t.Fatalf("Place reported %d instances, read %d floats", n, len(m))
+	}
+	return scatter.SortMatrices(m)
+}
+
+func (ss *scatterSetup) goPlace(t testing.TB, p scatter.Params, size int) []float32 {
+	t.Helper()
+	m, _, err := scatter.Place(context.Background(), p, &ss.fg, ss.densityGrid(), ss.f.Height, ss.tiles(size), 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scatter.SortMatrices(m)
+}
+
+// TestScatterDensityMatchesReference: the GPU density equals scatter.Density (fed the GPU's own
+// weights) within 1e-5 relative at ≥ 99 % of texels, and the maxima agree as closely.
+func TestScatterDensityMatchesReference(t *testing.T) {
+	ss := newScatterSetup(t, 200, stack.StressStack())
+	want, wmax, err := scatter.Density(context.Background(), ss.s, 0, ss.f, ss.geo, ss.lo, ss.hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal, exact, nonzero := 0, 0, 0
+	var worst float64
+	for i, g := range ss.density {
+		w := want.Data[i]
+		if w > 0 {
+			nonzero++
+		}
+		if g == w {
+			exact++
+		}
+		rel := math.Abs(float64(g-w)) / math.Max(math.Abs(float64(w)), 1e-30)
+		if g == w || rel <= 1e-5 {
+			equal++
+		}
+		worst = max(worst, math.Abs(float64(g-w)))
+	}
+	n := len(ss.density)
+	t.Logf("%d texels: %d within 1e-5 (%.3f%%), %d bit-equal, %d non-zero; worst |Δ| %g; max GPU %g Go %g",
+		n, equal, 100*float64(equal)/float64(n), exact, nonzero, worst, ss.max, wmax)
+	if float64(equal) < 0.99*float64(n) || nonzero < n/20 {
+		t.Errorf("only %d of %d texels within 1e-5 (%d non-zero)", equal, n, nonzero)
+	}
+	if math.Abs(float64(ss.max-wmax)) > 1e-5*float64(wmax) {
+		t.Errorf("max density GPU %g, Go %g", ss.max, wmax)
+	}
+}
+
+// TestScatterPlaceMatchesReference: the instance set (sorted, bit-exact) is the same for GPU
+// tilings 64, 128 and whole, for two runs, and equals the Go reference on the same density.
+func TestScatterPlaceMatchesReference(t *testing.T) {
+	ss := newScatterSetup(t, 200, stack.StressStack())
+	p := ss.params()
+	want := ss.goPlace(t, p, 64)
+	if len(want) < 100*16 {
+		t.Fatalf("only %d instances: the fixture tests nothing", len(want)/16)
+	}
+	t.Logf("%d instances, spacing %g m", len(want)/16, p.Spacing)
+	for _, size := range []int{64, 128, 0, 64} {
+		got := ss.gpuPlace(t, p, size, 0)
+		if i := scatter.FirstDifference(got, want); i >= 0 {
+			k := i / 16 * 16
+			t.Errorf("tiles %d: GPU set differs from Go at float %d (%d vs %d instances)", size, i, len(got)/16, len(want)/16)
+			if k+16 <= len(got) && k+16 <= len(want) {
+				t.Logf("GPU %v\nGo  %v", got[k:k+16], want[k:k+16])
+			}
+		}
+	}
+}
+
+// TestScatterPlaceTilesKeepsOthers: after one tile's density changes, PlaceTiles on it keeps every
+// other instance in the GPU pool, and the result equals the Go reference's whole placement.
+func TestScatterPlaceTilesKeepsOthers(t *testing.T) {
+	ss := newScatterSetup(t, 200, stack.StressStack())
+	p := ss.params()
+	tiles := ss.tiles(64)
+	job := PlaceJob{Params: p, Geometry: &ss.fg, Height: ss.f.Height, Tiles: tiles}
+	if _, err := ss.k.Place(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	before, err := ss.k.ReadMatrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := tiles[5]
+	m := int(math.Ceil(float64(p.Spacing/ss.fg.WTexel[0]))) + 2 // beyond the reach of other tiles' sites
+	for j := edit.J0 + m; j < edit.J0+edit.H-m; j++ {
+		for i := edit.I0 + m; i < edit.I0+edit.W-m; i++ {
+			ss.density[j*ss.fg.WeightsW+i] = ss.max
+		}
+	}
+	if err := ss.k.UploadDensity(uint32(ss.fg.WeightsW), uint32(ss.fg.WeightsH), ss.density); err != nil {
+		t.Fatal(err)
+	}
+	job.Tiles = []field.Tile{edit}
+	if _, err := ss.k.PlaceTiles(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	after, err := ss.k.ReadMatrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := scatter.Sites(&ss.fg, p.Spacing, edit)
+	lo := [2]float32{ss.fg.FieldMin[0] + float32(r.I0)*p.Spacing, ss.fg.FieldMin[1] + float32(r.J0)*p.Spacing}
+	hi := [2]float32{ss.fg.FieldMin[0] + float32(r.I1)*p.Spacing, ss.fg.FieldMin[1] + float32(r.J1)*p.Spacing}
+	outside := func(m []float32) []float32 {
+		var o []float32
+		for k := 0; k < len(m); k += 16 {
+			if x, z := m[k+12], m[k+14]; !(x >= lo[0] && x < hi[0] && z >= lo[1] && z < hi[1]) {
+				o = append(o, m[k:k+16]...)
+			}
+		}
+		return scatter.SortMatrices(o)
+	}
+	if i := scatter.FirstDifference(outside(after), outside(before)); i >= 0 {
+		t.Errorf("instances outside the re-placed tile changed (float %d)", i)
+	}
+	if len(after) <= len(before) {
+		t.Errorf("full density over the tile added nothing: %d → %d", len(before)/16, len(after)/16)
+	}
+	if i := scatter.FirstDifference(scatter.SortMatrices(after), ss.goPlace(t, p, 128)); i >= 0 {
+		t.Errorf("GPU pool after PlaceTiles differs from the Go reference's whole placement at float %d", i)
+	}
+}
+
+// TestScatterCountWithinThreeSigma: the GPU count is within 3σ of Σ p over the sites.
+func TestScatterCountWithinThreeSigma(t *testing.T) {
+	ss := newScatterSetup(t, 200, stack.StressStack())
+	p := ss.params()
+	n := len(ss.gpuPlace(t, p, 64, 0)) / 16
+	mean, variance := scatter.Expected(p, &ss.fg, ss.densityGrid(), ss.f.Height, 4)
+	t.Logf("%d instances, expected %.1f ± %.1f", n, mean, math.Sqrt(variance))
+	if math.Abs(float64(n)-mean) > 3*math.Sqrt(variance) {
+		t.Errorf("%d instances, expected %.1f ± 3·%.1f", n, mean, math.Sqrt(variance))
+	}
+}
+
+// TestScatterOverflowGrows: a pool of 10 with ~1000 accepted reports the total, grows once and ends
+// with the same set as an uncapped run (and as the Go reference).
+func TestScatterOverflowGrows(t *testing.T) {
+	ss := newScatterSetup(t, 200, overflowStack())
+	p := ss.params()
+	got := ss.gpuPlace(t, p, 64, 10)
+	n := len(got) / 16
+	if n < 700 || n > 1400 {
+		t.Fatalf("%d instances, want about 1000", n)
+	}
+	if ss.k.Grows() != 1 || ss.k.Capacity() != n || ss.k.Count() != n {
+		t.Errorf("grew %d times to capacity %d with %d instances; want once to %d", ss.k.Grows(), ss.k.Capacity(), ss.k.Count(), n)
+	}
+	fresh, err := testDevice(t).NewScatterKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Release()
+	if err := fresh.UploadDensity(uint32(ss.fg.WeightsW), uint32(ss.fg.WeightsH), ss.density); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Place(context.Background(), PlaceJob{Params: p, Geometry: &ss.fg, Height: ss.f.Height, Tiles: ss.tiles(128), Reserve: 1 << 14}); err != nil {
+		t.Fatal(err)
+	}
+	uncapped, err := fresh.ReadMatrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Grows() != 0 {
+		t.Errorf("a pool of %d grew", 1<<14)
+	}
+	if i := scatter.FirstDifference(got, scatter.SortMatrices(uncapped)); i >= 0 {
+		t.Errorf("grown pool differs from the uncapped run at float %d", i)
+	}
+	if i := scatter.FirstDifference(got, ss.goPlace(t, p, 0)); i >= 0 {
+		t.Errorf("grown pool differs from the Go reference at float %d", i)
+	}
+}
+
+// overflowStack: one layer and ~1000 instances on the 400 m test field (a hard step on height).
+func overflowStack() *stack.Stack {
+	s := stack.New()
+	s.Layers = []stack.Layer{stack.NewLayer("ground")}
+	pop := stack.NewPopulation("stones")
+	pop.Density = 0.0068
+	pop.Seed = 42
+	pop.Scale = [2]float64{0.5, 2}
+	pop.Rules = []stack.Rule{{Input: stack.InputHeight, Min: stack.F(-6)}}
+	s.Populations = []stack.Population{pop}
+	return s
+}
+
+// TestScatterParamsLayoutMatchesWGSL: the density shader declares the very Params structs
+// stack.PackPopulation writes, and PlaceParams matches PlaceLayout member for member.
+func TestScatterParamsLayoutMatchesWGSL(t *testing.T) {
+	ref, err := shaders.Raw("terrain_layer_weights")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dens, err := shaders.Raw("terrain_scatter_density")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := parseWGSLStructs(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The layout parser knows no atomics; atomic<u32> is laid out as u32.
+	b, err := parseWGSLStructs(strings.ReplaceAll(dens, "atomic<u32>", "u32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sn := range []string{"Params", "Head", "LayerLane", "RuleLane"} {
+		if x, y := a[sn], b[sn]; x == nil || y == nil || len(x.members) != len(y.members) || x.size != y.size {
+			t.Errorf("struct %s differs between the weights and density shaders", sn)
+			continue
+		}
+		for i := range a[sn].members {
+			if a[sn].members[i] != b[sn].members[i] {
+				t.Errorf("%s member %d: weights %+v, density %+v", sn, i, a[sn].members[i], b[sn].members[i])
+			}
+		}
+	}
+	place, err := shaders.Raw("terrain_scatter_place")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseWGSLStructs(strings.ReplaceAll(place, "atomic<u32>", "u32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := c["PlaceParams"]
+	if pp == nil || len(pp.members) != len(PlaceLayout) || pp.size != placeParamsWords*4 {
+		t.Fatalf("PlaceParams: %+v, Go layout %d members, %d bytes", pp, len(PlaceLayout), placeParamsWords*4)
+	}
+	for i, f := range PlaceLayout {
+		m := pp.members[i]
+		if m.name != f.Name || m.offset != f.Offset || m.size != f.Size || m.typ != f.Type {
+			t.Errorf("PlaceParams.%s @%d size %d %s; Go %s @%d size %d %s", m.name, m.offset, m.size, m.typ, f.Name, f.Offset, f.Size, f.Type)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+// terrain_scatter_density — a population's density channel: density · Π band(rule), instances per
+// square metre, on the weights grid; and the largest value written, reduced with an atomicMax on
+// the float's bit pattern (for non-negative floats the u32 order is the float order).
+//
+// One thread per weights texel of a tile, dispatched per tile like terrain_layer_weights: every read
+// is placed from the field minimum and the texel sizes, through the tile's apron-inclusive buffers,
+// so any tiling writes the same values. A `layer` rule reads the final (quantized) weight of its
+// layer from weightsLo/weightsHi as byte/255. Twin of scatter.Density (Go); params come from
+// stack.PackPopulation (the population rides in layer lane 0) patched by stack.PackTile.
+//
+//!include noise.wgsl
+//!include field.wgsl
+
+struct Head {
+    fieldMin: vec2<f32>,
+    invHTexel: vec2<f32>,
+    wTexel: vec2<f32>,
+    gradientStep: f32,
+    layerCount: u32,
+    tileOrigin: vec2<u32>,
+    tileSize: vec2<u32>,
+    bufOrigin: vec2<u32>,
+    bufSize: vec2<u32>,
+}
+
+struct LayerLane {
+    strength: f32,
+    ruleStart: u32,
+    ruleCount: u32,
+    flags: u32,
+}
+
+struct RuleLane {
+    input: u32,
+    slot: u32,
+    flags: u32,
+    seed: u32,
+    min: f32,
+    max: f32,
+    softness: f32,
+    jitter: f32,
+    featureSize: f32,
+    octaves: u32,
+    invTwoSoft: f32,
+    noiseSeed: u32,
+}
+
+struct Params {
+    head: Head,
+    layers: array<LayerLane, 8>,
+    rules: array<RuleLane>,
+}
+
+// The density grid: a 16-byte header (the max's bits, the grid size) then W×H f32, row 0 at the
+// field's minimum Z. terrain_scatter_place reads the same buffer.
+struct DensityGrid {
+    maxBits: atomic<u32>,
+    width: u32,
+    height: u32,
+    pad: u32,
+    values: array<f32>,
+}
+
+@group(0) @binding(0) var<storage, read> P: Params;
+@group(0) @binding(1) var<storage, read> height: array<f32>;
+@group(0) @binding(2) var<storage, read> chan0: array<f32>;
+@group(0) @binding(3) var<storage, read> chan1: array<f32>;
+@group(0) @binding(4) var<storage, read> chan2: array<f32>;
+@group(0) @binding(5) var<storage, read> chan3: array<f32>;
+@group(0) @binding(6) var weightsLo: texture_2d<f32>;
+@group(0) @binding(7) var weightsHi: texture_2d<f32>;
+@group(0) @binding(8) var<storage, read_write> D: DensityGrid;
+
+const FLAG_INVERT: u32 = 1u;
+const FLAG_HAS_MIN: u32 = 2u;
+const FLAG_HAS_MAX: u32 = 4u;
+const MAX_OCTAVES: u32 = 16u;
+
+fn fieldGeom() -> vec4<f32> {
+    return vec4<f32>(P.head.fieldMin, P.head.invHTexel);
+}
+
+// slot 0 is the height; slots 1..4 are chan0..chan3.
+fn fieldTap(slot: u32, i: i32, j: i32) -> f32 {
+    let o = vec2<i32>(P.head.bufOrigin);
+    let mx = i32(P.head.bufSize.x) - 1;
+    let my = i32(P.head.bufSize.y) - 1;
+    let a = clamp(i - o.x, 0, mx);
+    let b = clamp(j - o.y, 0, my);
+    let k = u32(b) * P.head.bufSize.x + u32(a);
+    switch (slot) {
+        case 1u: { return chan0[k]; }
+        case 2u: { return chan1[k]; }
+        case 3u: { return chan2[k]; }
+        case 4u: { return chan3[k]; }
+        default: { return height[k]; }
+    }
+}
+
+fn clamp01(t: f32) -> f32 {
+    if (!(t > 0.0)) {
+        return 0.0;
+    }
+    if (t > 1.0) {
+        return 1.0;
+    }
+    return t;
+}
+
+fn smooth01(t: f32) -> f32 {
+    return t * t * (3.0 - 2.0 * t);
+}
+
+// band is stack.Band (the same function as terrain_layer_weights').
+fn band(v0: f32, r: RuleLane, n: f32) -> f32 {
+    var v = v0;
+    if (r.jitter != 0.0) {
+        v = v + r.jitter * (2.0 * n - 1.0);
+    }
+    var c = 1.0;
+    let s = r.softness;
+    if ((r.flags & FLAG_HAS_MIN) != 0u) {
+        if (s == 0.0) {
+            if (!(v >= r.min)) {
+                c = 0.0;
+            }
+        } else {
+            c = c * smooth01(clamp01((v - (r.min - s)) * r.invTwoSoft));
+        }
+    }
+    if ((r.flags & FLAG_HAS_MAX) != 0u) {
+        if (s == 0.0) {
+            if (!(v <= r.max)) {
+                c = 0.0;
+            }
+        } else {
+            c = c * (1.0 - smooth01(clamp01((v - (r.max - s)) * r.invTwoSoft)));
+        }
+    }
+    if ((r.flags & FLAG_INVERT) != 0u) {
+        c = 1.0 - c;
+    }
+    return c;
+}
+
+var<private> gPx: f32;
+var<private> gPz: f32;
+var<private> gTexel: vec2<i32>;
+var<private> gHaveTaps: bool;
+var<private> gTaps: Taps;
+
+fn taps() -> Taps {
+    if (!gHaveTaps) {
+        gTaps = heightTaps(gPx, gPz, P.head.gradientStep);
+        gHaveTaps = true;
+    }
+    return gTaps;
+}
+
+// layerWeight is the final weight of layer l at this texel, byte/255 (the rgba8unorm value is
+// rounded back to its byte first, so the driver's unorm conversion cannot matter).
+fn layerWeight(l: u32) -> f32 {
+    var w: vec4<f32>;
+    if (l < 4u) {
+        w = textureLoad(weightsLo, gTexel, 0);
+    } else {
+        w = textureLoad(weightsHi, gTexel, 0);
+    }
+    let b = round(w[l & 3u] * 255.0);
+    return b / 255.0;
+}
+
+fn ruleValue(r: RuleLane) -> f32 {
+    switch (r.input) {
+        case 0u: { return bilinear(0u, gPx, gPz); }
+        case 1u: { return slopeFromTaps(taps(), P.head.gradientStep); }
+        case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
+        case 3u, 5u: { return bilinear(1u + (r.slot & 3u), gPx, gPz); }
+        case 4u: { return FBM(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
+        case 6u: { return layerWeight(r.slot & 7u); }
+        default: { return 0.0; }
+    }
+}
+
+fn ruleBand(ri: u32) -> f32 {
+    let r = P.rules[ri];
+    let v = ruleValue(r);
+    var n = 0.0;
+    if (r.jitter != 0.0) {
+        n = FBM(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.seed);
+    }
+    return band(v, r, n);
+}
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let local = id.xy;
+    if (local.x >= P.head.tileSize.x || local.y >= P.head.tileSize.y) {
+        return;
+    }
+    let gi = P.head.tileOrigin + local;
+    gPx = P.head.fieldMin.x + (f32(gi.x) + 0.5) * P.head.wTexel.x;
+    gPz = P.head.fieldMin.y + (f32(gi.y) + 0.5) * P.head.wTexel.y;
+    gTexel = vec2<i32>(gi);
+    gHaveTaps = false;
+
+    // density · Π band, stopping once the product reaches 0 (as stack.Compiled.DensityAt).
+    let L = P.layers[0];
+    var v = L.strength;
+    for (var ri = L.ruleStart; ri < L.ruleStart + L.ruleCount && v != 0.0; ri = ri + 1u) {
+        v = v * ruleBand(ri);
+    }
+    D.values[gi.y * D.width + gi.x] = v;
+    if (v > 0.0) {
+        atomicMax(&D.maxBits, bitcast<u32>(v));
+    }
+}
