@@ -20,18 +20,29 @@ import (
 // density is the population's density on geo's weights grid, height the height grid. A spacing of
 // 0 places nothing.
 func Place(ctx context.Context, p Params, geo *field.Geometry, density, height *field.Grid, tiles []field.Tile, capacity int) (matrices []float32, total int, err error) {
-	per, err := placeTiles(ctx, p, geo, density, height, tiles)
+	env, ranges, err := prepare(p, geo, density, height, tiles)
+	if err != nil || p.Spacing == 0 {
+		return nil, 0, err
+	}
+	counts, err := countTiles(ctx, &env, ranges)
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, m := range per {
-		total += len(m) / MatrixFloats
+	offsets := make([]int, len(counts))
+	for k, c := range counts {
+		offsets[k] = total
+		total += c
 	}
 	capacity = max(capacity, 0)
-	matrices = make([]float32, 0, min(total, capacity)*MatrixFloats)
-	for _, m := range per {
-		room := capacity*MatrixFloats - len(matrices)
-		matrices = append(matrices, m[:min(len(m), room)]...)
+	matrices = make([]float32, min(total, capacity)*MatrixFloats)
+	err = forTiles(ctx, len(ranges), func(k int) {
+		lo, hi := min(offsets[k], capacity), min(offsets[k]+counts[k], capacity)
+		if hi > lo {
+			env.writeSites(ranges[k], matrices[lo*MatrixFloats:hi*MatrixFloats])
+		}
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return matrices, total, nil
 }
@@ -50,57 +61,112 @@ func checkInputs(geo *field.Geometry, density, height *field.Grid) error {
 	return nil
 }
 
-// placeTiles places every tile on all cores and returns each tile's matrices in tile order.
-func placeTiles(ctx context.Context, p Params, geo *field.Geometry, density, height *field.Grid, tiles []field.Tile) ([][]float32, error) {
+// prepare checks the inputs and computes each tile's sites.
+func prepare(p Params, geo *field.Geometry, density, height *field.Grid, tiles []field.Tile) (siteEnv, []SiteRange, error) {
 	if err := checkInputs(geo, density, height); err != nil {
-		return nil, err
-	}
-	per := make([][]float32, len(tiles))
-	if p.Spacing == 0 {
-		return per, nil
+		return siteEnv{}, nil, err
 	}
 	ranges := make([]SiteRange, len(tiles))
+	if p.Spacing == 0 {
+		return siteEnv{}, ranges, nil
+	}
 	for k, t := range tiles {
 		r, err := Sites(geo, p.Spacing, t)
 		if err != nil {
-			return nil, err
+			return siteEnv{}, nil, err
 		}
 		ranges[k] = r
 	}
-	env := newSiteEnv(p, geo, density, height)
+	return newSiteEnv(p, geo, density, height), ranges, nil
+}
+
+// countTiles is the number of instances each range carries. Counting first, then writing into
+// exactly sized memory, costs a second evaluation of each site but no reallocation or copying of
+// the pool, which dominated otherwise (a million instances are 64 MB).
+func countTiles(ctx context.Context, env *siteEnv, ranges []SiteRange) ([]int, error) {
+	counts := make([]int, len(ranges))
+	err := forTiles(ctx, len(ranges), func(k int) {
+		var m [MatrixFloats]float32
+		r := ranges[k]
+		n := 0
+		for j := r.J0; j < r.J1; j++ {
+			for i := r.I0; i < r.I1; i++ {
+				if env.site(i, j, &m) {
+					n++
+				}
+			}
+		}
+		counts[k] = n
+	})
+	return counts, err
+}
+
+// writeSites writes the instances of r in row order into dst until it is full.
+func (e *siteEnv) writeSites(r SiteRange, dst []float32) {
+	var m [MatrixFloats]float32
+	o := 0
+	for j := r.J0; j < r.J1; j++ {
+		for i := r.I0; i < r.I1; i++ {
+			if o+MatrixFloats > len(dst) {
+				return
+			}
+			if e.site(i, j, &m) {
+				copy(dst[o:o+MatrixFloats], m[:])
+				o += MatrixFloats
+			}
+		}
+	}
+}
+
+// forTiles runs fn(k) for k in [0, n) on every core and reports a cancelled context.
+func forTiles(ctx context.Context, n int, fn func(k int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var cancelled atomic.Bool
-	for range min(runtime.GOMAXPROCS(0), max(len(tiles), 1)) {
+	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var m [MatrixFloats]float32
 			for {
 				k := int(next.Add(1)) - 1
-				if k >= len(tiles) {
+				if k >= n {
 					return
 				}
 				if ctx.Err() != nil {
 					cancelled.Store(true)
 					return
 				}
-				r := ranges[k]
-				var out []float32
-				for j := r.J0; j < r.J1; j++ {
-					for i := r.I0; i < r.I1; i++ {
-						if env.site(i, j, &m) {
-							out = append(out, m[:]...)
-						}
-					}
-				}
-				per[k] = out
+				fn(k)
 			}
 		}()
 	}
 	wg.Wait()
 	if cancelled.Load() {
-		return nil, fmt.Errorf("scatter: place: %w", ctx.Err())
+		return fmt.Errorf("scatter: place: %w", ctx.Err())
+	}
+	return nil
+}
+
+// placeTiles places every tile on all cores and returns each tile's matrices in tile order.
+func placeTiles(ctx context.Context, p Params, geo *field.Geometry, density, height *field.Grid, tiles []field.Tile) ([][]float32, error) {
+	env, ranges, err := prepare(p, geo, density, height, tiles)
+	if err != nil {
+		return nil, err
+	}
+	per := make([][]float32, len(tiles))
+	if p.Spacing == 0 {
+		return per, nil
+	}
+	counts, err := countTiles(ctx, &env, ranges)
+	if err != nil {
+		return nil, err
+	}
+	err = forTiles(ctx, len(ranges), func(k int) {
+		per[k] = make([]float32, counts[k]*MatrixFloats)
+		env.writeSites(ranges[k], per[k])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return per, nil
 }
