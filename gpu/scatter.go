@@ -102,6 +102,7 @@ func (k *ScatterKernel) Release() {
 	k.grid.Release()
 	k.dummy.Release()
 	k.densPipe.Release()
+	k.densPipe = nil
 	k.place.release()
 }
 
@@ -150,6 +151,9 @@ func (k *ScatterKernel) DensityBuffer() *Buffer { return k.grid }
 
 // ReadDensity reads the density grid back (width×height values).
 func (k *ScatterKernel) ReadDensity() ([]float32, error) {
+	if k == nil || k.grid == nil {
+		return nil, fmt.Errorf("gpu: scatter read density: nil or released kernel")
+	}
 	n := uint64(k.gridW) * uint64(k.gridH)
 	b, err := k.dev.ReadBuffer(k.grid, densityHeaderBytes, 4*n)
 	if err != nil {
@@ -165,6 +169,9 @@ func (k *ScatterKernel) ReadDensity() ([]float32, error) {
 // UploadDensity replaces the density grid with a w×h grid computed elsewhere (a stored density
 // child, or the Go reference's grid), for Place to read; its maximum becomes MaxDensity.
 func (k *ScatterKernel) UploadDensity(w, h uint32, values []float32) error {
+	if k == nil || k.grid == nil {
+		return fmt.Errorf("gpu: scatter upload density: nil or released kernel")
+	}
 	if uint64(len(values)) != uint64(w)*uint64(h) || w == 0 || h == 0 {
 		return fmt.Errorf("gpu: scatter upload density: %d values for a %dx%d grid", len(values), w, h)
 	}

@@ -122,15 +122,26 @@ func (s *placeState) release() {
 	}
 	s.pipe.Release()
 	s.keep.Release()
+	s.pipe, s.keep = nil, nil
 }
 
 // Pool is the instance pool: Count() column-major mat4x4<f32> from offset 0, usage
 // Storage|Vertex|CopySrc, so the viewport draws straight from it. The buffer changes after every
 // Place or PlaceTiles (the kernel alternates two pools), so fetch it again after each run.
-func (k *ScatterKernel) Pool() *Buffer { return k.place.pools[k.place.cur] }
+func (k *ScatterKernel) Pool() *Buffer {
+	if k == nil {
+		return nil
+	}
+	return k.place.pools[k.place.cur]
+}
 
 // Count is the number of instances in Pool.
-func (k *ScatterKernel) Count() int { return k.place.count }
+func (k *ScatterKernel) Count() int {
+	if k == nil {
+		return 0
+	}
+	return k.place.count
+}
 
 // Capacity is the number of instances Pool holds.
 func (k *ScatterKernel) Capacity() int { return k.place.capacity }
@@ -141,6 +152,9 @@ func (k *ScatterKernel) Grows() int { return k.place.grows }
 // ReadMatrices reads the pool back: Count()·16 floats, in slot order (which varies between runs;
 // sort with scatter.SortMatrices to compare).
 func (k *ScatterKernel) ReadMatrices() ([]float32, error) {
+	if k == nil || k.Pool() == nil || k.Pool().Buf == nil {
+		return nil, fmt.Errorf("gpu: scatter read matrices: nil or released kernel")
+	}
 	n := uint64(k.place.count) * matrixBytes
 	b, err := k.dev.ReadBuffer(k.Pool(), 0, n)
 	if err != nil {
@@ -169,10 +183,10 @@ func (k *ScatterKernel) PlaceTiles(ctx context.Context, job PlaceJob) (int, erro
 }
 
 func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (int, error) {
-	s := &k.place
-	if k == nil || s.pipe == nil {
+	if k == nil || k.place.pipe == nil {
 		return 0, fmt.Errorf("gpu: scatter place: nil or released kernel")
 	}
+	s := &k.place
 	g := job.Geometry
 	if g == nil {
 		return 0, fmt.Errorf("gpu: scatter place: no geometry")

@@ -342,3 +342,28 @@ func TestScatterParamsLayoutMatchesWGSL(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterKernelRelease: Release is safe on nil and twice, and a released kernel answers with
+// errors, not panics.
+func TestScatterKernelRelease(t *testing.T) {
+	var nilK *ScatterKernel
+	nilK.Release()
+	if _, err := nilK.Place(context.Background(), PlaceJob{}); err == nil {
+		t.Error("Place on a nil kernel: no error")
+	}
+	k, err := testDevice(t).NewScatterKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Release()
+	k.Release()
+	if _, err := k.Density(context.Background(), nil, 1, 1, nil, nil); err == nil {
+		t.Error("Density on a released kernel: no error")
+	}
+	if _, err := k.Place(context.Background(), PlaceJob{}); err == nil {
+		t.Error("Place on a released kernel: no error")
+	}
+	if _, err := k.ReadMatrices(); err == nil {
+		t.Error("ReadMatrices on a released kernel: no error")
+	}
+}

@@ -2,6 +2,7 @@ package scatter_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -295,5 +296,21 @@ func TestDensityMatchesSlowLoop(t *testing.T) {
 	}
 	if mx != fx.max || nonzero < fg.WeightsW*fg.WeightsH/20 {
 		t.Errorf("max %g (want %g), %d non-zero texels", fx.max, mx, nonzero)
+	}
+}
+
+// TestCancelled: a cancelled context stops Density and Place with an error wrapping it.
+func TestCancelled(t *testing.T) {
+	fx := newFixture(t, 64, 2, stack.StressStack())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := scatter.Density(ctx, fx.s, 0, fx.f, fx.geo, fx.lo, fx.hi); !errors.Is(err, context.Canceled) {
+		t.Errorf("Density: %v", err)
+	}
+	if _, _, err := scatter.Place(ctx, fx.params(), &fx.geo.Field, fx.density, fx.f.Height, fx.tiles(32), 10); !errors.Is(err, context.Canceled) {
+		t.Errorf("Place: %v", err)
+	}
+	if _, _, err := scatter.Place(context.Background(), fx.params(), &fx.geo.Field, fx.density, nil, fx.tiles(32), 10); err == nil {
+		t.Error("Place without a height grid: no error")
 	}
 }
