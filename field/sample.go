@@ -40,9 +40,10 @@ const dunesLee = 0.25
 func SampleDunes() *Field { return SampleDunesSized(DunesTexels) }
 
 // SampleDunesSized is SampleDunes on an n×n grid over the same 4000 m square (texels of 4000/n m),
-// so tests can use a small field with the same ground. n is clamped to 1 … DunesTexels·4.
+// so tests can use a small field with the same ground and benchmarks a large one. n is clamped
+// to 1 … MaxSide.
 func SampleDunesSized(n int) *Field {
-	n = min(max(n, 1), DunesTexels*4)
+	n = min(max(n, 1), MaxSide)
 	p := Placement{Size: [2]float64{DunesSize, DunesSize}}
 	g := NewGrid(n, n)
 	mn := p.Min()
