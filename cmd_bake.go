@@ -262,7 +262,7 @@ func bakeCPU(ctx context.Context, l *bake.Landscape, opt bake.Options) error {
 		return err
 	}
 	l.Weights = w
-	return nil
+	return bake.ScatterReference(ctx, l, opt)
 }
 
 func bakeGPU(ctx context.Context, g *bake.GPU, l *bake.Landscape, opt bake.Options) error {
@@ -271,5 +271,5 @@ func bakeGPU(ctx context.Context, g *bake.GPU, l *bake.Landscape, opt bake.Optio
 		return err
 	}
 	l.Weights = w
-	return nil
+	return g.Scatter(ctx, l, opt)
 }

@@ -1,8 +1,9 @@
 package stack
 
 // SampleDunes is the built-in sample's stack: sand on the ground and rock on slopes above 18° with
-// a 4° feather. Sand has no rule because layer 0 takes whatever rock leaves, which is exactly
-// "below 18°". It goes with field's "dunes" sample (4000 m square, 2 m texels).
+// a 4° feather, and a population of trees in groves on the flats. Sand has no rule because layer 0
+// takes whatever rock leaves, which is exactly "below 18°". It goes with field's "dunes" sample
+// (4000 m square, 2 m texels).
 func SampleDunes() *Stack {
 	s := New()
 	sand := NewLayer("sand")
@@ -11,6 +12,19 @@ func SampleDunes() *Stack {
 	rock.Tint = Color{0x7a, 0x6e, 0x64}
 	rock.Rules = []Rule{{Input: InputSlope, Min: F(18), Softness: 4}}
 	s.Layers = []Layer{sand, rock}
+	// Groves of trees on the flat sand between the dunes: clustered by a broad noise band, never
+	// on rock, so a render shows where the population put them.
+	trees := NewPopulation("trees")
+	trees.Density = 0.002
+	trees.Seed = 7
+	trees.Scale = [2]float64{8, 14}
+	trees.Mesh = MeshTree
+	trees.Rules = []Rule{
+		{Input: InputLayer, Layer: "rock", Max: F(0.1), Softness: 0.05},
+		{Input: InputSlope, Max: F(8), Softness: 3},
+		{Input: InputNoise, Min: F(0.6), Softness: 0.04, FeatureSize: F(300)},
+	}
+	s.Populations = []Population{trees}
 	return s
 }
 

@@ -1,0 +1,128 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+
+	"strata/field"
+	"strata/gpu"
+	"strata/scatter"
+	"strata/stack"
+)
+
+// scatterGeometry is the scatter package's view of the bake geometry (the same numbers).
+func (g *Geometry) scatterGeometry() scatter.Geometry {
+	return scatter.Geometry{Field: g.Field, Stack: g.Stack}
+}
+
+// ScatterReference evaluates every population of l.Stack with the Go reference: its density over
+// the weights grid (reading l.Weights for `layer` rules), the spacing from the largest density
+// reached, and the placement, grown to the full count.
+func ScatterReference(ctx context.Context, l *Landscape, opt Options) error {
+	l.Scatter = l.Scatter[:0]
+	geo := l.Geometry.scatterGeometry()
+	tiles := l.Geometry.Tiles(opt.TileSize)
+	report := opt.progress()
+	for p := range l.Stack.Populations {
+		pop := &l.Stack.Populations[p]
+		report("scatter "+pop.Name, 0, 2)
+		dens, maxD, err := scatter.Density(ctx, l.Stack, p, l.Field, geo, l.Weights.Lo, l.Weights.Hi)
+		if err != nil {
+			return fmt.Errorf("bake: population %q: %w", pop.Name, err)
+		}
+		report("scatter "+pop.Name, 1, 2)
+		out, err := placeReference(ctx, pop, maxD, &l.Geometry.Field, dens, l.Field.Height, tiles)
+		if err != nil {
+			return err
+		}
+		l.Scatter = append(l.Scatter, out)
+		report("scatter "+pop.Name, 2, 2)
+	}
+	return nil
+}
+
+// placeReference places one population from its density with the Go reference.
+func placeReference(ctx context.Context, pop *stack.Population, maxD float32, geo *field.Geometry, dens, height *field.Grid, tiles []field.Tile) (Population, error) {
+	params := scatter.ParamsFor(pop, maxD)
+	out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: params.Spacing}
+	if params.Spacing == 0 {
+		return out, nil
+	}
+	pl := scatter.NewPool(params, *geo, dens, height, 0)
+	if err := pl.Run(ctx, tiles); err != nil {
+		return out, fmt.Errorf("bake: population %q: %w", pop.Name, err)
+	}
+	out.Matrices, out.Count = pl.Matrices(), pl.Total()
+	return out, nil
+}
+
+// Scatter evaluates every population on the GPU: density from the weights target the last
+// RunTiles left (no readback of the weights), placement into a GPU pool grown to the full count,
+// and both read back for the container.
+func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.target == nil {
+		return fmt.Errorf("bake: scatter before weights")
+	}
+	l.Scatter = l.Scatter[:0]
+	tiles := l.Geometry.Tiles(opt.TileSize)
+	chans := l.Stack.Channels()
+	wtiles := make([]gpu.WeightsTile, len(tiles))
+	for i, t := range tiles {
+		wt, err := gpu.FieldTile(l.Field, chans, t)
+		if err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+		wtiles[i] = wt
+	}
+	report := opt.progress()
+	for p := range l.Stack.Populations {
+		pop := &l.Stack.Populations[p]
+		report("scatter "+pop.Name, 0, 2)
+		out, err := g.scatterOne(ctx, l, p, wtiles, tiles)
+		if err != nil {
+			return fmt.Errorf("bake: population %q: %w", pop.Name, err)
+		}
+		l.Scatter = append(l.Scatter, out)
+		report("scatter "+pop.Name, 2, 2)
+	}
+	return nil
+}
+
+func (g *GPU) scatterOne(ctx context.Context, l *Landscape, p int, wtiles []gpu.WeightsTile, tiles []field.Tile) (Population, error) {
+	pop := &l.Stack.Populations[p]
+	k, err := g.Dev.NewScatterKernel()
+	if err != nil {
+		return Population{}, err
+	}
+	defer k.Release()
+	params, err := stack.PackPopulation(l.Stack, p, l.Geometry.Stack)
+	if err != nil {
+		return Population{}, err
+	}
+	fg := &l.Geometry.Field
+	maxD, err := k.Density(ctx, params, uint32(fg.WeightsW), uint32(fg.WeightsH), g.target, wtiles)
+	if err != nil {
+		return Population{}, err
+	}
+	vals, err := k.ReadDensity()
+	if err != nil {
+		return Population{}, err
+	}
+	dens := &field.Grid{W: fg.WeightsW, H: fg.WeightsH, Data: vals}
+	sp := scatter.ParamsFor(pop, maxD)
+	out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: sp.Spacing}
+	if sp.Spacing == 0 {
+		return out, nil
+	}
+	n, err := k.Place(ctx, gpu.PlaceJob{Params: sp, Geometry: fg, Height: l.Field.Height, Tiles: tiles})
+	if err != nil {
+		return out, err
+	}
+	if out.Matrices, err = k.ReadMatrices(); err != nil {
+		return out, err
+	}
+	out.Count = n
+	return out, nil
+}
