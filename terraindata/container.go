@@ -121,6 +121,16 @@ func (c *Container) Atlas() *AtlasRefs {
 // Channel returns the stored field channel name (for example "mask.snow"), nil when absent.
 func (c *Container) Channel(name string) *Ref { return c.ref("channels."+name, c.m.Channels[name]) }
 
+// ScatterDensity returns the density child of the named scatter population (nil when absent).
+func (c *Container) ScatterDensity(name string) *Ref {
+	for _, p := range c.m.Scatter {
+		if p.Name == name {
+			return c.ref("scatter."+name, p.Density)
+		}
+	}
+	return nil
+}
+
 // LayerSlot says which control texture and channel carry the named layer, both 0-based: layer i
 // is texture i/4, channel i%4 (R, G, B, A). The seed counts from 1: its layer n is channel
 // ((n-1)%4)+1 of texture ceil(n/4), and its layer 1 is our layer 0. ok is false for an unknown

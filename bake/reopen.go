@@ -1,0 +1,117 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+
+	"strata/field"
+	"strata/gpu"
+	"strata/scatter"
+	"strata/terraindata"
+)
+
+// ContainerHeight reads a container's height child back into a grid of metres (its R channel).
+func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
+	ref := c.Height()
+	if ref == nil {
+		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
+	}
+	t, err := ref.Read()
+	if err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	if t.Format != terraindata.RGBA32F || len(t.Float) != 4*t.Width*t.Height {
+		return nil, fmt.Errorf("bake: %s: height is %s %dx%d, want rgba32f", ref.Dir, t.Format, t.Width, t.Height)
+	}
+	g := field.NewGrid(t.Width, t.Height)
+	for i := range g.Data {
+		g.Data[i] = t.Float[4*i]
+	}
+	return g, nil
+}
+
+// PlacedPopulation is one population of a container placed again from what the container keeps:
+// its density child, spacing, seed and scale. Placement is deterministic, so this is the forest
+// the bake placed. On the GPU the pool stays in Kernel's buffer for the viewport to draw.
+type PlacedPopulation struct {
+	Population
+	Kernel *gpu.ScatterKernel // GPU placement: Kernel.Pool() holds Count mat4s; nil on the Go path
+}
+
+// Release frees the GPU pool. Safe on nil and twice.
+func (p *PlacedPopulation) Release() {
+	if p != nil {
+		p.Kernel.Release()
+		p.Kernel = nil
+	}
+}
+
+// PlaceFromContainer re-places every scatter population of c. With dev nil it uses the Go
+// reference and fills Matrices; with a device it places on the GPU and keeps the pool there
+// (Matrices stays nil; read them with Kernel.ReadMatrices when needed).
+func PlaceFromContainer(ctx context.Context, c *terraindata.Container, dev *gpu.Device) ([]*PlacedPopulation, error) {
+	pops := c.Manifest().Scatter
+	if len(pops) == 0 {
+		return nil, nil
+	}
+	height, err := ContainerHeight(c)
+	if err != nil {
+		return nil, err
+	}
+	p := c.Placement()
+	var out []*PlacedPopulation
+	fail := func(err error) ([]*PlacedPopulation, error) {
+		for _, o := range out {
+			o.Release()
+		}
+		return nil, err
+	}
+	for _, mp := range pops {
+		dref := c.ScatterDensity(mp.Name)
+		if dref == nil {
+			return fail(fmt.Errorf("bake: %s: population %q names no density child", c.Path(), mp.Name))
+		}
+		t, err := dref.Read()
+		if err != nil {
+			return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+		}
+		if t.Format != terraindata.R32F || len(t.Float) != t.Width*t.Height {
+			return fail(fmt.Errorf("bake: %s: density is %s, want r32f", dref.Dir, t.Format))
+		}
+		dens := &field.Grid{W: t.Width, H: t.Height, Data: t.Float}
+		geo, err := field.NewGeometry(field.Placement{Size: p.Size, Origin: p.Origin}, height.W, height.H, t.Width, t.Height)
+		if err != nil {
+			return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+		}
+		params := scatter.Params{Seed: mp.Seed, Scale: [2]float32{float32(mp.Scale[0]), float32(mp.Scale[1])}, Spacing: float32(mp.Spacing)}
+		pp := &PlacedPopulation{Population: Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
+			Density: dens, Spacing: params.Spacing}}
+		out = append(out, pp)
+		if params.Spacing == 0 {
+			continue
+		}
+		tiles := field.Tiles(&geo, field.DefaultTileSize, 0)
+		if dev == nil {
+			pl := scatter.NewPool(params, geo, dens, height, mp.Count)
+			if err := pl.Run(ctx, tiles); err != nil {
+				return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+			}
+			pp.Matrices, pp.Count = pl.Matrices(), pl.Total()
+			continue
+		}
+		k, err := dev.NewScatterKernel()
+		if err != nil {
+			return fail(err)
+		}
+		pp.Kernel = k
+		if err := k.UploadDensity(uint32(t.Width), uint32(t.Height), t.Float); err != nil {
+			return fail(err)
+		}
+		n, err := k.Place(ctx, gpu.PlaceJob{Params: params, Geometry: &geo, Height: height, Tiles: tiles, Reserve: mp.Count})
+		if err != nil {
+			return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+		}
+		pp.Count = n
+	}
+	return out, nil
+}
