@@ -201,7 +201,6 @@ func TestExportCommand(t *testing.T) {
 		{"export", path},                         // nothing to export
 		{"export", "--controls", out},            // no path
 		{"export", path, "--heightmap", "h.tif"}, // unknown extension
-		{"export", path, "--instances", out},     // not built in until scatter lands
 	}
 	for _, args := range usage {
 		if code, _, _ := runCmd(args...); code != exitUsage {

@@ -21,13 +21,16 @@ func init() {
 	register(command{
 		name:    "export",
 		summary: "write a landscape's controls and heightmap as files engines import",
-		usage: `usage: strata export PATH.terrainData [--controls DIR] [--heightmap F.r16|F.png|F.exr]
+		usage: `usage: strata export PATH.terrainData [--controls DIR] [--heightmap F.r16|F.png|F.exr] [--instances DIR]
 
   --controls DIR    control0.png, control1.png, …: the rgba8 weights, one layer a channel
                     (strata info shows which layer is which channel)
   --heightmap F     by extension: .r16 raw 16-bit little-endian, .png 16-bit grayscale — both map
                     the manifest's heightRange linearly onto 0..65535 (holes clamp) — or .exr
-                    one FLOAT channel Y in metres. Row 0 is the field's minimum Z.`,
+                    one FLOAT channel Y in metres. Row 0 is the field's minimum Z.
+  --instances DIR   each scatter population's instances as <population>.f32 (the pool layout:
+                    column-major 4×4 float32 matrices, 64 bytes each, little-endian) plus
+                    index.yaml with each population's file, count, mesh and scale`,
 		run: runExport,
 	})
 }
@@ -37,6 +40,7 @@ func init() {
 type exportOptions struct {
 	controls  string
 	heightmap string
+	instances string
 }
 
 func runExport(args []string, stdout, stderr io.Writer) int {
@@ -46,6 +50,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	var o exportOptions
 	fs.StringVar(&o.controls, "controls", "", "")
 	fs.StringVar(&o.heightmap, "heightmap", "", "")
+	fs.StringVar(&o.instances, "instances", "", "")
 	var path string
 	rest := args
 	for len(rest) > 0 { // the path may come before or after the flags
@@ -64,8 +69,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if path == "" {
 		return usageError(c, stderr, "missing PATH.terrainData")
 	}
-	if o.controls == "" && o.heightmap == "" {
-		return usageError(c, stderr, "nothing to export: give --controls and/or --heightmap")
+	if o.controls == "" && o.heightmap == "" && o.instances == "" {
+		return usageError(c, stderr, "nothing to export: give --controls, --heightmap and/or --instances")
 	}
 	if o.heightmap != "" {
 		switch strings.ToLower(filepath.Ext(o.heightmap)) {
@@ -94,6 +99,11 @@ func export(ct *terraindata.Container, o exportOptions, stdout io.Writer) error 
 	}
 	if o.heightmap != "" {
 		if err := exportHeightmap(ct, o.heightmap, stdout); err != nil {
+			return err
+		}
+	}
+	if o.instances != "" {
+		if err := exportInstances(ct, o.instances, stdout); err != nil {
 			return err
 		}
 	}
