@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"strata/bake"
 	"strata/gpu"
 	"strata/terraindata"
 	"strata/viewport"
@@ -99,6 +100,24 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 		return err
 	}
 	defer dev.Release()
+	// The forest is placed again on the GPU from the container's density children and drawn
+	// straight from the pool buffers, with no CPU round trip.
+	pops, err := bake.PlaceFromContainer(context.Background(), c, dev)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, p := range pops {
+			p.Release()
+		}
+	}()
+	for _, p := range pops {
+		if p.Kernel == nil || p.Count == 0 {
+			continue
+		}
+		scene.Populations = append(scene.Populations, viewport.Population{Name: p.Name, Mesh: viewport.Mesh(p.Mesh),
+			Pool: p.Kernel.Pool().Buf, Count: p.Count})
+	}
 	r, err := viewport.New(dev, w, h)
 	if err != nil {
 		return err

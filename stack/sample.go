@@ -15,9 +15,9 @@ func SampleDunes() *Stack {
 	// Groves of trees on the flat sand between the dunes: clustered by a broad noise band, never
 	// on rock, so a render shows where the population put them.
 	trees := NewPopulation("trees")
-	trees.Density = 0.002
+	trees.Density = 0.02
 	trees.Seed = 7
-	trees.Scale = [2]float64{8, 14}
+	trees.Scale = [2]float64{1.2, 2} // the tree mesh is 7 m tall at scale 1
 	trees.Mesh = MeshTree
 	trees.Rules = []Rule{
 		{Input: InputLayer, Layer: "rock", Max: F(0.1), Softness: 0.05},
