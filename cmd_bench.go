@@ -72,7 +72,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "preparing a %d² field…\n", *size)
 	cases := bake.BenchCases(*size)
 	for _, w := range which {
-		if err := benches[w](ctx, g, gpuName, cases, benchArgs{tile: *tile, strokes: *strokes}, stdout); err != nil {
+		if err := benches[w](ctx, g, gpuName, cases, benchArgs{tile: *tile, strokes: *strokes, size: *size}, stdout); err != nil {
 			fmt.Fprintf(stderr, "strata bench %s: %v\n", w, err)
 			return exitFail
 		}
@@ -80,7 +80,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-type benchArgs struct{ tile, strokes int }
+type benchArgs struct{ tile, strokes, size int }
 
 type benchFunc func(ctx context.Context, g *bake.GPU, gpuName string, cases []bake.BenchCase, a benchArgs, out io.Writer) error
 
@@ -93,6 +93,14 @@ var benches = map[string]benchFunc{
 			}
 			f.Print(out, gpuName)
 		}
+		return nil
+	},
+	"scatter": func(ctx context.Context, g *bake.GPU, gpuName string, cases []bake.BenchCase, a benchArgs, out io.Writer) error {
+		f, err := bake.BenchScatter(ctx, g, a.size)
+		if err != nil {
+			return err
+		}
+		f.Print(out)
 		return nil
 	},
 	"edit": func(ctx context.Context, g *bake.GPU, gpuName string, cases []bake.BenchCase, a benchArgs, out io.Writer) error {
