@@ -8,17 +8,35 @@ import (
 
 // FieldTile cuts tile t out of field f for WeightsKernel.Run: the apron-inclusive block of the
 // height grid and of each channel named in channels (stack.Channels order: chan0..chan3). It copies
-// the blocks, so the result stays valid while the field is edited.
+// the blocks, so the result stays valid while the field is edited. (WeightsKernel.RunField does the
+// same cut straight into the upload, for a caller that runs the tile at once.)
 func FieldTile(f *field.Field, channels []string, t field.Tile) (WeightsTile, error) {
+	wt, grids, err := tileHeader(f, channels, t)
+	if err != nil {
+		return WeightsTile{}, err
+	}
+	wt.Height = grids[0].Region(t.BufI0, t.BufJ0, t.BufW, t.BufH).Data
+	for i := range wt.Chans {
+		if grids[1+i] != nil {
+			wt.Chans[i] = grids[1+i].Region(t.BufI0, t.BufJ0, t.BufW, t.BufH).Data
+		}
+	}
+	return wt, nil
+}
+
+// tileHeader checks tile t against f and returns its WeightsTile without blocks and the grids the
+// blocks come from: height, then chan0..chan3 (nil for a slot no channel uses).
+func tileHeader(f *field.Field, channels []string, t field.Tile) (WeightsTile, [5]*field.Grid, error) {
+	var grids [5]*field.Grid
 	if f == nil || f.Height == nil {
-		return WeightsTile{}, fmt.Errorf("gpu: field tile %d: no height grid", t.Index)
+		return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: no height grid", t.Index)
 	}
 	if len(channels) > 4 {
-		return WeightsTile{}, fmt.Errorf("gpu: field tile %d: %d channels, the kernel has 4 slots (%v)", t.Index, len(channels), channels)
+		return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: %d channels, the kernel has 4 slots (%v)", t.Index, len(channels), channels)
 	}
 	if t.W < 0 || t.H < 0 || t.BufW < 1 || t.BufH < 1 || t.BufI0 < 0 || t.BufJ0 < 0 ||
 		t.BufI0+t.BufW > f.Height.W || t.BufJ0+t.BufH > f.Height.H {
-		return WeightsTile{}, fmt.Errorf("gpu: field tile %d: buffer %d,%d+%dx%d outside the %dx%d grid",
+		return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: buffer %d,%d+%dx%d outside the %dx%d grid",
 			t.Index, t.BufI0, t.BufJ0, t.BufW, t.BufH, f.Height.W, f.Height.H)
 	}
 	wt := WeightsTile{
@@ -26,14 +44,17 @@ func FieldTile(f *field.Field, channels []string, t field.Tile) (WeightsTile, er
 		Size:      [2]uint32{uint32(t.W), uint32(t.H)},
 		BufOrigin: [2]uint32{uint32(t.BufI0), uint32(t.BufJ0)},
 		BufSize:   [2]uint32{uint32(t.BufW), uint32(t.BufH)},
-		Height:    f.Height.Region(t.BufI0, t.BufJ0, t.BufW, t.BufH).Data,
 	}
+	grids[0] = f.Height
 	for i, name := range channels {
 		g := f.Channels[name]
 		if g == nil {
-			return WeightsTile{}, fmt.Errorf("gpu: field tile %d: the stack reads channel %q, which the field lacks", t.Index, name)
+			return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: the stack reads channel %q, which the field lacks", t.Index, name)
 		}
-		wt.Chans[i] = g.Region(t.BufI0, t.BufJ0, t.BufW, t.BufH).Data
+		if g.W != f.Height.W || g.H != f.Height.H {
+			return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: channel %q is %dx%d, the height grid %dx%d", t.Index, name, g.W, g.H, f.Height.W, f.Height.H)
+		}
+		grids[1+i] = g
 	}
-	return wt, nil
+	return wt, grids, nil
 }

@@ -5,13 +5,19 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
+	"strata/field"
 	"strata/stack"
 )
 
-// weightsWorkgroup is the kernel's @workgroup_size (8×8) along each axis.
+// weightsGroup is terrain_layer_weights' @workgroup_size (16×16) along each axis.
+const weightsGroup = 16
+
+// weightsWorkgroup (8) is not the weights kernel's any more: terrain_scatter_density's dispatch
+// (gpu/scatter.go) reads it for its own @workgroup_size(8, 8), so it stays until that moves.
 const weightsWorkgroup = 8
 
 // WeightsTarget is the pair of RGBA8 textures of a whole weights grid: layers 0–3 in Lo, 4–7 in
@@ -88,6 +94,9 @@ type WeightsKernel struct {
 	bgChans  [4]bool // which slots the bind group binds to their own buffer
 
 	scratch    []byte
+	cut        []byte    // RunField's blocks, cut from the field
+	pwork      []uint32  // the tile's params (stack.Pack output patched by PackTile)
+	onGPU      []uint32  // the params words in the params buffer (empty: unknown)
 	lastGroups [2]uint32 // workgroups of the last Run, for Repeat
 }
 
@@ -144,6 +153,24 @@ func (k *WeightsKernel) Release() {
 // modified: head lanes 2–3 are patched with stack.PackTile on a copy). The upload and the dispatch
 // are queued; ReadWeights (or Device.Wait) waits for them.
 func (k *WeightsKernel) Run(ctx context.Context, target *WeightsTarget, params []uint32, tile WeightsTile) error {
+	return k.run(ctx, target, params, tile, nil)
+}
+
+// RunField is FieldTile + Run without the intermediate copy: the apron-inclusive blocks of tile t
+// are cut from f's height grid and the channels named in channels (stack.Channels order) straight
+// into the upload. Same result as Run(FieldTile(f, channels, t)); the field may be edited as soon
+// as it returns.
+func (k *WeightsKernel) RunField(ctx context.Context, target *WeightsTarget, params []uint32, f *field.Field, channels []string, t field.Tile) error {
+	hdr, grids, err := tileHeader(f, channels, t)
+	if err != nil {
+		return err
+	}
+	return k.run(ctx, target, params, hdr, &grids)
+}
+
+// run is Run (grids nil: the blocks are tile.Height and tile.Chans) and RunField (grids: height,
+// chan0..chan3 grids of the whole field, nil for an unbound slot; the blocks are cut from them).
+func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params []uint32, tile WeightsTile, grids *[5]*field.Grid) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("gpu: weights: %w", err)
 	}
@@ -153,44 +180,131 @@ func (k *WeightsKernel) Run(ctx context.Context, target *WeightsTarget, params [
 	if target == nil || target.Lo == nil {
 		return fmt.Errorf("gpu: weights: nil or released target")
 	}
-	if err := checkWeightsTile(target, params, &tile); err != nil {
+	if err := checkWeightsTile(target, params, &tile, grids == nil); err != nil {
 		return err
 	}
 	if tile.Size[0] == 0 || tile.Size[1] == 0 {
 		return nil
 	}
-	p := make([]uint32, len(params))
+	n := int(tile.BufSize[0]) * int(tile.BufSize[1])
+	var bound [4]bool
+	for i := range bound {
+		if grids == nil {
+			bound[i] = tile.Chans[i] != nil
+		} else {
+			bound[i] = grids[1+i] != nil
+		}
+	}
+	// plane returns block i (0 height, 1..4 chan0..chan3) as bytes for the queue.
+	planes := 0
+	if grids != nil {
+		for _, g := range grids {
+			if g != nil {
+				planes++
+			}
+		}
+	}
+	cut := k.growCut(planes * n * 4)
+	plane := func(i int) []byte {
+		if grids == nil {
+			if i == 0 {
+				return k.floats(tile.Height)
+			}
+			return k.floats(tile.Chans[i-1])
+		}
+		dst := cut[:n*4]
+		cut = cut[n*4:]
+		cutRows(dst, grids[i], int(tile.BufOrigin[0]), int(tile.BufOrigin[1]), int(tile.BufSize[0]), int(tile.BufSize[1]))
+		return dst
+	}
+
+	// The params on the GPU differ from the last tile's only in head lanes 2–3 (PackTile) unless the
+	// stack changed: write just the words that differ.
+	p := k.grow32(&k.pwork, len(params))
 	copy(p, params)
 	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
-
 	rebind := target != k.bgTarget || k.bg == nil
-	re, err := k.params.Upload(k.bytesOf(p))
+	re, err := k.params.Ensure(uint64(len(p) * 4))
 	if err != nil {
 		return err
 	}
 	rebind = rebind || re
-	if re, err = k.height.Upload(k.floats(tile.Height)); err != nil {
+	lo, hi := 0, len(p)
+	if !re && len(k.onGPU) == len(p) {
+		for lo < hi && p[lo] == k.onGPU[lo] {
+			lo++
+		}
+		for hi > lo && p[hi-1] == k.onGPU[hi-1] {
+			hi--
+		}
+	}
+	k.onGPU = k.onGPU[:0] // unknown until the writes below succeed
+	type write struct {
+		b    *Buffer
+		off  uint64
+		data []byte
+	}
+	var writes [6]write
+	nw := 0
+	if hi > lo {
+		writes[nw] = write{k.params, uint64(lo * 4), k.bytesOf(p[lo:hi])}
+		nw++
+	}
+	if re, err = k.height.Ensure(uint64(n * 4)); err != nil {
 		return err
 	}
 	rebind = rebind || re
-	for i, c := range tile.Chans {
-		if c == nil {
+	writes[nw] = write{k.height, 0, plane(0)}
+	nw++
+	for i := range bound {
+		if !bound[i] {
 			rebind = rebind || k.bgChans[i]
 			continue
 		}
-		if re, err = k.chans[i].Upload(k.floats(c)); err != nil {
+		if re, err = k.chans[i].Ensure(uint64(n * 4)); err != nil {
 			return err
 		}
 		rebind = rebind || re || !k.bgChans[i]
+		writes[nw] = write{k.chans[i], 0, plane(1 + i)}
+		nw++
 	}
+	// One error scope for all the writes (each Buffer.Write would open its own). The queue copies
+	// the data before WriteBuffer returns.
+	err = k.dev.Do("write weights tile", func() error {
+		for _, w := range writes[:nw] {
+			if err := k.dev.Queue.WriteBuffer(w.b.Buf, w.off, w.data); err != nil {
+				return fmt.Errorf("%s: %w", w.b.Label, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	k.onGPU = append(k.onGPU[:0], p...)
 	if rebind {
-		if err := k.bind(target, tile.Chans); err != nil {
+		if err := k.bind(target, bound); err != nil {
 			return err
 		}
 	}
-	k.lastGroups = [2]uint32{(tile.Size[0] + weightsWorkgroup - 1) / weightsWorkgroup,
-		(tile.Size[1] + weightsWorkgroup - 1) / weightsWorkgroup}
+	k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup,
+		(tile.Size[1] + weightsGroup - 1) / weightsGroup}
 	return k.dev.Dispatch("terrain_layer_weights", k.pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
+}
+
+// cutRows copies the w×h block at (i0, j0) of g into dst as little-endian float32 rows.
+func cutRows(dst []byte, g *field.Grid, i0, j0, w, h int) {
+	for j := 0; j < h; j++ {
+		row := g.Data[(j0+j)*g.W+i0 : (j0+j)*g.W+i0+w]
+		out := dst[j*w*4 : (j+1)*w*4]
+		if littleEndian {
+			copy(out, unsafe.Slice((*byte)(unsafe.Pointer(&row[0])), w*4))
+			continue
+		}
+		for i, v := range row {
+			binary.LittleEndian.PutUint32(out[i*4:], math.Float32bits(v))
+		}
+	}
 }
 
 // Repeat dispatches the last tile n more times in one submission, reading the buffers already on
@@ -211,18 +325,18 @@ func (k *WeightsKernel) Repeat(n int) error {
 	})
 }
 
-func (k *WeightsKernel) bind(target *WeightsTarget, chans [4][]float32) error {
+func (k *WeightsKernel) bind(target *WeightsTarget, bound [4]bool) error {
 	if k.bg != nil {
 		k.bg.Release()
 		k.bg = nil
 	}
 	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, k.height)}
-	for i, c := range chans {
+	for i, c := range bound {
 		b := k.height
-		if c != nil {
+		if c {
 			b = k.chans[i]
 		}
-		k.bgChans[i] = c != nil
+		k.bgChans[i] = c
 		entries = append(entries, BufferEntry(uint32(2+i), b))
 	}
 	entries = append(entries, TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
@@ -235,7 +349,9 @@ func (k *WeightsKernel) bind(target *WeightsTarget, chans [4][]float32) error {
 	return nil
 }
 
-func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile) error {
+// checkWeightsTile checks a tile against target and params; dense also checks its Height and
+// Chans blocks (RunField has none: tileHeader checked the grids).
+func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile, dense bool) error {
 	if len(params) < stack.RulesWord {
 		return fmt.Errorf("gpu: weights: params of %d words, need at least %d (stack.Pack output)", len(params), stack.RulesWord)
 	}
@@ -249,6 +365,9 @@ func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile) er
 	if n == 0 {
 		return fmt.Errorf("gpu: weights: empty height buffer %v", t.BufSize)
 	}
+	if !dense {
+		return nil
+	}
 	if uint64(len(t.Height)) != n {
 		return fmt.Errorf("gpu: weights: height buffer has %d samples, want %d (%v)", len(t.Height), n, t.BufSize)
 	}
@@ -260,8 +379,9 @@ func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile) er
 	return nil
 }
 
-// bytesOf and floats encode little-endian into the kernel's scratch (no allocation per tile once
-// it has grown).
+// bytesOf encodes little-endian into the kernel's scratch (no allocation per tile once it has
+// grown). floats hands the samples to the queue as they are on a little-endian machine (the queue
+// copies them before WriteBuffer returns) and encodes them into the scratch elsewhere.
 func (k *WeightsKernel) bytesOf(p []uint32) []byte {
 	b := k.grow(len(p) * 4)
 	for i, v := range p {
@@ -271,16 +391,38 @@ func (k *WeightsKernel) bytesOf(p []uint32) []byte {
 }
 
 func (k *WeightsKernel) floats(f []float32) []byte {
-	b := k.grow(len(f) * 4)
+	if len(f) == 0 {
+		return nil
+	}
+	if littleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), len(f)*4)
+	}
+	b := make([]byte, len(f)*4)
 	for i, v := range f {
 		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))
 	}
 	return b
 }
 
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 func (k *WeightsKernel) grow(n int) []byte {
 	if cap(k.scratch) < n {
 		k.scratch = make([]byte, n)
 	}
 	return k.scratch[:n]
+}
+
+func (k *WeightsKernel) growCut(n int) []byte {
+	if cap(k.cut) < n {
+		k.cut = make([]byte, n)
+	}
+	return k.cut[:n]
+}
+
+func (k *WeightsKernel) grow32(s *[]uint32, n int) []uint32 {
+	if cap(*s) < n {
+		*s = make([]uint32, n)
+	}
+	return (*s)[:n]
 }

@@ -82,3 +82,67 @@ fn FBM(x: f32, z: f32, featureSize: f32, octaves: u32, seed: u32) -> f32 {
     let v = 0.5 + (sum / norm) * NOISE_DIAG;
     return clamp(v, 0.0, NOISE_MAX);
 }
+
+// ---- the same noise with its hash work shared (twin of stack's fbm/gradNoise) -----------------
+// Hash2(i, j, s) = PCG(PCG(PCG(s) ^ i) ^ j), so with ps = PCG(PCG(seed + k)) (OctaveSeed) taken
+// once per octave, a lattice cell needs PCG(ps ^ ix), PCG(ps ^ (ix + 1)) for its two columns and
+// one PCG per corner: 6 instead of 12. The gradient is chosen by selects instead of an 8-way switch
+// on a per-texel hash (which diverges inside a warp). Same float32 operations as GradNoise/FBM
+// (each gradient's dot product is the switch's expression with its signs moved onto dx, dz, which
+// is exact); the hash is bit-exact and the float part may differ by rounding only (a driver may
+// contract a different multiply-add into an fma).
+
+fn OctaveSeed(seed: u32, k: u32) -> u32 {
+    return PCG(PCG(seed + k));
+}
+
+fn noise_grad_sel(h: u32, dx: f32, dz: f32) -> f32 {
+    let sx = select(dx, -dx, (h & 1u) != 0u);
+    let szAxis = select(dz, -dz, (h & 1u) != 0u);
+    let szDiag = select(dz, -dz, (h & 2u) != 0u);
+    let axis = select(sx, szAxis, (h & 2u) != 0u);
+    let diag = NOISE_DIAG * sx + NOISE_DIAG * szDiag;
+    return select(axis, diag, (h & 4u) != 0u);
+}
+
+// GradNoisePre is GradNoise(qx, qz, seed) with ps = PCG(PCG(seed)) (OctaveSeed(seed', k) for the
+// octave seed PCG(seed' + k)) already computed.
+fn GradNoisePre(qx: f32, qz: f32, ps: u32) -> f32 {
+    let fx0 = floor(qx);
+    let fz0 = floor(qz);
+    let ix = i32(fx0);
+    let iz = i32(fz0);
+    let fx = qx - fx0;
+    let fz = qz - fz0;
+    let c0 = PCG(ps ^ bitcast<u32>(ix));
+    let c1 = PCG(ps ^ bitcast<u32>(ix + 1));
+    let z0 = bitcast<u32>(iz);
+    let z1 = bitcast<u32>(iz + 1);
+    let n00 = noise_grad_sel(PCG(c0 ^ z0), fx, fz);
+    let n10 = noise_grad_sel(PCG(c1 ^ z0), fx - 1.0, fz);
+    let n01 = noise_grad_sel(PCG(c0 ^ z1), fx, fz - 1.0);
+    let n11 = noise_grad_sel(PCG(c1 ^ z1), fx - 1.0, fz - 1.0);
+    let u = noise_fade(fx);
+    let w = noise_fade(fz);
+    return noise_lerp(noise_lerp(n00, n10, u), noise_lerp(n01, n11, u), w);
+}
+
+// FBMPre is FBM with the shared hash work above (same arguments, same result).
+fn FBMPre(x: f32, z: f32, featureSize: f32, octaves: u32, seed: u32) -> f32 {
+    let inv = 1.0 / featureSize;
+    var qx = x * inv;
+    var qz = z * inv;
+    var sum = 0.0;
+    var norm = 0.0;
+    var amp = 1.0;
+    let n = max(octaves, 1u);
+    for (var k = 0u; k < n; k = k + 1u) {
+        sum = sum + amp * GradNoisePre(qx, qz, OctaveSeed(seed, k));
+        norm = norm + amp;
+        amp = amp * 0.5;
+        qx = qx * 2.0;
+        qz = qz * 2.0;
+    }
+    let v = 0.5 + (sum / norm) * NOISE_DIAG;
+    return clamp(v, 0.0, NOISE_MAX);
+}
