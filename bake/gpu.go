@@ -116,11 +116,7 @@ func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo 
 	chans := s.Channels()
 	report("weights", 0, len(tiles))
 	for k, t := range tiles {
-		wt, err := gpu.FieldTile(f, chans, t)
-		if err != nil {
-			return fmt.Errorf("bake: %w", err)
-		}
-		if err := g.weights.Run(ctx, g.target, params, wt); err != nil {
+		if err := g.weights.RunField(ctx, g.target, params, f, chans, t); err != nil {
 			return fmt.Errorf("bake: tile %d: %w", t.Index, err)
 		}
 		report("weights", k+1, len(tiles))

@@ -13,7 +13,8 @@ import (
 )
 
 // noiseProbe evaluates noise.wgsl's functions for a list of cases: in[c] = (i, j, k, seed, x, z,
-// featureSize, octaves) as u32 (floats by bit pattern); out[c] = (PCG(seed), Hash2, Hash3, FBM bits).
+// 1/featureSize computed on the CPU, octaves) as u32 (floats by bit pattern); out[c] = (PCG(seed),
+// Hash2, Hash3, FBMInv bits) — the kernels call FBMInv with the CPU's inverse from params.
 const noiseProbe = `
 @group(0) @binding(0) var<storage, read> inp: array<u32>;
 @group(0) @binding(1) var<storage, read_write> outp: array<u32>;
@@ -29,12 +30,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let s = inp[b + 3u];
     let x = bitcast<f32>(inp[b + 4u]);
     let z = bitcast<f32>(inp[b + 5u]);
-    let fs = bitcast<f32>(inp[b + 6u]);
+    let inv = bitcast<f32>(inp[b + 6u]);
     let oct = inp[b + 7u];
     outp[c * 4u] = PCG(s);
     outp[c * 4u + 1u] = Hash2(i, j, s);
     outp[c * 4u + 2u] = Hash3(i, j, k, s);
-    outp[c * 4u + 3u] = bitcast<u32>(FBM(x, z, fs, oct, s));
+    outp[c * 4u + 3u] = bitcast<u32>(FBMInv(x, z, inv, oct, s));
 }
 `
 
@@ -60,7 +61,7 @@ func runNoiseProbe(t *testing.T, cases []noiseCase) []uint32 {
 	in := make([]byte, len(cases)*32)
 	for c, nc := range cases {
 		w := []uint32{uint32(nc.i), uint32(nc.j), nc.k, nc.seed, math.Float32bits(nc.x), math.Float32bits(nc.z),
-			math.Float32bits(nc.fs), nc.octaves}
+			math.Float32bits(1 / nc.fs), nc.octaves}
 		for q, v := range w {
 			binary.LittleEndian.PutUint32(in[c*32+q*4:], v)
 		}

@@ -64,7 +64,7 @@ func runWeightsProbe(t *testing.T, in []uint32, outWords int) []uint32 {
 // weightsProbeSrc is an extra entry point appended to the weights kernel's own source: it runs the
 // kernel's quantize (vector ranks, no private arrays) on given shares, so it is held to
 // stack.Quantize on cases the weights tests never produce (ties, shares that sum short of or past
-// 1, values outside [0, 1], NaN), and noise.wgsl's FBMPre next to FBM. Bindings 8 and 9 are its
+// 1, values outside [0, 1], NaN), and noise.wgsl's FBMPre next to FBMInv (same inverse). Bindings 8 and 9 are its
 // own; the derived layout holds only those. Each case is 12 words: the shares' f32 bits, then x,
 // z, featureSize (f32 bits) and the seed (octaves: 1 + case % 8); out: the 8 quantized bytes as
 // u32, FBMPre's bits, FBM's bits.
@@ -93,8 +93,8 @@ fn probe(@builtin(global_invocation_id) id: vec3<u32>) {
     let z = bitcast<f32>(probeIn[b + 9u]);
     let fs = bitcast<f32>(probeIn[b + 10u]);
     let seed = probeIn[b + 11u];
-    probeOut[o + 8u] = bitcast<u32>(FBMPre(x, z, fs, 1u + c % 8u, seed));
-    probeOut[o + 9u] = bitcast<u32>(FBM(x, z, fs, 1u + c % 8u, seed));
+    probeOut[o + 8u] = bitcast<u32>(FBMPre(x, z, 1.0 / fs, 1u + c % 8u, seed));
+    probeOut[o + 9u] = bitcast<u32>(FBMInv(x, z, 1.0 / fs, 1u + c % 8u, seed));
 }
 `
 

@@ -64,8 +64,13 @@ fn GradNoise(qx: f32, qz: f32, seed: u32) -> f32 {
     return noise_lerp(noise_lerp(n00, n10, u), noise_lerp(n01, n11, u), w);
 }
 
+// FBM divides on the GPU (to 2.5 ULP in WGSL); kernels call FBMInv with the correctly rounded
+// inverse from params (noise.FBMInv's doc says why).
 fn FBM(x: f32, z: f32, featureSize: f32, octaves: u32, seed: u32) -> f32 {
-    let inv = 1.0 / featureSize;
+    return FBMInv(x, z, 1.0 / featureSize, octaves, seed);
+}
+
+fn FBMInv(x: f32, z: f32, inv: f32, octaves: u32, seed: u32) -> f32 {
     var qx = x * inv;
     var qz = z * inv;
     var sum = 0.0;
@@ -127,9 +132,8 @@ fn GradNoisePre(qx: f32, qz: f32, ps: u32) -> f32 {
     return noise_lerp(noise_lerp(n00, n10, u), noise_lerp(n01, n11, u), w);
 }
 
-// FBMPre is FBM with the shared hash work above (same arguments, same result).
-fn FBMPre(x: f32, z: f32, featureSize: f32, octaves: u32, seed: u32) -> f32 {
-    let inv = 1.0 / featureSize;
+// FBMPre is FBMInv with the shared hash work above (same arguments, same result).
+fn FBMPre(x: f32, z: f32, inv: f32, octaves: u32, seed: u32) -> f32 {
     var qx = x * inv;
     var qz = z * inv;
     var sum = 0.0;

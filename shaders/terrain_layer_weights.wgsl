@@ -46,7 +46,7 @@ struct RuleLane {
     max: f32,
     softness: f32,
     jitter: f32,
-    featureSize: f32,
+    invFeatureSize: f32,
     octaves: u32,
     invTwoSoft: f32,
     noiseSeed: u32,
@@ -213,7 +213,7 @@ fn ruleValue(r: RuleLane) -> f32 {
         case 1u: { return slopeFromTaps(taps(), P.head.gradientStep); }
         case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
         case 3u, 5u: { return bilinear4(1u + (r.slot & 3u), gPx, gPz); }
-        case 4u: { return FBMPre(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
+        case 4u: { return FBMPre(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
         default: { return 0.0; }
     }
 }
@@ -265,7 +265,7 @@ fn ruleBand(ri: u32) -> f32 {
         if (settled >= 0.0) {
             return settled;
         }
-        n = FBMPre(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.seed);
+        n = FBMPre(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.seed);
     }
     return band(v, r, n);
 }

@@ -39,7 +39,7 @@ struct RuleLane {
     max: f32,
     softness: f32,
     jitter: f32,
-    featureSize: f32,
+    invFeatureSize: f32,
     octaves: u32,
     invTwoSoft: f32,
     noiseSeed: u32,
@@ -176,7 +176,7 @@ fn ruleValue(r: RuleLane) -> f32 {
         case 1u: { return slopeFromTaps(taps(), P.head.gradientStep); }
         case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
         case 3u, 5u: { return bilinear(1u + (r.slot & 3u), gPx, gPz); }
-        case 4u: { return FBM(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
+        case 4u: { return FBMInv(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
         case 6u: { return layerWeight(r.slot & 7u); }
         default: { return 0.0; }
     }
@@ -187,7 +187,7 @@ fn ruleBand(ri: u32) -> f32 {
     let v = ruleValue(r);
     var n = 0.0;
     if (r.jitter != 0.0) {
-        n = FBM(gPx, gPz, r.featureSize, min(r.octaves, MAX_OCTAVES), r.seed);
+        n = FBMInv(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.seed);
     }
     return band(v, r, n);
 }

@@ -43,7 +43,7 @@ type compiledRule struct {
 	PackedRule
 	jit    [MaxOctaves]uint32 // PCG(PCG(Seed+k))
 	val    [MaxOctaves]uint32 // PCG(PCG(NoiseSeed+k))
-	inv    float32            // 1 / FeatureSize
+	inv    float32            // InvFeatureSize
 	oct    uint32
 	settle settleBounds
 }
@@ -119,7 +119,7 @@ func (c *Compiled) unpack(nrules int) error {
 		cr := &c.rules[i]
 		cr.PackedRule = pr
 		cr.oct = max(1, min(pr.Octaves, MaxOctaves))
-		cr.inv = 1 / pr.FeatureSize
+		cr.inv = pr.InvFeatureSize
 		cr.settle = newSettleBounds(&cr.PackedRule)
 		for k := uint32(0); k < cr.oct; k++ {
 			cr.jit[k] = noise.PCG(noise.PCG(pr.Seed + k))

@@ -9,7 +9,7 @@ import (
 )
 
 func rule(flags uint32, lo, hi, soft, jit float32) *PackedRule {
-	r := &PackedRule{Flags: flags, Min: lo, Max: hi, Softness: soft, Jitter: jit, FeatureSize: 64, Octaves: 4}
+	r := &PackedRule{Flags: flags, Min: lo, Max: hi, Softness: soft, Jitter: jit, InvFeatureSize: 1.0 / 64, Octaves: 4}
 	if soft != 0 {
 		r.InvTwoSoft = 1 / (2 * soft)
 	}

@@ -72,7 +72,7 @@ var ParamsLayout = []Field{
 	{"Rule.max", 20, 4, "f32"},
 	{"Rule.softness", 24, 4, "f32"},
 	{"Rule.jitter", 28, 4, "f32"},
-	{"Rule.featureSize", 32, 4, "f32"},
+	{"Rule.invFeatureSize", 32, 4, "f32"},
 	{"Rule.octaves", 36, 4, "u32"},
 	{"Rule.invTwoSoft", 40, 4, "f32"},
 	{"Rule.noiseSeed", 44, 4, "u32"},
@@ -263,7 +263,7 @@ func packRule(p []uint32, lane, gi int, s *Stack, ru *Rule, chans []string) {
 	p[w+5] = math.Float32bits(hi)
 	p[w+6] = math.Float32bits(soft)
 	p[w+7] = f32bits(ru.Jitter)
-	p[w+8] = f32bits(fs)
+	p[w+8] = math.Float32bits(1 / float32(fs)) // exactly noise.FBM's own inverse
 	p[w+9] = uint32(s.Noise.Octaves)
 	p[w+10] = math.Float32bits(inv)
 	p[w+11] = noise.NoiseInputSeed(seed)
@@ -271,18 +271,20 @@ func packRule(p []uint32, lane, gi int, s *Stack, ru *Rule, chans []string) {
 
 // PackedRule is one rule as the kernel sees it: the three rule lanes decoded. Band reads it.
 type PackedRule struct {
-	Input       uint32 // lane code: 0 height … 6 layer
-	Slot        uint32
-	Flags       uint32
-	Seed        uint32
-	Min         float32
-	Max         float32
-	Softness    float32
-	Jitter      float32
-	FeatureSize float32
-	Octaves     uint32
-	InvTwoSoft  float32
-	NoiseSeed   uint32
+	Input    uint32 // lane code: 0 height … 6 layer
+	Slot     uint32
+	Flags    uint32
+	Seed     uint32
+	Min      float32
+	Max      float32
+	Softness float32
+	Jitter   float32
+	// InvFeatureSize is 1/featureSize (metres⁻¹), computed on the CPU so the kernel never divides:
+	// a WGSL division may be 2.5 ULP off, which moves far lattice points (noise.FBMInv).
+	InvFeatureSize float32
+	Octaves        uint32
+	InvTwoSoft     float32
+	NoiseSeed      uint32
 }
 
 // UnpackRule decodes rule lane i of packed params p (ok is false when p has no such rule).
@@ -295,7 +297,7 @@ func UnpackRule(p []uint32, i int) (r PackedRule, ok bool) {
 	return PackedRule{
 		Input: p[w], Slot: p[w+1], Flags: p[w+2], Seed: p[w+3],
 		Min: f(4), Max: f(5), Softness: f(6), Jitter: f(7),
-		FeatureSize: f(8), Octaves: p[w+9], InvTwoSoft: f(10), NoiseSeed: p[w+11],
+		InvFeatureSize: f(8), Octaves: p[w+9], InvTwoSoft: f(10), NoiseSeed: p[w+11],
 	}, true
 }
 

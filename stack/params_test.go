@@ -173,9 +173,9 @@ func TestCompiledMatchesDirect(t *testing.T) {
 				case 3, 5:
 					x = in.Chan[pr.Slot]
 				case 4:
-					x = noise.FBM(in.X, in.Z, pr.FeatureSize, pr.Octaves, pr.NoiseSeed)
+					x = noise.FBMInv(in.X, in.Z, pr.InvFeatureSize, pr.Octaves, pr.NoiseSeed)
 				}
-				n := noise.FBM(in.X, in.Z, pr.FeatureSize, pr.Octaves, pr.Seed)
+				n := noise.FBMInv(in.X, in.Z, pr.InvFeatureSize, pr.Octaves, pr.Seed)
 				v *= Band(x, &pr, n)
 			}
 			cov[l] = v
