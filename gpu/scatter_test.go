@@ -292,34 +292,25 @@ func overflowStack() *stack.Stack {
 	return s
 }
 
-// TestScatterParamsLayoutMatchesWGSL: the density shader declares the very Params structs
-// stack.PackPopulation writes, and PlaceParams matches PlaceLayout member for member.
+// TestScatterParamsLayoutMatchesWGSL: the weights and density kernels take their Params structs
+// (and the band) from the one stack_rules.wgsl that TestParamsLayoutMatchesWGSL checks, declaring
+// none of their own; PlaceParams matches PlaceLayout member for member.
 func TestScatterParamsLayoutMatchesWGSL(t *testing.T) {
-	ref, err := shaders.Raw("terrain_layer_weights")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dens, err := shaders.Raw("terrain_scatter_density")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := parseWGSLStructs(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The layout parser knows no atomics; atomic<u32> is laid out as u32.
-	b, err := parseWGSLStructs(strings.ReplaceAll(dens, "atomic<u32>", "u32"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, sn := range []string{"Params", "Head", "LayerLane", "RuleLane"} {
-		if x, y := a[sn], b[sn]; x == nil || y == nil || len(x.members) != len(y.members) || x.size != y.size {
-			t.Errorf("struct %s differs between the weights and density shaders", sn)
-			continue
+	for _, k := range []string{"terrain_layer_weights", "terrain_scatter_density"} {
+		src, err := shaders.Raw(k)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i := range a[sn].members {
-			if a[sn].members[i] != b[sn].members[i] {
-				t.Errorf("%s member %d: weights %+v, density %+v", sn, i, a[sn].members[i], b[sn].members[i])
+		if !strings.Contains(src, "//!include stack_rules.wgsl") {
+			t.Errorf("%s does not include stack_rules.wgsl", k)
+		}
+		own, err := parseWGSLStructs(strings.ReplaceAll(src, "atomic<u32>", "u32"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sn := range []string{"Params", "Head", "LayerLane", "RuleLane"} {
+			if own[sn] != nil {
+				t.Errorf("%s declares its own %s; it must come from stack_rules.wgsl", k, sn)
 			}
 		}
 	}

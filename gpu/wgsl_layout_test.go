@@ -126,10 +126,10 @@ func laneName(s string) string {
 }
 
 // TestParamsLayoutMatchesWGSL reads the Params, Head, LayerLane and RuleLane structs of
-// terrain_layer_weights.wgsl and checks every member's offset, size and type against the layout
+// stack_rules.wgsl (which both rule kernels include) and checks every member's offset, size and type against the layout
 // stack.Pack writes (stack.ParamsLayout), and that nothing is declared on one side only.
 func TestParamsLayoutMatchesWGSL(t *testing.T) {
-	src, err := shaders.Raw("terrain_layer_weights")
+	src, err := shaders.Raw("stack_rules")
 	if err != nil {
 		t.Fatal(err)
 	}

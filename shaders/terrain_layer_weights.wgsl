@@ -16,47 +16,7 @@
 //
 //!include noise.wgsl
 //!include field.wgsl
-
-// Params lanes (docs/design.md "Params lanes"; produced by stack.Pack / stack.PackTile only).
-struct Head {
-    fieldMin: vec2<f32>,
-    invHTexel: vec2<f32>,
-    wTexel: vec2<f32>,
-    gradientStep: f32,
-    layerCount: u32,
-    tileOrigin: vec2<u32>,
-    tileSize: vec2<u32>,
-    bufOrigin: vec2<u32>,
-    bufSize: vec2<u32>,
-}
-
-struct LayerLane {
-    strength: f32,
-    ruleStart: u32,
-    ruleCount: u32,
-    flags: u32,
-}
-
-struct RuleLane {
-    input: u32,
-    slot: u32,
-    flags: u32,
-    seed: u32,
-    min: f32,
-    max: f32,
-    softness: f32,
-    jitter: f32,
-    invFeatureSize: f32,
-    octaves: u32,
-    invTwoSoft: f32,
-    noiseSeed: u32,
-}
-
-struct Params {
-    head: Head,
-    layers: array<LayerLane, 8>,
-    rules: array<RuleLane>,
-}
+//!include stack_rules.wgsl
 
 @group(0) @binding(0) var<storage, read> P: Params;
 @group(0) @binding(1) var<storage, read> height: array<f32>;
@@ -74,10 +34,6 @@ const INPUT_MASK: u32 = 3u;
 const INPUT_NOISE: u32 = 4u;
 const INPUT_CHANNEL: u32 = 5u;
 
-const FLAG_INVERT: u32 = 1u;
-const FLAG_HAS_MIN: u32 = 2u;
-const FLAG_HAS_MAX: u32 = 4u;
-const MAX_OCTAVES: u32 = 16u;
 
 // The workgroup: WG_X × WG_Y threads (gpu.weightsWorkgroup must match).
 const WG_X: u32 = 16u;
@@ -148,52 +104,6 @@ fn bilinear4(slot: u32, px: f32, pz: f32) -> f32 {
     return field_lerp(field_lerp(h.x, h.y, tx), field_lerp(h.z, h.w, tx), tz);
 }
 
-fn clamp01(t: f32) -> f32 {
-    if (!(t > 0.0)) {
-        return 0.0;
-    }
-    if (t > 1.0) {
-        return 1.0;
-    }
-    return t;
-}
-
-fn smooth01(t: f32) -> f32 {
-    return t * t * (3.0 - 2.0 * t);
-}
-
-// band is stack.Band: jitter, the min/max feather (a hard inclusive step at softness 0), invert.
-fn band(v0: f32, r: RuleLane, n: f32) -> f32 {
-    var v = v0;
-    if (r.jitter != 0.0) {
-        v = v + r.jitter * (2.0 * n - 1.0);
-    }
-    var c = 1.0;
-    let s = r.softness;
-    if ((r.flags & FLAG_HAS_MIN) != 0u) {
-        if (s == 0.0) {
-            if (!(v >= r.min)) {
-                c = 0.0;
-            }
-        } else {
-            c = c * smooth01(clamp01((v - (r.min - s)) * r.invTwoSoft));
-        }
-    }
-    if ((r.flags & FLAG_HAS_MAX) != 0u) {
-        if (s == 0.0) {
-            if (!(v <= r.max)) {
-                c = 0.0;
-            }
-        } else {
-            c = c * (1.0 - smooth01(clamp01((v - (r.max - s)) * r.invTwoSoft)));
-        }
-    }
-    if ((r.flags & FLAG_INVERT) != 0u) {
-        c = 1.0 - c;
-    }
-    return c;
-}
-
 fn taps() -> Taps {
     if (!gHaveTaps) {
         let g = P.head.gradientStep;
@@ -218,56 +128,9 @@ fn ruleValue(r: RuleLane) -> f32 {
     }
 }
 
-// SETTLE_MARGIN is stack.settleMargin: relative slack far above float32 rounding.
-const SETTLE_MARGIN: f32 = 1e-5;
-
-// ruleSettled is stack.settleBounds.settled: where [v - jitter, v + jitter] (widened by the
-// margin) lies in a flat part of the band, every noise value gives the same coverage, exactly 0 or
-// 1, and it is returned without drawing the noise. -1 means the noise is needed. The result is
-// identical to band() with the noise; only the cost differs.
-fn ruleSettled(v: f32, r: RuleLane) -> f32 {
-    if (!(r.jitter > 0.0)) {
-        return -1.0;
-    }
-    let s = r.softness;
-    let m = r.jitter * (1.0 + SETTLE_MARGIN) + abs(v) * SETTLE_MARGIN;
-    let lo = v - m;
-    let hi = v + m;
-    var c = 1.0;
-    if ((r.flags & FLAG_HAS_MIN) != 0u) {
-        let mm = SETTLE_MARGIN * (abs(r.min) + s);
-        if (hi < r.min - s - mm) {
-            c = 0.0;
-        } else if (!(lo > r.min + s + mm)) {
-            return -1.0;
-        }
-    }
-    if ((r.flags & FLAG_HAS_MAX) != 0u && c != 0.0) {
-        let mm = SETTLE_MARGIN * (abs(r.max) + s);
-        if (lo > r.max + s + mm) {
-            c = 0.0;
-        } else if (!(hi < r.max - s - mm)) {
-            return -1.0;
-        }
-    }
-    if ((r.flags & FLAG_INVERT) != 0u) {
-        c = 1.0 - c;
-    }
-    return c;
-}
-
 fn ruleBand(ri: u32) -> f32 {
     let r = P.rules[ri];
-    let v = ruleValue(r);
-    var n = 0.0;
-    if (r.jitter != 0.0) {
-        let settled = ruleSettled(v, r);
-        if (settled >= 0.0) {
-            return settled;
-        }
-        n = FBMPre(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.seed);
-    }
-    return band(v, r, n);
+    return ruleBandAt(ruleValue(r), r, gPx, gPz);
 }
 
 // product is strength · Π band over the layer's rules, stopping once it reaches 0.

@@ -10,46 +10,7 @@
 //
 //!include noise.wgsl
 //!include field.wgsl
-
-struct Head {
-    fieldMin: vec2<f32>,
-    invHTexel: vec2<f32>,
-    wTexel: vec2<f32>,
-    gradientStep: f32,
-    layerCount: u32,
-    tileOrigin: vec2<u32>,
-    tileSize: vec2<u32>,
-    bufOrigin: vec2<u32>,
-    bufSize: vec2<u32>,
-}
-
-struct LayerLane {
-    strength: f32,
-    ruleStart: u32,
-    ruleCount: u32,
-    flags: u32,
-}
-
-struct RuleLane {
-    input: u32,
-    slot: u32,
-    flags: u32,
-    seed: u32,
-    min: f32,
-    max: f32,
-    softness: f32,
-    jitter: f32,
-    invFeatureSize: f32,
-    octaves: u32,
-    invTwoSoft: f32,
-    noiseSeed: u32,
-}
-
-struct Params {
-    head: Head,
-    layers: array<LayerLane, 8>,
-    rules: array<RuleLane>,
-}
+//!include stack_rules.wgsl
 
 // The density grid: a 16-byte header (the max's bits, the grid size) then W×H f32, row 0 at the
 // field's minimum Z. terrain_scatter_place reads the same buffer.
@@ -71,11 +32,6 @@ struct DensityGrid {
 @group(0) @binding(7) var weightsHi: texture_2d<f32>;
 @group(0) @binding(8) var<storage, read_write> D: DensityGrid;
 
-const FLAG_INVERT: u32 = 1u;
-const FLAG_HAS_MIN: u32 = 2u;
-const FLAG_HAS_MAX: u32 = 4u;
-const MAX_OCTAVES: u32 = 16u;
-
 fn fieldGeom() -> vec4<f32> {
     return vec4<f32>(P.head.fieldMin, P.head.invHTexel);
 }
@@ -95,52 +51,6 @@ fn fieldTap(slot: u32, i: i32, j: i32) -> f32 {
         case 4u: { return chan3[k]; }
         default: { return height[k]; }
     }
-}
-
-fn clamp01(t: f32) -> f32 {
-    if (!(t > 0.0)) {
-        return 0.0;
-    }
-    if (t > 1.0) {
-        return 1.0;
-    }
-    return t;
-}
-
-fn smooth01(t: f32) -> f32 {
-    return t * t * (3.0 - 2.0 * t);
-}
-
-// band is stack.Band (the same function as terrain_layer_weights').
-fn band(v0: f32, r: RuleLane, n: f32) -> f32 {
-    var v = v0;
-    if (r.jitter != 0.0) {
-        v = v + r.jitter * (2.0 * n - 1.0);
-    }
-    var c = 1.0;
-    let s = r.softness;
-    if ((r.flags & FLAG_HAS_MIN) != 0u) {
-        if (s == 0.0) {
-            if (!(v >= r.min)) {
-                c = 0.0;
-            }
-        } else {
-            c = c * smooth01(clamp01((v - (r.min - s)) * r.invTwoSoft));
-        }
-    }
-    if ((r.flags & FLAG_HAS_MAX) != 0u) {
-        if (s == 0.0) {
-            if (!(v <= r.max)) {
-                c = 0.0;
-            }
-        } else {
-            c = c * (1.0 - smooth01(clamp01((v - (r.max - s)) * r.invTwoSoft)));
-        }
-    }
-    if ((r.flags & FLAG_INVERT) != 0u) {
-        c = 1.0 - c;
-    }
-    return c;
 }
 
 var<private> gPx: f32;
@@ -176,7 +86,7 @@ fn ruleValue(r: RuleLane) -> f32 {
         case 1u: { return slopeFromTaps(taps(), P.head.gradientStep); }
         case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
         case 3u, 5u: { return bilinear(1u + (r.slot & 3u), gPx, gPz); }
-        case 4u: { return FBMInv(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
+        case 4u: { return FBMPre(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
         case 6u: { return layerWeight(r.slot & 7u); }
         default: { return 0.0; }
     }
@@ -184,12 +94,7 @@ fn ruleValue(r: RuleLane) -> f32 {
 
 fn ruleBand(ri: u32) -> f32 {
     let r = P.rules[ri];
-    let v = ruleValue(r);
-    var n = 0.0;
-    if (r.jitter != 0.0) {
-        n = FBMInv(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.seed);
-    }
-    return band(v, r, n);
+    return ruleBandAt(ruleValue(r), r, gPx, gPz);
 }
 
 @compute @workgroup_size(8, 8)
