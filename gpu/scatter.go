@@ -106,6 +106,9 @@ func (k *ScatterKernel) Release() {
 	k.place.release()
 }
 
+// densityWorkgroup is terrain_scatter_density's @workgroup_size (8×8) along each axis.
+const densityWorkgroup = 8
+
 // Density evaluates a population's density over a w×h weights grid, tile by tile, into the
 // kernel's density buffer, and returns the largest density reached (scatter.Spacing of it is the
 // site spacing). params is stack.PackPopulation's output (patched per tile on a copy); tiles are
@@ -262,8 +265,8 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 			return err
 		}
 	}
-	gx := (t.Size[0] + weightsWorkgroup - 1) / weightsWorkgroup
-	gy := (t.Size[1] + weightsWorkgroup - 1) / weightsWorkgroup
+	gx := (t.Size[0] + densityWorkgroup - 1) / densityWorkgroup
+	gy := (t.Size[1] + densityWorkgroup - 1) / densityWorkgroup
 	return k.dev.Dispatch("terrain_scatter_density", k.densPipe, k.densBG, gx, gy, 1)
 }
 

@@ -16,9 +16,6 @@ import (
 // weightsGroup is terrain_layer_weights' @workgroup_size (16×16) along each axis.
 const weightsGroup = 16
 
-// weightsWorkgroup (8) is not the weights kernel's any more: terrain_scatter_density's dispatch
-// (gpu/scatter.go) reads it for its own @workgroup_size(8, 8), so it stays until that moves.
-const weightsWorkgroup = 8
 
 // WeightsTarget is the pair of RGBA8 textures of a whole weights grid: layers 0–3 in Lo, 4–7 in
 // Hi. The kernel writes a tile's texels into it at their global positions, so one target holds
