@@ -16,7 +16,6 @@ import (
 // weightsGroup is terrain_layer_weights' @workgroup_size (16×16) along each axis.
 const weightsGroup = 16
 
-
 // WeightsTarget is the pair of RGBA8 textures of a whole weights grid: layers 0–3 in Lo, 4–7 in
 // Hi. The kernel writes a tile's texels into it at their global positions, so one target holds
 // the result of any tiling. Both are storage + sampled textures, so the viewport samples them.
