@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -336,7 +337,16 @@ func (k *ScatterKernel) words(p []uint32) []byte {
 	return b
 }
 
+// floats is a view of f's own bytes on a little-endian host (every host wgpu-native ships for):
+// Queue.WriteBuffer copies them before it returns, so no scratch copy is needed, and a 4096²
+// height grid (64 MiB) costs no per-value conversion loop on every upload.
 func (k *ScatterKernel) floats(f []float32) []byte {
+	if littleEndian {
+		if len(f) == 0 {
+			return nil
+		}
+		return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
+	}
 	b := k.grow(len(f) * 4)
 	for i, v := range f {
 		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))

@@ -23,6 +23,13 @@ type PlaceJob struct {
 	// Reserve is the least pool capacity in instances to start from; the pool grows past it on
 	// its own when more are accepted.
 	Reserve int
+	// HeightUnchanged skips the height upload: the caller promises that Height is the grid the
+	// previous Place or PlaceTiles of this kernel uploaded, not modified since (the editor
+	// re-places after density edits without touching the height). It is honoured only when
+	// Height is that same *field.Grid at the same size; otherwise the grid is uploaded as usual,
+	// so a wrong promise about which grid costs time, never a wrong result. A grid whose values
+	// were changed in place must be placed without it.
+	HeightUnchanged bool
 }
 
 // Place-params layout: one struct of 24 u32 (floats by bit pattern), PlaceParams in
@@ -33,7 +40,12 @@ const (
 	matrixBytes       = scatter.MatrixFloats * 4
 	defaultPoolCap    = 1024
 	keepWorkgroup     = 64
+	placeWorkgroup    = 16 // sites per workgroup along each axis: WG in terrain_scatter_place.wgsl
 	maxWorkgroupsAxis = 65535
+	// placeBatch is the most tiles one dispatch places (workgroup_id.z picks the tile): under
+	// maxWorkgroupsAxis, and a multiple of 8 so a batch's params start 256-byte aligned (the
+	// largest minStorageBufferOffsetAlignment WebGPU allows).
+	placeBatch = 65528
 )
 
 // PlaceLayout is the byte layout packPlace writes, member by member (name, offset, size, WGSL
@@ -86,6 +98,11 @@ type placeState struct {
 	count    int // instances in pools[cur]
 	capacity int // instances pools[cur] (and the next pool) hold; 0 until the first run
 	grows    int
+	// heightOf is the grid whose W×H values the height buffer holds (nil: none or unknown).
+	heightOf      *field.Grid
+	heightW       int
+	heightH       int
+	heightUploads int
 }
 
 func (s *placeState) init(d *Device) error {
@@ -149,6 +166,10 @@ func (k *ScatterKernel) Capacity() int { return k.place.capacity }
 // Grows is the number of times a run found the pool too small and ran again.
 func (k *ScatterKernel) Grows() int { return k.place.grows }
 
+// HeightUploads is the number of times a run uploaded the height grid (PlaceJob.HeightUnchanged
+// runs that were honoured did not).
+func (k *ScatterKernel) HeightUploads() int { return k.place.heightUploads }
+
 // ReadMatrices reads the pool back: Count()·16 floats, in slot order (which varies between runs;
 // sort with scatter.SortMatrices to compare).
 func (k *ScatterKernel) ReadMatrices() ([]float32, error) {
@@ -205,15 +226,20 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 			if err != nil {
 				return 0, fmt.Errorf("gpu: %w", err)
 			}
-			if (r.I1-r.I0+7)/8 > maxWorkgroupsAxis || (r.J1-r.J0+7)/8 > maxWorkgroupsAxis {
+			if (r.I1-r.I0+placeWorkgroup-1)/placeWorkgroup > maxWorkgroupsAxis || (r.J1-r.J0+placeWorkgroup-1)/placeWorkgroup > maxWorkgroupsAxis {
 				return 0, fmt.Errorf("gpu: scatter place: tile %d has %dx%d sites, more than one dispatch covers", t.Index, r.I1-r.I0, r.J1-r.J0)
 			}
 			ranges[i] = r
 		}
 		maxTile = max(maxTile, t.Index)
 	}
-	if _, err := s.height.Upload(k.floats(job.Height.Data[:g.HeightW*g.HeightH])); err != nil {
-		return 0, err
+	if !job.HeightUnchanged || s.heightOf != job.Height || s.heightW != g.HeightW || s.heightH != g.HeightH {
+		s.heightOf = nil
+		if _, err := s.height.Upload(k.floats(job.Height.Data[:g.HeightW*g.HeightH])); err != nil {
+			return 0, err
+		}
+		s.heightOf, s.heightW, s.heightH = job.Height, g.HeightW, g.HeightH
+		s.heightUploads++
 	}
 	keepCount := 0
 	if keep {
@@ -255,7 +281,9 @@ func (k *ScatterKernel) uploadDirty(tiles []field.Tile, maxTile int) error {
 }
 
 // placeOnce runs the keep pass (when keepCount > 0) and every tile into the spare pool sized for
-// capacity instances, and returns the counter's total.
+// capacity instances, all in one submission (one dispatch for up to placeBatch tiles: each
+// tile's params are one element of the params array, picked by workgroup_id.z), and returns the
+// counter's total.
 func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, capacity, keepCount int) (int, error) {
 	s := &k.place
 	dst, src := 1-s.cur, s.cur
@@ -271,6 +299,35 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, cap
 	if err := s.counter.Write(0, make([]byte, 4)); err != nil {
 		return 0, err
 	}
+	// One params element per tile with sites (element 0 also serves the keep pass), and the
+	// largest site block, which every tile's dispatch covers.
+	words := make([]uint32, 0, placeParamsWords*max(len(ranges), 1))
+	var gx, gy uint32
+	for i, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		words = append(words, packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), uint32(keepCount))...)
+		gx = max(gx, uint32(r.I1-r.I0+placeWorkgroup-1)/placeWorkgroup)
+		gy = max(gy, uint32(r.J1-r.J0+placeWorkgroup-1)/placeWorkgroup)
+	}
+	tiles := len(words) / placeParamsWords
+	if tiles == 0 {
+		if keepCount == 0 {
+			return 0, nil
+		}
+		words = packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount))
+	}
+	if _, err := s.params.Upload(k.words(words)); err != nil {
+		return 0, err
+	}
+	var groups []*wgpu.BindGroup
+	defer func() {
+		for _, bg := range groups {
+			bg.Release()
+		}
+	}()
+	var keepBG *wgpu.BindGroup
 	if keepCount > 0 {
 		bg, err := s.keep.BindGroup("terrain_scatter_place keep group0",
 			BufferEntry(0, s.params), BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]),
@@ -278,35 +335,46 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, cap
 		if err != nil {
 			return 0, err
 		}
-		_, err = s.params.Upload(k.words(packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount))))
-		if err == nil {
-			groups := uint32((keepCount + keepWorkgroup - 1) / keepWorkgroup)
-			gx := min(groups, maxWorkgroupsAxis)
-			err = k.dev.Dispatch("terrain_scatter_place keep", s.keep, bg, gx, (groups+gx-1)/gx, 1)
-		}
-		bg.Release()
+		groups = append(groups, bg)
+		keepBG = bg
+	}
+	type batch struct {
+		bg *wgpu.BindGroup
+		n  uint32
+	}
+	var batches []batch
+	for t0 := 0; t0 < tiles; t0 += placeBatch {
+		n := min(tiles-t0, placeBatch)
+		bg, err := s.pipe.BindGroup("terrain_scatter_place group0",
+			wgpu.BindGroupEntry{Binding: 0, Buffer: s.params.Buf, Offset: uint64(t0) * placeParamsWords * 4, Size: uint64(n) * placeParamsWords * 4},
+			BufferEntry(1, k.grid), BufferEntry(2, s.height),
+			BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
 		if err != nil {
 			return 0, err
 		}
+		groups = append(groups, bg)
+		batches = append(batches, batch{bg, uint32(n)})
 	}
-	bg, err := s.pipe.BindGroup("terrain_scatter_place group0",
-		BufferEntry(0, s.params), BufferEntry(1, k.grid), BufferEntry(2, s.height),
-		BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
+	err := k.dev.Submit("terrain_scatter_place", func(enc *wgpu.CommandEncoder) error {
+		return ComputePass(enc, "terrain_scatter_place", func(pass *wgpu.ComputePassEncoder) {
+			if keepBG != nil {
+				n := uint32((keepCount + keepWorkgroup - 1) / keepWorkgroup)
+				kx := min(n, maxWorkgroupsAxis)
+				pass.SetPipeline(s.keep.Pipeline)
+				pass.SetBindGroup(0, keepBG, nil)
+				pass.DispatchWorkgroups(kx, (n+kx-1)/kx, 1)
+			}
+			if len(batches) > 0 {
+				pass.SetPipeline(s.pipe.Pipeline)
+			}
+			for _, b := range batches {
+				pass.SetBindGroup(0, b.bg, nil)
+				pass.DispatchWorkgroups(gx, gy, b.n)
+			}
+		})
+	})
 	if err != nil {
 		return 0, err
-	}
-	defer bg.Release()
-	for i, r := range ranges {
-		if r.Empty() {
-			continue
-		}
-		if _, err := s.params.Upload(k.words(packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), 0))); err != nil {
-			return 0, err
-		}
-		gx, gy := uint32(r.I1-r.I0+7)/8, uint32(r.J1-r.J0+7)/8
-		if err := k.dev.Dispatch("terrain_scatter_place", s.pipe, bg, gx, gy, 1); err != nil {
-			return 0, err
-		}
 	}
 	b, err := k.dev.ReadBuffer(s.counter, 0, 4)
 	if err != nil {

@@ -358,3 +358,55 @@ func TestScatterKernelRelease(t *testing.T) {
 		t.Error("ReadMatrices on a released kernel: no error")
 	}
 }
+
+// TestScatterPlaceHeightResident: a Place with HeightUnchanged (the height left on the GPU by the
+// previous run) gives the same instance set as one that uploads it, and uploads nothing; a
+// HeightUnchanged job naming another grid is not trusted: that grid is uploaded and used.
+func TestScatterPlaceHeightResident(t *testing.T) {
+	ss := newScatterSetup(t, 200, stack.StressStack())
+	p := ss.params()
+	want := ss.goPlace(t, p, 64)
+	job := PlaceJob{Params: p, Geometry: &ss.fg, Height: ss.f.Height, Tiles: ss.tiles(64)}
+	place := func(job PlaceJob) []float32 {
+		t.Helper()
+		if _, err := ss.k.Place(context.Background(), job); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ss.k.ReadMatrices()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scatter.SortMatrices(m)
+	}
+	u0 := ss.k.HeightUploads()
+	if i := scatter.FirstDifference(place(job), want); i >= 0 {
+		t.Fatalf("uploading place differs from Go at float %d", i)
+	}
+	job.HeightUnchanged = true
+	for _, size := range []int{64, 0} {
+		job.Tiles = ss.tiles(size)
+		if i := scatter.FirstDifference(place(job), want); i >= 0 {
+			t.Errorf("tiles %d, height resident: differs from Go at float %d", size, i)
+		}
+	}
+	if n := ss.k.HeightUploads() - u0; n != 1 {
+		t.Errorf("%d height uploads for one uploading and two resident places, want 1", n)
+	}
+	// Another grid (raised 10 m) under the same promise: uploaded, and its heights are used.
+	raised := &field.Grid{W: ss.f.Height.W, H: ss.f.Height.H, Data: make([]float32, len(ss.f.Height.Data))}
+	for i, v := range ss.f.Height.Data {
+		raised.Data[i] = v + 10
+	}
+	job.Height = raised
+	got := place(job)
+	ref, _, err := scatter.Place(context.Background(), p, &ss.fg, ss.densityGrid(), raised, ss.tiles(64), 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := scatter.FirstDifference(got, scatter.SortMatrices(ref)); i >= 0 {
+		t.Errorf("another grid under HeightUnchanged: differs from Go on that grid at float %d", i)
+	}
+	if n := ss.k.HeightUploads() - u0; n != 2 {
+		t.Errorf("another grid under HeightUnchanged: %d uploads in all, want 2", n)
+	}
+}

@@ -17,6 +17,13 @@
 // to x (seen on lavapipe: 66 of 298 heights off by an ulp before).
 // sin/cos are polynomials of such products and sums for the same reason.
 //
+// One dispatch places every tile of a run: PPs holds one PlaceParams per tile and workgroup_id.z
+// picks it (the host dispatches the largest tile's site block; threads past a tile's own block
+// do nothing). Accepted sites take their slots a workgroup at a time: one atomicAdd on the pool
+// counter per workgroup that accepted anything, then base + rank within the workgroup (most
+// sites are rejected, and a single global counter hit by every accepted thread serialises).
+// Slot order was never fixed (docs/scatter.md); the set of instances and each matrix are.
+//
 // A second entry point, keep, copies the instances of the tiles that are not being re-placed from
 // the previous pool into this one (scatter.Pool.PlaceTiles on the GPU).
 //
@@ -55,7 +62,7 @@ struct Counter {
     count: atomic<u32>,
 }
 
-@group(0) @binding(0) var<storage, read> PP: PlaceParams;
+@group(0) @binding(0) var<storage, read> PPs: array<PlaceParams>;
 @group(0) @binding(1) var<storage, read> D: DensityGrid;
 @group(0) @binding(2) var<storage, read> heightGrid: array<f32>;
 @group(0) @binding(3) var<storage, read_write> pool: array<mat4x4<f32>>;
@@ -64,6 +71,15 @@ struct Counter {
 @group(0) @binding(6) var<storage, read> oldPool: array<mat4x4<f32>>;
 @group(0) @binding(7) var<storage, read> oldTags: array<u32>;
 @group(0) @binding(8) var<storage, read> dirty: array<u32>;
+
+// The params of the tile this workgroup places (main) or of the run (keep), copied once.
+var<private> PP: PlaceParams;
+
+// Sites per workgroup along each axis (main); the host's placeWorkgroup.
+const WG: u32 = 16u;
+
+var<workgroup> wgAccepted: atomic<u32>;
+var<workgroup> wgBase: u32;
 
 // opq is x, opaque to the compiler: no float rewrite can look through it (see the header).
 fn opq(x: f32) -> f32 {
@@ -148,38 +164,60 @@ fn sinCos(k: u32) -> vec2<f32> {
     }
 }
 
-@compute @workgroup_size(8, 8)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x >= PP.siteCount.x || id.y >= PP.siteCount.y) {
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    PP = PPs[wid.z];
+    let sx = wid.x * WG + lid.x;
+    let sy = wid.y * WG + lid.y;
+    // No early return before the barriers: every thread of the workgroup must reach them.
+    var ok = sx < PP.siteCount.x && sy < PP.siteCount.y;
+    var h = 0u;
+    var px = 0.0;
+    var pz = 0.0;
+    if (ok) {
+        let i = PP.siteOrigin.x + i32(sx);
+        let j = PP.siteOrigin.y + i32(sy);
+        h = Hash2(i, j, PP.seed);
+        let ux = U01(PCG(h + 1u));
+        let uz = U01(PCG(h + 2u));
+        // opq: without it the compiler simplifies (min + x) - min to x inside the bilinear taps.
+        px = opq(PP.fieldMin.x + mulr(f32(i) + ux, PP.spacing));
+        pz = opq(PP.fieldMin.y + mulr(f32(j) + uz, PP.spacing));
+        ok = px < PP.fieldEnd.x && pz < PP.fieldEnd.y;
+        if (ok) {
+            let d = densityAt(px, pz);
+            ok = U01(h) < d * PP.spacing2;
+        }
+    }
+    var rank = 0u;
+    if (ok) {
+        rank = atomicAdd(&wgAccepted, 1u);
+    }
+    workgroupBarrier();
+    if (li == 0u) {
+        let n = atomicLoad(&wgAccepted);
+        if (n > 0u) {
+            wgBase = atomicAdd(&C.count, n);
+        }
+    }
+    workgroupBarrier();
+    if (!ok) {
         return;
     }
-    let i = PP.siteOrigin.x + i32(id.x);
-    let j = PP.siteOrigin.y + i32(id.y);
-    let h = Hash2(i, j, PP.seed);
-    let ux = U01(PCG(h + 1u));
-    let uz = U01(PCG(h + 2u));
-    // opq: without it the compiler simplifies (min + x) - min to x inside the bilinear taps.
-    let px = opq(PP.fieldMin.x + mulr(f32(i) + ux, PP.spacing));
-    let pz = opq(PP.fieldMin.y + mulr(f32(j) + uz, PP.spacing));
-    if (!(px < PP.fieldEnd.x && pz < PP.fieldEnd.y)) {
-        return;
-    }
-    let d = densityAt(px, pz);
-    if (!(U01(h) < d * PP.spacing2)) {
+    let slot = wgBase + rank;
+    if (slot >= PP.capacity) {
         return;
     }
     let sc = PP.scaleLo + mulr(U01(PCG(h + 4u)), PP.scaleRange);
     let r = sinCos(PCG(h + 3u) >> 8u);
     let y = heightAt(px, pz);
-    let slot = atomicAdd(&C.count, 1u);
-    if (slot < PP.capacity) {
-        pool[slot] = mat4x4<f32>(
-            vec4<f32>(r.y * sc, 0.0, -(r.x * sc), 0.0),
-            vec4<f32>(0.0, sc, 0.0, 0.0),
-            vec4<f32>(r.x * sc, 0.0, r.y * sc, 0.0),
-            vec4<f32>(px, y, pz, 1.0));
-        tags[slot] = PP.tile;
-    }
+    pool[slot] = mat4x4<f32>(
+        vec4<f32>(r.y * sc, 0.0, -(r.x * sc), 0.0),
+        vec4<f32>(0.0, sc, 0.0, 0.0),
+        vec4<f32>(r.x * sc, 0.0, r.y * sc, 0.0),
+        vec4<f32>(px, y, pz, 1.0));
+    tags[slot] = PP.tile;
 }
 
 // keep copies instance k of the previous pool unless its tile is marked in dirty (a bit per tile
@@ -187,6 +225,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 // Dispatched 2D when one row of workgroups is not enough: k = x + y·(groups across)·64.
 @compute @workgroup_size(64)
 fn keep(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+    PP = PPs[0];
     let k = id.x + id.y * n.x * 64u;
     if (k >= PP.keepCount) {
         return;
