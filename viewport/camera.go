@@ -178,6 +178,7 @@ type frame struct {
 	w, h                      int
 	ortho                     bool
 	pxPerRad                  float64 // perspective: pixels per radian at the image centre
+	near                      float64 // perspective: the near plane's distance
 	metresPerPx               float64 // map mode
 }
 
@@ -218,6 +219,7 @@ func (c *Camera) frame(w, h int, b bounds) frame {
 		up := vec3{0, 1, 0}
 		f.view = lookAt(f.eye, vec3(c.Target), up)
 		f.proj = perspective(c.fov(), aspect, near, far)
+		f.near = near
 		f.pxPerRad = float64(h) / 2 / math.Tan(c.fov()/2)
 	}
 	f.viewProj = f.proj.mul(f.view)

@@ -165,8 +165,23 @@ func (t *lodTree) visit(p *lodParams, l, ci, cj int, out []chunkInst) []chunkIns
 		px = e * p.f.pxPerRad / math.Max(d, 1e-6)
 	}
 	if px > p.maxPxErr && l < t.levels-1 {
-		for k := 0; k < 4; k++ {
-			out = t.visit(p, l+1, 2*ci+k%2, 2*cj+k/2, out)
+		// Children nearest the eye first: the child on the eye's side of both split lines, then
+		// its two neighbours, then the opposite one. Over the whole walk the chunks come out in
+		// front-to-back order (the quadtree's split lines order them as a BSP does), so the
+		// depth test rejects hidden fragments before the fragment shader runs instead of
+		// shading them and drawing over them.
+		mid := float64(chunkCells*step) / 2
+		kx, kz := 0, 0
+		if !p.f.ortho {
+			if p.f.eye[0] >= p.min[0]+(float64(x0)+mid+0.5)*p.texel[0] {
+				kx = 1
+			}
+			if p.f.eye[2] >= p.min[1]+(float64(z0)+mid+0.5)*p.texel[1] {
+				kz = 1
+			}
+		}
+		for _, k := range [4][2]int{{kx, kz}, {1 - kx, kz}, {kx, 1 - kz}, {1 - kx, 1 - kz}} {
+			out = t.visit(p, l+1, 2*ci+k[0], 2*cj+k[1], out)
 		}
 		return out
 	}

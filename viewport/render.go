@@ -113,8 +113,33 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 
 // render draws one frame and reads it back. r.mu is held.
 func (r *Renderer) render() (*image.RGBA, error) {
+	stats, err := r.prepare(nil)
+	if err != nil {
+		return nil, err
+	}
+	gpuStart := time.Now()
+	err = r.dev.Submit("viewport frame", func(enc *wgpu.CommandEncoder) error {
+		return r.encodeFrame(enc, &stats, encodeOptions{})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("viewport: frame: %w", err)
+	}
+	pix, err := r.dev.ReadTexture(r.color)
+	if err != nil {
+		return nil, fmt.Errorf("viewport: frame: %w", err)
+	}
+	stats.GPUms = msSince(gpuStart)
+	r.stats = stats
+	// Every pipeline writes alpha 1 and the clear is opaque, so the bytes are already opaque.
+	return &image.RGBA{Pix: pix, Stride: 4 * r.w, Rect: image.Rect(0, 0, r.w, r.h)}, nil
+}
+
+// prepare selects the chunks and writes the frame's uniforms and chunk list (queue writes that
+// the next submission carries). order, when not nil, may reorder or trim the selected chunks
+// before they are written (benchmarks). r.mu is held.
+func (r *Renderer) prepare(order func([]chunkInst) []chunkInst) (FrameStats, error) {
 	if r.color == nil {
-		return nil, fmt.Errorf("viewport: frame: renderer released")
+		return FrameStats{}, fmt.Errorf("viewport: frame: renderer released")
 	}
 	start := time.Now()
 	stats := FrameStats{}
@@ -126,16 +151,20 @@ func (r *Renderer) render() (*image.RGBA, error) {
 		}
 		p := lodParams{f: &f, min: r.scene.Placement.Min(), texel: r.scene.texel(), maxPxErr: maxErr}
 		r.chunks = r.terrain.tree.selectChunks(&p, r.chunks[:0])
+		r.cull = r.terrain.cullSafe(&f, r.bounds)
+		if order != nil {
+			r.chunks = order(r.chunks)
+		}
 		u, err := r.uniforms(&f, r.now())
 		if err != nil {
-			return nil, err
+			return stats, err
 		}
 		if err := r.frameBuf.Write(0, wgpu.ToBytes(u.floats())); err != nil {
-			return nil, fmt.Errorf("viewport: %w", err)
+			return stats, fmt.Errorf("viewport: %w", err)
 		}
 		if len(r.chunks) > 0 {
 			if _, err := r.terrain.chunks.Upload(wgpu.ToBytes(r.chunks)); err != nil {
-				return nil, fmt.Errorf("viewport: %w", err)
+				return stats, fmt.Errorf("viewport: %w", err)
 			}
 		}
 		stats.Chunks = len(r.chunks)
@@ -145,40 +174,41 @@ func (r *Renderer) render() (*image.RGBA, error) {
 		}
 	}
 	stats.SelectMs = msSince(start)
-	gpuStart := time.Now()
-	err := r.dev.Submit("viewport frame", func(enc *wgpu.CommandEncoder) error {
-		pass := enc.BeginRenderPass(&wgpu.RenderPassDescriptor{
-			Label: "viewport frame",
-			ColorAttachments: []wgpu.RenderPassColorAttachment{{
-				View: r.color.View, LoadOp: wgpu.LoadOpClear, StoreOp: wgpu.StoreOpStore, ClearValue: clearSky,
-			}},
-			DepthStencilAttachment: &wgpu.RenderPassDepthStencilAttachment{
-				View: r.depth.view, DepthLoadOp: wgpu.LoadOpClear, DepthStoreOp: wgpu.StoreOpStore, DepthClearValue: 1,
-				StencilLoadOp: wgpu.LoadOpUndefined, StencilStoreOp: wgpu.StoreOpUndefined,
-			},
-		})
-		defer pass.Release()
-		if r.scene != nil {
-			r.terrain.draw(pass, len(r.chunks))
-			stats.Triangles += r.inst.draw(pass)
-		}
-		return pass.End()
+	return stats, nil
+}
+
+// encodeOptions are variants of the frame for benchmarks that take it apart; the zero value is
+// the frame.
+type encodeOptions struct {
+	scissor   bool // draw into a 1×1 scissor: vertices and set-up, almost no fragments
+	noTerrain bool
+	noSkirts  bool
+	noCull    bool // never the culling terrain pipeline
+}
+
+// encodeFrame records the frame's render pass.
+func (r *Renderer) encodeFrame(enc *wgpu.CommandEncoder, stats *FrameStats, o encodeOptions) error {
+	pass := enc.BeginRenderPass(&wgpu.RenderPassDescriptor{
+		Label: "viewport frame",
+		ColorAttachments: []wgpu.RenderPassColorAttachment{{
+			View: r.color.View, LoadOp: wgpu.LoadOpClear, StoreOp: wgpu.StoreOpStore, ClearValue: clearSky,
+		}},
+		DepthStencilAttachment: &wgpu.RenderPassDepthStencilAttachment{
+			View: r.depth.view, DepthLoadOp: wgpu.LoadOpClear, DepthStoreOp: wgpu.StoreOpStore, DepthClearValue: 1,
+			StencilLoadOp: wgpu.LoadOpUndefined, StencilStoreOp: wgpu.StoreOpUndefined,
+		},
 	})
-	if err != nil {
-		return nil, fmt.Errorf("viewport: frame: %w", err)
+	defer pass.Release()
+	if o.scissor {
+		pass.SetScissorRect(0, 0, 1, 1)
 	}
-	pix, err := r.dev.ReadTexture(r.color)
-	if err != nil {
-		return nil, fmt.Errorf("viewport: frame: %w", err)
+	if r.scene != nil {
+		if !o.noTerrain {
+			r.terrain.draw(pass, len(r.chunks), r.cull && !o.noCull, o.noSkirts)
+		}
+		stats.Triangles += r.inst.draw(pass)
 	}
-	stats.GPUms = msSince(gpuStart)
-	r.stats = stats
-	img := &image.RGBA{Pix: pix, Stride: 4 * r.w, Rect: image.Rect(0, 0, r.w, r.h)}
-	// The target's alpha is whatever the clear and shaders wrote (1); make it exact.
-	for i := 3; i < len(img.Pix); i += 4 {
-		img.Pix[i] = 255
-	}
-	return img, nil
+	return pass.End()
 }
 
 func msSince(t time.Time) float64 {

@@ -49,6 +49,7 @@ type Renderer struct {
 	cam     Camera
 	overlay Overlay
 	chunks  []chunkInst
+	cull    bool // this frame may cull the terrain's back faces (terrain.cullSafe)
 	flashes []float32
 
 	dirty     bool

@@ -42,29 +42,7 @@ func newTerrain(d *gpu.Device) (t *terrain, err error) {
 			t.Release()
 		}
 	}()
-	vf := wgpu.ShaderStageVertex | wgpu.ShaderStageFragment
-	t.pipe, err = newRenderPipeline(d, pipelineSpec{
-		file: shaders.ViewportTerrain,
-		groups: [][]wgpu.BindGroupLayoutEntry{{
-			uniformEntry(0, vf),
-			textureEntry(1, vf, wgpu.TextureSampleTypeUnfilterableFloat),
-			textureEntry(2, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
-			textureEntry(3, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
-			samplerEntry(4, wgpu.ShaderStageFragment),
-			textureEntry(5, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
-			textureEntry(6, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
-			samplerEntry(7, wgpu.ShaderStageFragment),
-			uniformEntry(8, wgpu.ShaderStageFragment),
-			storageEntry(9, wgpu.ShaderStageFragment),
-		}},
-		buffers: []wgpu.VertexBufferLayout{
-			{ArrayStride: 12, StepMode: wgpu.VertexStepModeVertex,
-				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x3, Offset: 0, ShaderLocation: 0}}},
-			{ArrayStride: 16, StepMode: wgpu.VertexStepModeInstance,
-				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x4, Offset: 0, ShaderLocation: 1}}},
-		},
-		cull: wgpu.CullModeNone,
-	})
+	t.pipe, err = newRenderPipeline(d, terrainSpec())
 	if err != nil {
 		return nil, err
 	}
@@ -271,14 +249,74 @@ func srgbToLinear(c uint8) float32 {
 }
 
 // draw records the terrain for the given chunks; the chunk buffer must hold them already.
-func (t *terrain) draw(pass *wgpu.RenderPassEncoder, n int) {
+// cull draws with the culling twin; noSkirts leaves the skirts out (benchmarks: they are the
+// last indices of the grid mesh).
+func (t *terrain) draw(pass *wgpu.RenderPassEncoder, n int, cull, noSkirts bool) {
 	if t.bg == nil || n == 0 {
 		return
 	}
-	pass.SetPipeline(t.pipe.pipeline)
+	if cull && t.pipe.culled != nil {
+		pass.SetPipeline(t.pipe.culled)
+	} else {
+		pass.SetPipeline(t.pipe.pipeline)
+	}
 	pass.SetBindGroup(0, t.bg, nil)
 	pass.SetVertexBuffer(0, t.gridVB.Buf, 0, t.gridVB.Size)
 	pass.SetVertexBuffer(1, t.chunks.Buf, 0, uint64(16*n))
 	pass.SetIndexBuffer(t.gridIB.Buf, wgpu.IndexFormatUint32, 0, t.gridIB.Size)
-	pass.DrawIndexed(t.gridCount, uint32(n), 0, 0, 0)
+	count := t.gridCount
+	if noSkirts {
+		count = chunkCells * chunkCells * 6
+	}
+	pass.DrawIndexed(count, uint32(n), 0, 0, 0)
+}
+
+// terrainSpec is the terrain pipeline's description.
+func terrainSpec() pipelineSpec {
+	vf := wgpu.ShaderStageVertex | wgpu.ShaderStageFragment
+	return pipelineSpec{
+		file: shaders.ViewportTerrain,
+		groups: [][]wgpu.BindGroupLayoutEntry{{
+			uniformEntry(0, vf),
+			textureEntry(1, vf, wgpu.TextureSampleTypeUnfilterableFloat),
+			textureEntry(2, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			textureEntry(3, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			samplerEntry(4, wgpu.ShaderStageFragment),
+			textureEntry(5, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			textureEntry(6, wgpu.ShaderStageFragment, wgpu.TextureSampleTypeFloat),
+			samplerEntry(7, wgpu.ShaderStageFragment),
+			uniformEntry(8, wgpu.ShaderStageFragment),
+			storageEntry(9, wgpu.ShaderStageFragment),
+		}},
+		buffers: []wgpu.VertexBufferLayout{
+			{ArrayStride: 12, StepMode: wgpu.VertexStepModeVertex,
+				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x3, Offset: 0, ShaderLocation: 0}}},
+			{ArrayStride: 16, StepMode: wgpu.VertexStepModeInstance,
+				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x4, Offset: 0, ShaderLocation: 1}}},
+		},
+		cull:   wgpu.CullModeNone,
+		culled: terrainCull,
+	}
+}
+
+// terrainCull is the cull mode of the terrain pipeline's twin, used when the eye is over the
+// field and above every height in it (cullSafe): then every ray's first surface is met from its
+// upper side (the grid from above, a skirt from outside its chunk, where a crack is seen from),
+// and the other side only ever lies behind it, so dropping those triangles before rasterisation
+// leaves the picture as it was (TestCullKeepsPicture). From outside the field a low ray can pass
+// under the field's edge and meet the underside, which is drawn, so there the pipeline culls
+// nothing. The mesh is wound clockwise seen from above, so with FrontFaceCCW the face to drop is
+// the "front" one.
+const terrainCull = wgpu.CullModeFront
+
+// cullSafe reports whether back faces may be culled for this frame: a perspective eye over the
+// field's footprint and above its highest texel by more than the near plane can reach (so no
+// clipped-away surface exposes an underside either).
+func (t *terrain) cullSafe(f *frame, b bounds) bool {
+	if t.tree == nil || f.ortho || !(t.tree.minH[0][0] <= t.tree.maxH[0][0]) {
+		return false
+	}
+	e := f.eye
+	return e[0] >= b.min[0] && e[0] <= b.max[0] && e[2] >= b.min[2] && e[2] <= b.max[2] &&
+		e[1] > float64(t.tree.maxH[0][0])+4*f.near
 }
