@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -38,7 +37,7 @@ type ScatterKernel struct {
 
 	place placeState
 
-	scratch []byte
+	scratch scratch
 }
 
 // NewScatterKernel compiles both scatter shaders and allocates the buffers they re-use (grown
@@ -183,7 +182,7 @@ func (k *ScatterKernel) UploadDensity(w, h uint32, values []float32) error {
 	for _, v := range values {
 		mx = max(mx, v)
 	}
-	b := k.grow(densityHeaderBytes + 4*len(values))
+	b := k.scratch.grow(densityHeaderBytes + 4*len(values))
 	binary.LittleEndian.PutUint32(b[0:], math.Float32bits(mx))
 	binary.LittleEndian.PutUint32(b[4:], w)
 	binary.LittleEndian.PutUint32(b[8:], h)
@@ -242,12 +241,12 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 	copy(p, params)
 	stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
 	rebind := k.densBG == nil || weights != k.densTgt
-	re, err := k.params.Upload(k.words(p))
+	re, err := k.params.Upload(k.scratch.words(p))
 	if err != nil {
 		return err
 	}
 	rebind = rebind || re
-	if re, err = k.height.Upload(k.floats(t.Height)); err != nil {
+	if re, err = k.height.Upload(k.scratch.floats(t.Height)); err != nil {
 		return err
 	}
 	rebind = rebind || re
@@ -256,7 +255,7 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 			rebind = rebind || k.densBound[i]
 			continue
 		}
-		if re, err = k.chans[i].Upload(k.floats(c)); err != nil {
+		if re, err = k.chans[i].Upload(k.scratch.floats(c)); err != nil {
 			return err
 		}
 		rebind = rebind || re || !k.densBound[i]
@@ -326,37 +325,4 @@ func checkTileBuffers(t *WeightsTile) error {
 		}
 	}
 	return nil
-}
-
-// words and floats encode little-endian into the kernel's scratch.
-func (k *ScatterKernel) words(p []uint32) []byte {
-	b := k.grow(len(p) * 4)
-	for i, v := range p {
-		binary.LittleEndian.PutUint32(b[i*4:], v)
-	}
-	return b
-}
-
-// floats is a view of f's own bytes on a little-endian host (every host wgpu-native ships for):
-// Queue.WriteBuffer copies them before it returns, so no scratch copy is needed, and a 4096²
-// height grid (64 MiB) costs no per-value conversion loop on every upload.
-func (k *ScatterKernel) floats(f []float32) []byte {
-	if littleEndian {
-		if len(f) == 0 {
-			return nil
-		}
-		return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
-	}
-	b := k.grow(len(f) * 4)
-	for i, v := range f {
-		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))
-	}
-	return b
-}
-
-func (k *ScatterKernel) grow(n int) []byte {
-	if cap(k.scratch) < n {
-		k.scratch = make([]byte, n)
-	}
-	return k.scratch[:n]
 }

@@ -235,7 +235,7 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 	}
 	if !job.HeightUnchanged || s.heightOf != job.Height || s.heightW != g.HeightW || s.heightH != g.HeightH {
 		s.heightOf = nil
-		if _, err := s.height.Upload(k.floats(job.Height.Data[:g.HeightW*g.HeightH])); err != nil {
+		if _, err := s.height.Upload(k.scratch.floats(job.Height.Data[:g.HeightW*g.HeightH])); err != nil {
 			return 0, err
 		}
 		s.heightOf, s.heightW, s.heightH = job.Height, g.HeightW, g.HeightH
@@ -276,7 +276,7 @@ func (k *ScatterKernel) uploadDirty(tiles []field.Tile, maxTile int) error {
 		mask[t.Index/32] |= 1 << (t.Index % 32)
 	}
 	// A tag beyond the mask reads as clean (the shader checks arrayLength).
-	_, err := k.place.dirty.Upload(k.words(mask))
+	_, err := k.place.dirty.Upload(k.scratch.words(mask))
 	return err
 }
 
@@ -318,7 +318,7 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, cap
 		}
 		words = packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount))
 	}
-	if _, err := s.params.Upload(k.words(words)); err != nil {
+	if _, err := s.params.Upload(k.scratch.words(words)); err != nil {
 		return 0, err
 	}
 	var groups []*wgpu.BindGroup

@@ -89,7 +89,7 @@ type WeightsKernel struct {
 	bgTarget *WeightsTarget
 	bgChans  [4]bool // which slots the bind group binds to their own buffer
 
-	scratch    []byte
+	scratch    scratch
 	cut        []byte    // RunField's blocks, cut from the field
 	pwork      []uint32  // the tile's params (stack.Pack output patched by PackTile)
 	onGPU      []uint32  // the params words in the params buffer (empty: unknown)
@@ -204,9 +204,9 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	plane := func(i int) []byte {
 		if grids == nil {
 			if i == 0 {
-				return k.floats(tile.Height)
+				return k.scratch.floats(tile.Height)
 			}
-			return k.floats(tile.Chans[i-1])
+			return k.scratch.floats(tile.Chans[i-1])
 		}
 		dst := cut[:n*4]
 		cut = cut[n*4:]
@@ -243,7 +243,7 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	var writes [6]write
 	nw := 0
 	if hi > lo {
-		writes[nw] = write{k.params, uint64(lo * 4), k.bytesOf(p[lo:hi])}
+		writes[nw] = write{k.params, uint64(lo * 4), k.scratch.words(p[lo:hi])}
 		nw++
 	}
 	if re, err = k.height.Ensure(uint64(n * 4)); err != nil {
@@ -373,40 +373,6 @@ func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile, de
 		}
 	}
 	return nil
-}
-
-// bytesOf encodes little-endian into the kernel's scratch (no allocation per tile once it has
-// grown). floats hands the samples to the queue as they are on a little-endian machine (the queue
-// copies them before WriteBuffer returns) and encodes them into the scratch elsewhere.
-func (k *WeightsKernel) bytesOf(p []uint32) []byte {
-	b := k.grow(len(p) * 4)
-	for i, v := range p {
-		binary.LittleEndian.PutUint32(b[i*4:], v)
-	}
-	return b
-}
-
-func (k *WeightsKernel) floats(f []float32) []byte {
-	if len(f) == 0 {
-		return nil
-	}
-	if littleEndian {
-		return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), len(f)*4)
-	}
-	b := make([]byte, len(f)*4)
-	for i, v := range f {
-		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))
-	}
-	return b
-}
-
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-func (k *WeightsKernel) grow(n int) []byte {
-	if cap(k.scratch) < n {
-		k.scratch = make([]byte, n)
-	}
-	return k.scratch[:n]
 }
 
 func (k *WeightsKernel) growCut(n int) []byte {
