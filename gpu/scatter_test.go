@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/internal/fixture"
 	"strata/scatter"
 	"strata/shaders"
 	"strata/stack"
@@ -279,18 +280,8 @@ func TestScatterOverflowGrows(t *testing.T) {
 	}
 }
 
-// overflowStack: one layer and ~1000 instances on the 400 m test field (a hard step on height).
-func overflowStack() *stack.Stack {
-	s := stack.New()
-	s.Layers = []stack.Layer{stack.NewLayer("ground")}
-	pop := stack.NewPopulation("stones")
-	pop.Density = 0.0068
-	pop.Seed = 42
-	pop.Scale = [2]float64{0.5, 2}
-	pop.Rules = []stack.Rule{{Input: stack.InputHeight, Min: stack.F(-6)}}
-	s.Populations = []stack.Population{pop}
-	return s
-}
+// overflowStack is fixture.OverflowStack: about 1000 instances on the 200×2 m test field.
+func overflowStack() *stack.Stack { return fixture.OverflowStack() }
 
 // TestScatterParamsLayoutMatchesWGSL: the weights and density kernels take their Params structs
 // (and the band) from the one stack_rules.wgsl that TestParamsLayoutMatchesWGSL checks, declaring

@@ -7,40 +7,15 @@ import (
 	"testing"
 
 	"strata/field"
-	"strata/noise"
+	"strata/internal/fixture"
 	"strata/stack"
 )
 
-// testField is a small copy of the dunes ground (18 m of terrain_fbm, 180 m features) on n×n
-// texels of texel metres, off the world origin, with the stress stack's channels mask.snow and
-// sediment.
+// testField is fixture.StressField: the dunes ground on n×n texels of texel metres, off the world
+// origin, with the stress stack's channels (the scatter tests use the same ground).
 func testField(t testing.TB, n int, texel float64) *field.Field {
 	t.Helper()
-	p := field.Placement{Size: [2]float64{float64(n) * texel, float64(n) * texel}, Origin: [2]float64{137.5, -61.25}}
-	h := field.NewGrid(n, n)
-	snow := field.NewGrid(n, n)
-	sed := field.NewGrid(n, n)
-	mn := p.Min()
-	for j := 0; j < n; j++ {
-		for i := 0; i < n; i++ {
-			x := float32(mn[0] + (float64(i)+0.5)*texel)
-			z := float32(mn[1] + (float64(j)+0.5)*texel)
-			h.Set(i, j, 36*noise.FBM(x, z, 180, 4, 20240601)-18)
-			snow.Set(i, j, noise.FBM(x, z, 90, 3, 99))
-			sed.Set(i, j, 1.2*noise.FBM(x, z, 60, 2, 7))
-		}
-	}
-	f, err := field.New(p, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.AddChannel("mask.snow", snow); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.AddChannel("sediment", sed); err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return fixture.StressField(n, texel)
 }
 
 // weightsSetup is everything both twins read: the float32 geometry and the packed lanes.

@@ -8,7 +8,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
-	"strata/noise"
+	testfix "strata/internal/fixture"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -26,28 +26,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, n int, texel float64, s *stack.Stack) *fixture {
 	t.Helper()
-	p := field.Placement{Size: [2]float64{float64(n) * texel, float64(n) * texel}, Origin: [2]float64{137.5, -61.25}}
-	h, snow, sed := field.NewGrid(n, n), field.NewGrid(n, n), field.NewGrid(n, n)
-	mn := p.Min()
-	for j := 0; j < n; j++ {
-		for i := 0; i < n; i++ {
-			x := float32(mn[0] + (float64(i)+0.5)*texel)
-			z := float32(mn[1] + (float64(j)+0.5)*texel)
-			h.Set(i, j, 36*noise.FBM(x, z, 180, 4, 20240601)-18)
-			snow.Set(i, j, noise.FBM(x, z, 90, 3, 99))
-			sed.Set(i, j, 1.2*noise.FBM(x, z, 60, 2, 7))
-		}
-	}
-	f, err := field.New(p, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.AddChannel("mask.snow", snow); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.AddChannel("sediment", sed); err != nil {
-		t.Fatal(err)
-	}
+	f := testfix.StressField(n, texel)
 	bg, err := bake.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -234,19 +213,8 @@ func TestOverflowGrows(t *testing.T) {
 	}
 }
 
-// overflowStack is a one-layer stack with a population of about 1000 instances on the 400 m
-// fixture: 0.0068/m² on the ground above -6 m (a hard step, so the density is exact).
-func overflowStack() *stack.Stack {
-	s := stack.New()
-	s.Layers = []stack.Layer{stack.NewLayer("ground")}
-	pop := stack.NewPopulation("stones")
-	pop.Density = 0.0068
-	pop.Seed = 42
-	pop.Scale = [2]float64{0.5, 2}
-	pop.Rules = []stack.Rule{{Input: stack.InputHeight, Min: stack.F(-6)}}
-	s.Populations = []stack.Population{pop}
-	return s
-}
+// overflowStack is fixture.OverflowStack: about 1000 instances on the 200×2 m fixture.
+func overflowStack() *stack.Stack { return testfix.OverflowStack() }
 
 // TestSinCos: the polynomial yaw is within 2e-7 of math's sine and cosine over every quadrant.
 func TestSinCos(t *testing.T) {
