@@ -90,7 +90,7 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 					}
 					return
 				}
-				evalTile(c, &g.Field, g.Stack.GradientStep, f.Height, chans, tiles[k], w)
+				evalTile(c, &g.Field, f.Height, chans, tiles[k], w)
 				report("weights", int(done.Add(1)), total)
 			}
 		}()
@@ -135,42 +135,14 @@ func channelNames(f *field.Field) []string {
 
 // evalTile evaluates one tile's interior, reading height and channels through the tile's
 // apron-inclusive block exactly as the kernel reads its tile buffer.
-func evalTile(c *stack.Compiled, fg *field.Geometry, step float32, height *field.Grid, chans [4]*field.Grid, t field.Tile, w *Weights) {
-	needs := c.Needs()
-	hs := fg.RegionSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH)
-	var cs [4]field.Sampler
-	var useChan [4]bool
-	for k := range cs {
-		if needs&stack.NeedChan(k) != 0 {
-			cs[k] = fg.RegionSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
-			useChan[k] = true
-		}
-	}
-	needH := needs&stack.NeedHeight != 0
-	needS := needs&stack.NeedSlope != 0
-	needC := needs&stack.NeedCurvature != 0
-	var in stack.TexelInputs
+func evalTile(c *stack.Compiled, fg *field.Geometry, height *field.Grid, chans [4]*field.Grid, t field.Tile, w *Weights) {
+	tp := c.Taps(fg, height, chans, t)
+	row := make([]stack.TexelInputs, t.W)
 	for j := t.J0; j < t.J0+t.H; j++ {
-		for i := t.I0; i < t.I0+t.W; i++ {
-			in.X, in.Z = c.Geometry.TexelPos(uint32(i), uint32(j))
-			if needH {
-				in.Height = hs.Bilinear(in.X, in.Z)
-			}
-			switch {
-			case needS && needC:
-				in.Slope, in.Curvature = hs.SlopeCurvature(in.X, in.Z, step)
-			case needS:
-				in.Slope = hs.Slope(in.X, in.Z, step)
-			case needC:
-				in.Curvature = hs.Curvature(in.X, in.Z, step)
-			}
-			for k := range cs {
-				if useChan[k] {
-					in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
-				}
-			}
-			q := c.Weights(&in)
-			o := (j*w.W + i) * 4
+		tp.FillRow(j, t.I0, row)
+		for k := range row {
+			q := c.Weights(&row[k])
+			o := (j*w.W + t.I0 + k) * 4
 			w.Lo[o], w.Lo[o+1], w.Lo[o+2], w.Lo[o+3] = q[0], q[1], q[2], q[3]
 			w.Hi[o], w.Hi[o+1], w.Hi[o+2], w.Hi[o+3] = q[4], q[5], q[6], q[7]
 		}

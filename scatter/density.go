@@ -63,7 +63,7 @@ func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo G
 					cancelled.Store(true)
 					return
 				}
-				maxes[k] = densityTile(c, fg, geo.Stack.GradientStep, f.Height, chans, tiles[k], weightsLo, weightsHi, out)
+				maxes[k] = densityTile(c, fg, f.Height, chans, tiles[k], weightsLo, weightsHi, out)
 			}
 		}()
 	}
@@ -87,46 +87,24 @@ var layerByte = func() (t [256]float32) {
 }()
 
 // densityTile evaluates one tile into out and returns its largest density.
-func densityTile(c *stack.Compiled, fg *field.Geometry, step float32, height *field.Grid, chans [4]*field.Grid,
+func densityTile(c *stack.Compiled, fg *field.Geometry, height *field.Grid, chans [4]*field.Grid,
 	t field.Tile, lo, hi []byte, out *field.Grid) float32 {
 	needs := c.Needs()
-	hs := fg.RegionSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH)
-	var cs [4]field.Sampler
-	for k := range cs {
-		if needs&stack.NeedChan(k) != 0 && chans[k] != nil {
-			cs[k] = fg.RegionSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
-		}
-	}
-	needS, needC := needs&stack.NeedSlope != 0, needs&stack.NeedCurvature != 0
+	tp := c.Taps(fg, height, chans, t)
 	var mx float32
-	var in stack.TexelInputs
+	row := make([]stack.TexelInputs, t.W)
 	for j := t.J0; j < t.J0+t.H; j++ {
-		for i := t.I0; i < t.I0+t.W; i++ {
-			in.X, in.Z = c.Geometry.TexelPos(uint32(i), uint32(j))
-			if needs&stack.NeedHeight != 0 {
-				in.Height = hs.Bilinear(in.X, in.Z)
-			}
-			switch {
-			case needS && needC:
-				in.Slope, in.Curvature = hs.SlopeCurvature(in.X, in.Z, step)
-			case needS:
-				in.Slope = hs.Slope(in.X, in.Z, step)
-			case needC:
-				in.Curvature = hs.Curvature(in.X, in.Z, step)
-			}
-			for k := range cs {
-				if needs&stack.NeedChan(k) != 0 {
-					in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
-				}
-			}
-			o := j*out.W + i
+		tp.FillRow(j, t.I0, row)
+		for k := range row {
+			in := &row[k]
+			o := j*out.W + t.I0 + k
 			if needs&stack.NeedLayers != 0 {
 				for l := 0; l < 4; l++ {
 					in.Layers[l] = layerByte[lo[4*o+l]]
 					in.Layers[4+l] = layerByte[hi[4*o+l]]
 				}
 			}
-			d := c.DensityAt(&in)
+			d := c.DensityAt(in)
 			out.Data[o] = d
 			if d > mx {
 				mx = d

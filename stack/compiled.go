@@ -338,34 +338,3 @@ func floor32(v float32) float32 {
 	}
 	return v // |v| >= 2^23: already an integer (or NaN/Inf)
 }
-
-// Sampler is the slow, general way to feed a Compiled stack: the field's taps at a world position
-// (slope and curvature over the stack's gradient step). Gather calls it only for what Needs asks;
-// a field-wide evaluator that wants speed fills TexelInputs from its own buffers instead.
-type Sampler interface {
-	Height(x, z float32) float32
-	Slope(x, z float32) float32
-	Curvature(x, z float32) float32
-	Channel(slot int, x, z float32) float32
-}
-
-// Gather fills in the inputs c needs at world (x, z) from s. Layers (final weights for a
-// population's `layer` rules) are left to the caller.
-func (c *Compiled) Gather(s Sampler, x, z float32, in *TexelInputs) {
-	in.X, in.Z = x, z
-	n := c.needs
-	if n&NeedHeight != 0 {
-		in.Height = s.Height(x, z)
-	}
-	if n&NeedSlope != 0 {
-		in.Slope = s.Slope(x, z)
-	}
-	if n&NeedCurvature != 0 {
-		in.Curvature = s.Curvature(x, z)
-	}
-	for i := 0; i < MaxChannels; i++ {
-		if n&NeedChan(i) != 0 {
-			in.Chan[i] = s.Channel(i, x, z)
-		}
-	}
-}

@@ -1,0 +1,73 @@
+package stack
+
+import "strata/field"
+
+// Taps fills a compiled stack's TexelInputs at weights texels of one tile, reading the height and
+// channels through the tile's apron-inclusive block exactly as the kernels read their tile buffers,
+// and computing only what the stack needs (height, slope and curvature from the same taps, each
+// channel). The layer evaluator (bake.Reference) and the density evaluator (scatter.Density) share
+// it, so the two Go references cannot read the field differently.
+type Taps struct {
+	c        *Compiled
+	height   field.Sampler
+	chans    [4]field.Sampler
+	useChan  [4]bool
+	needH    bool
+	needS    bool
+	needC    bool
+	gradStep float32
+}
+
+// Taps prepares reading for tile t of geometry fg: height is the height grid and chans the grids
+// bound to chan0..chan3 (nil or height for unused slots).
+func (c *Compiled) Taps(fg *field.Geometry, height *field.Grid, chans [4]*field.Grid, t field.Tile) Taps {
+	n := c.needs
+	tp := Taps{
+		c:        c,
+		height:   fg.RegionSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH),
+		needH:    n&NeedHeight != 0,
+		needS:    n&NeedSlope != 0,
+		needC:    n&NeedCurvature != 0,
+		gradStep: c.Geometry.GradientStep,
+	}
+	for k := range tp.chans {
+		if n&NeedChan(k) != 0 && chans[k] != nil {
+			tp.chans[k] = fg.RegionSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
+			tp.useChan[k] = true
+		}
+	}
+	return tp
+}
+
+// FillRow fills ins[k] for weights texels (i0+k, j), k < len(ins): their positions and every input
+// the stack needs. Layers (a population's final layer weights) are left to the caller. A row at a
+// time keeps the per-texel path free of calls and of re-reading what the stack needs.
+func (tp *Taps) FillRow(j, i0 int, ins []TexelInputs) {
+	h, g := &tp.height, tp.gradStep
+	needH, needS, needC := tp.needH, tp.needS, tp.needC
+	geo := &tp.c.Geometry
+	for k := range ins {
+		in := &ins[k]
+		in.X, in.Z = geo.TexelPos(uint32(i0+k), uint32(j))
+		if needH {
+			in.Height = h.Bilinear(in.X, in.Z)
+		}
+		switch {
+		case needS && needC:
+			in.Slope, in.Curvature = h.SlopeCurvature(in.X, in.Z, g)
+		case needS:
+			in.Slope = h.Slope(in.X, in.Z, g)
+		case needC:
+			in.Curvature = h.Curvature(in.X, in.Z, g)
+		}
+	}
+	for c := range tp.chans {
+		if !tp.useChan[c] {
+			continue
+		}
+		cs := &tp.chans[c]
+		for k := range ins {
+			ins[k].Chan[c] = cs.Bilinear(ins[k].X, ins[k].Z)
+		}
+	}
+}
