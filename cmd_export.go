@@ -51,23 +51,9 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.controls, "controls", "", "")
 	fs.StringVar(&o.heightmap, "heightmap", "", "")
 	fs.StringVar(&o.instances, "instances", "", "")
-	var path string
-	rest := args
-	for len(rest) > 0 { // the path may come before or after the flags
-		if err := fs.Parse(rest); err != nil {
-			return usageError(c, stderr, "%v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if path != "" {
-			return usageError(c, stderr, "unexpected argument %q", rest[0])
-		}
-		path, rest = rest[0], rest[1:]
-	}
-	if path == "" {
-		return usageError(c, stderr, "missing PATH.terrainData")
+	path, err := parseWithPath(fs, args)
+	if err != nil {
+		return usageError(c, stderr, "%v", err)
 	}
 	if o.controls == "" && o.heightmap == "" && o.instances == "" {
 		return usageError(c, stderr, "nothing to export: give --controls, --heightmap and/or --instances")

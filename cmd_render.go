@@ -37,24 +37,9 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "")
 	size := fs.String("size", "1280x720", "")
 	view := fs.String("view", "orbit", "")
-	// The path may come before or after the flags.
-	var path string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return usageError(c, stderr, "%v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if path != "" {
-			return usageError(c, stderr, "unexpected argument %q", rest[0])
-		}
-		path, rest = rest[0], rest[1:]
-	}
-	if path == "" {
-		return usageError(c, stderr, "missing PATH.terrainData")
+	path, err := parseWithPath(fs, args)
+	if err != nil {
+		return usageError(c, stderr, "%v", err)
 	}
 	if *out == "" {
 		return usageError(c, stderr, "missing --out F.png")

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -78,6 +79,30 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "`strata help COMMAND` shows a command's arguments.")
+}
+
+// parseWithPath parses flags around one positional PATH argument, which may come before or after
+// the flags (`strata render dunes.terrainData --out f.png` and `strata render --out f.png
+// dunes.terrainData` both work). It reports a missing or second positional argument.
+func parseWithPath(fs *flag.FlagSet, args []string) (path string, err error) {
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return "", err
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if path != "" {
+			return "", fmt.Errorf("unexpected argument %q", rest[0])
+		}
+		path, rest = rest[0], rest[1:]
+	}
+	if path == "" {
+		return "", fmt.Errorf("missing PATH.terrainData")
+	}
+	return path, nil
 }
 
 // usageError prints a usage message for c and returns exitUsage.
