@@ -48,13 +48,27 @@ func placeReference(ctx context.Context, pop *stack.Population, maxD float32, ge
 	if params.Spacing == 0 {
 		return out, nil
 	}
-	pl := scatter.NewPool(params, *geo, dens, height, 0)
-	if err := pl.Run(ctx, tiles); err != nil {
+	// Count first (capacity 0 allocates nothing), so a population far denser than memory allows
+	// is refused by name instead of taking the machine down.
+	_, total, err := scatter.Place(ctx, params, geo, dens, height, tiles, 0)
+	if err != nil {
 		return out, fmt.Errorf("bake: population %q: %w", pop.Name, err)
 	}
-	out.Matrices, out.Count = pl.Matrices(), pl.Total()
+	if total > MaxInstances {
+		return out, fmt.Errorf("bake: population %q places %d instances (%.1f GB of matrices), more than %d: lower its density or add rules",
+			pop.Name, total, float64(total)*64/1e9, MaxInstances)
+	}
+	if out.Matrices, out.Count, err = scatter.Place(ctx, params, geo, dens, height, tiles, total); err != nil {
+		return out, fmt.Errorf("bake: population %q: %w", pop.Name, err)
+	}
 	return out, nil
 }
+
+// MaxInstances is the most instances one population may place in a bake: 32 M matrices are 2 GiB,
+// the size of one storage binding on the GPUs we run on (the GPU path refuses past its device's
+// own limit with the same kind of message).
+
+const MaxInstances = 1 << 25
 
 // Scatter evaluates every population on the GPU: density from the weights target the last
 // RunTiles left (no readback of the weights), placement into a GPU pool grown to the full count,
