@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"strata/field"
@@ -69,7 +70,7 @@ func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 	}
 	lo, hi := f.Height.MinMax()
 	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
-		HeightRange: [2]float64{float64(lo), float64(hi)}})
+		HeightRange: [2]float64{short32(lo), short32(hi)}})
 
 	w := l.Weights
 	controls := [][]byte{w.Lo}
@@ -126,11 +127,18 @@ func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, p.Density.W, p.Density.H, p.Density.Data); err != nil {
 			return err
 		}
-		pops = append(pops, terraindata.Population{Name: p.Name, Density: child, Spacing: float64(p.Spacing),
+		pops = append(pops, terraindata.Population{Name: p.Name, Density: child, Spacing: short32(p.Spacing),
 			Seed: p.Seed, Scale: p.Scale, Mesh: p.Mesh, Count: p.Count})
 	}
 	c.SetScatter(pops)
 	return nil
+}
+
+// short32 is v as the float64 with float32 v's shortest decimal form, so the manifest reads
+// "15.908029" rather than "15.908028602600098" and converts back to exactly v.
+func short32(v float32) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
+	return f
 }
 
 // copySources copies every layer's albedo/normal/mask map into dir/textures and returns the stack
