@@ -123,10 +123,16 @@ fn GradNoisePre(qx: f32, qz: f32, ps: u32) -> f32 {
     let c1 = PCG(ps ^ bitcast<u32>(ix + 1));
     let z0 = bitcast<u32>(iz);
     let z1 = bitcast<u32>(iz + 1);
-    let n00 = noise_grad_sel(PCG(c0 ^ z0), fx, fz);
-    let n10 = noise_grad_sel(PCG(c1 ^ z0), fx - 1.0, fz);
-    let n01 = noise_grad_sel(PCG(c0 ^ z1), fx, fz - 1.0);
-    let n11 = noise_grad_sel(PCG(c1 ^ z1), fx - 1.0, fz - 1.0);
+    return gradNoiseMix(fx, fz, PCG(c0 ^ z0), PCG(c1 ^ z0), PCG(c0 ^ z1), PCG(c1 ^ z1));
+}
+
+// gradNoiseMix is the float part of GradNoisePre: the four corners' gradients (only the low three
+// bits of each hash are read) mixed at the cell offset (fx, fz).
+fn gradNoiseMix(fx: f32, fz: f32, h00: u32, h10: u32, h01: u32, h11: u32) -> f32 {
+    let n00 = noise_grad_sel(h00, fx, fz);
+    let n10 = noise_grad_sel(h10, fx - 1.0, fz);
+    let n01 = noise_grad_sel(h01, fx, fz - 1.0);
+    let n11 = noise_grad_sel(h11, fx - 1.0, fz - 1.0);
     let u = noise_fade(fx);
     let w = noise_fade(fz);
     return noise_lerp(noise_lerp(n00, n10, u), noise_lerp(n01, n11, u), w);
