@@ -64,6 +64,13 @@ fn GradNoise(qx: f32, qz: f32, seed: u32) -> f32 {
     return noise_lerp(noise_lerp(n00, n10, u), noise_lerp(n01, n11, u), w);
 }
 
+// fbmUnit maps an octave sum (normalised by the amplitudes' total) onto [0, 1): the one mapping
+// FBMInv, FBMPre and the weights kernel's cached fbm share (noise.FBMInv's last two lines).
+fn fbmUnit(sum: f32, norm: f32) -> f32 {
+    let v = 0.5 + (sum / norm) * NOISE_DIAG;
+    return clamp(v, 0.0, NOISE_MAX);
+}
+
 // FBM divides on the GPU (to 2.5 ULP in WGSL); kernels call FBMInv with the correctly rounded
 // inverse from params (noise.FBMInv's doc says why).
 fn FBM(x: f32, z: f32, featureSize: f32, octaves: u32, seed: u32) -> f32 {
@@ -84,8 +91,7 @@ fn FBMInv(x: f32, z: f32, inv: f32, octaves: u32, seed: u32) -> f32 {
         qx = qx * 2.0;
         qz = qz * 2.0;
     }
-    let v = 0.5 + (sum / norm) * NOISE_DIAG;
-    return clamp(v, 0.0, NOISE_MAX);
+    return fbmUnit(sum, norm);
 }
 
 // ---- the same noise with its hash work shared (twin of stack's fbm/gradNoise) -----------------
@@ -153,6 +159,5 @@ fn FBMPre(x: f32, z: f32, inv: f32, octaves: u32, seed: u32) -> f32 {
         qx = qx * 2.0;
         qz = qz * 2.0;
     }
-    let v = 0.5 + (sum / norm) * NOISE_DIAG;
-    return clamp(v, 0.0, NOISE_MAX);
+    return fbmUnit(sum, norm);
 }

@@ -251,8 +251,7 @@ fn fbmWG(inv: f32, octaves: u32, seed: u32, ri: u32, kind: u32) -> f32 {
         qx = qx * 2.0;
         qz = qz * 2.0;
     }
-    let v = 0.5 + (sum / norm) * NOISE_DIAG;
-    return clamp(v, 0.0, NOISE_MAX);
+    return fbmUnit(sum, norm);
 }
 
 fn taps() -> Taps {
