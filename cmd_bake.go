@@ -127,13 +127,14 @@ func parsePair(flagName, v, sep string) ([2]float64, error) {
 	return [2]float64{x, y}, nil
 }
 
-// loadJob reads the stack and the field the flags name.
-func loadJob(o *bakeOptions) (*bake.Landscape, error) {
+// loadJob reads the stack and the field the flags name, refuses a stack with errors, and returns
+// its warnings (rules on layer 0) for the caller to show.
+func loadJob(o *bakeOptions) (*bake.Landscape, []stack.Problem, error) {
 	l := &bake.Landscape{}
 	if o.stackPath != "" {
 		s, err := stack.Load(o.stackPath)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l.Stack, l.StackDir = s, filepath.Dir(o.stackPath)
 	}
@@ -147,70 +148,75 @@ func loadJob(o *bakeOptions) (*bake.Landscape, error) {
 		if o.heightRange != "" {
 			r, err := parsePair("height-range", o.heightRange, ",")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			opt.Range = r
 		}
 		if o.heightSize != "" {
 			sz, err := parsePair("height-size", o.heightSize, "x")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			opt.Size = [2]int{int(sz[0]), int(sz[1])}
 		}
 		g, err := field.LoadHeight(o.height, opt)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p := field.Placement{Size: [2]float64{float64(g.W), float64(g.H)}}
 		if o.size != "" {
 			if p.Size, err = parsePair("size", o.size, "x"); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if l.Field, err = field.New(p, g); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.height, err)
+			return nil, nil, fmt.Errorf("%s: %w", o.height, err)
 		}
 	}
 	if o.origin != "" {
 		org, err := parsePair("origin", o.origin, ",")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l.Field.Placement.Origin = org
 	}
 	for _, ch := range o.channels {
 		name, file, ok := strings.Cut(ch, "=")
 		if !ok || name == "" || file == "" {
-			return nil, usageErr{fmt.Errorf("--channel %q: want NAME=FILE", ch)}
+			return nil, nil, usageErr{fmt.Errorf("--channel %q: want NAME=FILE", ch)}
 		}
 		g, err := field.LoadChannel(file, l.Field.Height.W, l.Field.Height.H)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := l.Field.AddChannel(name, g); err != nil {
-			return nil, fmt.Errorf("--channel %s: %w", name, err)
+			return nil, nil, fmt.Errorf("--channel %s: %w", name, err)
 		}
 	}
-	if ps := stack.Errors(stack.Validate(l.Stack)); len(ps) > 0 {
+	problems := stack.Validate(l.Stack)
+	if ps := stack.Errors(problems); len(ps) > 0 {
 		name := o.stackPath
 		if name == "" {
 			name = "the sample stack"
 		}
-		return nil, &stack.ValidationError{File: name, Problems: ps}
+		return nil, nil, &stack.ValidationError{File: name, Problems: ps}
 	}
-	return l, nil
+	var warnings []stack.Problem
+	for _, p := range problems {
+		if p.Severity == stack.Warning {
+			warnings = append(warnings, p)
+		}
+	}
+	return l, warnings, nil
 }
 
 func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) error {
-	l, err := loadJob(o)
+	l, warnings, err := loadJob(o)
 	if err != nil {
 		return err
 	}
-	for _, p := range stack.Validate(l.Stack) {
-		if p.Severity == stack.Warning {
-			fmt.Fprintf(stderr, "strata bake: warning: %s\n", p)
-		}
+	for _, p := range warnings {
+		fmt.Fprintf(stderr, "strata bake: warning: %s\n", p)
 	}
 	bar := progress.NewBar(stderr)
 	defer bar.Finish()
