@@ -216,7 +216,7 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	for _, p := range warnings {
-		fmt.Fprintf(stderr, "strata bake: warning: %s\n", p)
+		fmt.Fprintf(stderr, "strata bake: %s\n", p) // Problem.String says "warning:"
 	}
 	bar := progress.NewBar(stderr)
 	defer bar.Finish()
