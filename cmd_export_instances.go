@@ -34,7 +34,7 @@ type instanceEntry struct {
 // exportInstances places every population again from the container (the Go reference: placement
 // is deterministic, so this is the bake's forest) and writes each pool as raw matrices.
 func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) error {
-	pops, err := bake.PlaceFromContainer(context.Background(), ct, nil)
+	pops, err := bake.PlaceFromContainer(context.Background(), ct, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"strata/bake"
+	"strata/field"
 	"strata/gpu"
 	"strata/terraindata"
 	"strata/viewport"
@@ -87,7 +88,16 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	defer dev.Release()
 	// The forest is placed again on the GPU from the container's density children and drawn
 	// straight from the pool buffers, with no CPU round trip.
-	pops, err := bake.PlaceFromContainer(context.Background(), c, dev)
+	// The scene already holds the height payload (R metres of rgba32f): place from it rather
+	// than reading the child a second time.
+	var height *field.Grid
+	if len(c.Manifest().Scatter) > 0 {
+		height = field.NewGrid(scene.Height.W, scene.Height.H)
+		for i := range height.Data {
+			height.Data[i] = scene.Height.Data[4*i]
+		}
+	}
+	pops, err := bake.PlaceFromContainer(context.Background(), c, height, dev)
 	if err != nil {
 		return err
 	}

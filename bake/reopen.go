@@ -46,17 +46,20 @@ func (p *PlacedPopulation) Release() {
 	}
 }
 
-// PlaceFromContainer re-places every scatter population of c. With dev nil it uses the Go
+// PlaceFromContainer re-places every scatter population of c. height is the container's height
+// grid when the caller has already read it (nil: read it here). With dev nil it uses the Go
 // reference and fills Matrices; with a device it places on the GPU and keeps the pool there
 // (Matrices stays nil; read them with Kernel.ReadMatrices when needed).
-func PlaceFromContainer(ctx context.Context, c *terraindata.Container, dev *gpu.Device) ([]*PlacedPopulation, error) {
+func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *field.Grid, dev *gpu.Device) ([]*PlacedPopulation, error) {
 	pops := c.Manifest().Scatter
 	if len(pops) == 0 {
 		return nil, nil
 	}
-	height, err := ContainerHeight(c)
-	if err != nil {
-		return nil, err
+	if height == nil {
+		var err error
+		if height, err = ContainerHeight(c); err != nil {
+			return nil, err
+		}
 	}
 	p := c.Placement()
 	var out []*PlacedPopulation

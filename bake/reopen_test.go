@@ -39,7 +39,7 @@ func TestPlaceFromContainer(t *testing.T) {
 	}
 	want := scatter.SortMatrices(l.Scatter[0].Matrices)
 
-	cpu, err := PlaceFromContainer(ctx, c, nil)
+	cpu, err := PlaceFromContainer(ctx, c, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestPlaceFromContainer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Release()
-	gp, err := PlaceFromContainer(ctx, c, g.Dev)
+	gp, err := PlaceFromContainer(ctx, c, nil, g.Dev)
 	if err != nil {
 		t.Fatal(err)
 	}

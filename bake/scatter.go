@@ -80,6 +80,9 @@ func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
 		return fmt.Errorf("bake: scatter before weights")
 	}
 	l.Scatter = l.Scatter[:0]
+	if len(l.Stack.Populations) == 0 {
+		return nil // nothing to place: don't cut the field into tile buffers for nobody
+	}
 	tiles := l.Geometry.Tiles(opt.TileSize)
 	chans := l.Stack.Channels()
 	wtiles := make([]gpu.WeightsTile, len(tiles))

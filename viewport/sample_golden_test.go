@@ -44,7 +44,7 @@ func TestGoldenDunesSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pops, err := bake.PlaceFromContainer(ctx, c, testDevice(t))
+	pops, err := bake.PlaceFromContainer(ctx, c, nil, testDevice(t))
 	if err != nil {
 		t.Fatal(err)
 	}
