@@ -236,7 +236,7 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 		default:
 			defer g.Release()
 			backend = "GPU " + g.Dev.Info.String()
-			if err := bakeGPU(ctx, g, l, opt); err != nil {
+			if err := bakeGPU(ctx, g, l, opt, stderr); err != nil {
 				return err
 			}
 		}
@@ -271,11 +271,18 @@ func bakeCPU(ctx context.Context, l *bake.Landscape, opt bake.Options) error {
 	return bake.ScatterReference(ctx, l, opt)
 }
 
-func bakeGPU(ctx context.Context, g *bake.GPU, l *bake.Landscape, opt bake.Options) error {
+func bakeGPU(ctx context.Context, g *bake.GPU, l *bake.Landscape, opt bake.Options, stderr io.Writer) error {
 	w, err := g.Weights(ctx, l.Stack, l.Field, opt)
 	if err != nil {
 		return err
 	}
 	l.Weights = w
-	return g.Scatter(ctx, l, opt)
+	err = g.Scatter(ctx, l, opt)
+	if errors.Is(err, gpu.ErrTooLarge) {
+		// lavapipe binds 128 MiB: an 8192² density grid does not fit there, but the reference
+		// places the same forest from the weights just read back.
+		fmt.Fprintf(stderr, "strata bake: warning: %v; scattering with the Go reference\n", err)
+		return bake.ScatterReference(ctx, l, opt)
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -105,6 +106,11 @@ func (k *ScatterKernel) Release() {
 	k.densPipe = nil
 	k.place.release()
 }
+
+// ErrTooLarge is wrapped by errors that refuse work a storage binding of this device cannot hold
+// (a density grid or an instance pool past Limits.MaxStorageBufferBindingSize). The work is
+// sound; a device with larger bindings, or the Go reference, can do it.
+var ErrTooLarge = errors.New("larger than the device's storage binding")
 
 // densityWorkgroup is terrain_scatter_density's @workgroup_size (8×8) along each axis.
 const densityWorkgroup = 8
@@ -213,7 +219,7 @@ func (k *ScatterKernel) resetGrid(w, h uint32) error {
 	}
 	size := densityHeaderBytes + 4*uint64(w)*uint64(h)
 	if lim := k.dev.Limits.MaxStorageBufferBindingSize; lim > 0 && size > lim {
-		return fmt.Errorf("gpu: scatter density: a %dx%d grid needs %d bytes, the device binds at most %d", w, h, size, lim)
+		return fmt.Errorf("gpu: scatter density: a %dx%d grid needs %d bytes, the device binds at most %d: %w", w, h, size, lim, ErrTooLarge)
 	}
 	re, err := k.grid.Ensure(size)
 	if err != nil {

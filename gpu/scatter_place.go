@@ -288,7 +288,7 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, cap
 	s := &k.place
 	dst, src := 1-s.cur, s.cur
 	if lim := k.dev.Limits.MaxStorageBufferBindingSize; lim > 0 && uint64(capacity)*matrixBytes > lim {
-		return 0, fmt.Errorf("gpu: scatter place: %d instances need %d bytes, the device binds at most %d", capacity, uint64(capacity)*matrixBytes, lim)
+		return 0, fmt.Errorf("gpu: scatter place: %d instances need %d bytes, the device binds at most %d: %w", capacity, uint64(capacity)*matrixBytes, lim, ErrTooLarge)
 	}
 	if _, err := s.pools[dst].Ensure(uint64(capacity) * matrixBytes); err != nil {
 		return 0, err

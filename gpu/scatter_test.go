@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -399,5 +400,29 @@ func TestScatterPlaceHeightResident(t *testing.T) {
 	}
 	if n := ss.k.HeightUploads() - u0; n != 2 {
 		t.Errorf("another grid under HeightUnchanged: %d uploads in all, want 2", n)
+	}
+}
+
+// TestScatterTooLargeIsErrTooLarge: a density grid past the device's storage binding is refused
+// with an error wrapping ErrTooLarge (the bake then scatters with the Go reference), before any
+// buffer is made.
+func TestScatterTooLargeIsErrTooLarge(t *testing.T) {
+	d := testDevice(t)
+	k, err := d.NewScatterKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	s := fixture.OverflowStack()
+	params, err := stack.PackPopulation(s, 0, stack.Geometry{InvHTexel: [2]float32{1, 1}, WTexel: [2]float32{1, 1}, GradientStep: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := d.Limits.MaxStorageBufferBindingSize
+	w := uint32(65535)
+	h := uint32(lim/(4*uint64(w))) + 1
+	_, err = k.Density(context.Background(), params, w, h, nil, nil)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a %dx%d grid on a device binding %d bytes: err = %v, want ErrTooLarge", w, h, lim, err)
 	}
 }
