@@ -234,9 +234,13 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 		case err != nil:
 			fmt.Fprintf(stderr, "strata bake: warning: the GPU could not be used (%v); using the Go reference\n", err)
 		default:
-			defer g.Release()
 			backend = "GPU " + g.Dev.Info.String()
-			if err := bakeGPU(ctx, g, l, opt, stderr); err != nil {
+			err := bakeGPU(ctx, g, l, opt, stderr)
+			// Everything needed is read back: free the device before writing, since with a
+			// software Vulkan (lavapipe) its textures and staging buffers live in this
+			// process's memory (an 8192² bake holds ~0.5 GiB there).
+			g.Release()
+			if err != nil {
 				return err
 			}
 		}

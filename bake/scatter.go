@@ -83,6 +83,13 @@ func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
 	if len(l.Stack.Populations) == 0 {
 		return nil // nothing to place: don't cut the field into tile buffers for nobody
 	}
+	// Refuse before cutting every tile's buffers (a whole copy of the field) when the density grid
+	// cannot be bound anyway; the caller falls back to ScatterReference.
+	fg := &l.Geometry.Field
+	if lim, need := g.Dev.Limits.MaxStorageBufferBindingSize, 16+4*uint64(fg.WeightsW)*uint64(fg.WeightsH); lim > 0 && need > lim {
+		return fmt.Errorf("bake: a %dx%d density grid needs %d bytes, the GPU binds at most %d: %w",
+			fg.WeightsW, fg.WeightsH, need, lim, gpu.ErrTooLarge)
+	}
 	tiles := l.Geometry.Tiles(opt.TileSize)
 	chans := l.Stack.Channels()
 	wtiles := make([]gpu.WeightsTile, len(tiles))
