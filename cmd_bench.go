@@ -69,8 +69,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		defer g.Release()
 	}
 	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
-	fmt.Fprintf(stderr, "preparing a %d² field…\n", *size)
-	cases := bake.BenchCases(*size)
+	var cases []bake.BenchCase // weights and edit share one field; scatter builds its own
+	for _, w := range which {
+		if w != "scatter" && cases == nil {
+			fmt.Fprintf(stderr, "preparing a %d² field…\n", *size)
+			cases = bake.BenchCases(*size)
+		}
+	}
 	for _, w := range which {
 		if err := benches[w](ctx, g, gpuName, cases, benchArgs{tile: *tile, strokes: *strokes, size: *size}, stdout); err != nil {
 			fmt.Fprintf(stderr, "strata bench %s: %v\n", w, err)
