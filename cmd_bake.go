@@ -8,15 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"strata/bake"
-	"strata/field"
-	"strata/gpu"
 	"strata/progress"
-	"strata/stack"
 )
 
 func init() {
@@ -127,91 +123,53 @@ func parsePair(flagName, v, sep string) ([2]float64, error) {
 	return [2]float64{x, y}, nil
 }
 
-// loadJob reads the stack and the field the flags name, refuses a stack with errors, and returns
-// its warnings (rules on layer 0) for the caller to show.
-func loadJob(o *bakeOptions) (*bake.Landscape, []stack.Problem, error) {
-	l := &bake.Landscape{}
-	if o.stackPath != "" {
-		s, err := stack.Load(o.stackPath)
+// sources turns the flags into bake.Sources (malformed numbers are usage errors).
+func (o *bakeOptions) sources() (bake.Sources, error) {
+	src := bake.Sources{StackPath: o.stackPath, Sample: o.sample, Height: o.height}
+	if o.heightRange != "" {
+		r, err := parsePair("height-range", o.heightRange, ",")
 		if err != nil {
-			return nil, nil, err
+			return src, err
 		}
-		l.Stack, l.StackDir = s, filepath.Dir(o.stackPath)
+		src.Import.Range = r
 	}
-	if o.sample != "" {
-		l.Field = field.SampleDunes()
-		if l.Stack == nil {
-			l.Stack = stack.SampleDunes()
-		}
-	} else {
-		var opt field.ImportOptions
-		if o.heightRange != "" {
-			r, err := parsePair("height-range", o.heightRange, ",")
-			if err != nil {
-				return nil, nil, err
-			}
-			opt.Range = r
-		}
-		if o.heightSize != "" {
-			sz, err := parsePair("height-size", o.heightSize, "x")
-			if err != nil {
-				return nil, nil, err
-			}
-			opt.Size = [2]int{int(sz[0]), int(sz[1])}
-		}
-		g, err := field.LoadHeight(o.height, opt)
+	if o.heightSize != "" {
+		sz, err := parsePair("height-size", o.heightSize, "x")
 		if err != nil {
-			return nil, nil, err
+			return src, err
 		}
-		p := field.Placement{Size: [2]float64{float64(g.W), float64(g.H)}}
-		if o.size != "" {
-			if p.Size, err = parsePair("size", o.size, "x"); err != nil {
-				return nil, nil, err
-			}
+		src.Import.Size = [2]int{int(sz[0]), int(sz[1])}
+	}
+	if o.size != "" {
+		sz, err := parsePair("size", o.size, "x")
+		if err != nil {
+			return src, err
 		}
-		if l.Field, err = field.New(p, g); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", o.height, err)
-		}
+		src.Size = &sz
 	}
 	if o.origin != "" {
 		org, err := parsePair("origin", o.origin, ",")
 		if err != nil {
-			return nil, nil, err
+			return src, err
 		}
-		l.Field.Placement.Origin = org
+		src.Origin = &org
 	}
 	for _, ch := range o.channels {
 		name, file, ok := strings.Cut(ch, "=")
 		if !ok || name == "" || file == "" {
-			return nil, nil, usageErr{fmt.Errorf("--channel %q: want NAME=FILE", ch)}
+			return src, usageErr{fmt.Errorf("--channel %q: want NAME=FILE", ch)}
 		}
-		g, err := field.LoadChannel(file, l.Field.Height.W, l.Field.Height.H)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := l.Field.AddChannel(name, g); err != nil {
-			return nil, nil, fmt.Errorf("--channel %s: %w", name, err)
-		}
+		src.Channels = append(src.Channels, bake.ChannelSource{Name: name, File: file})
 	}
-	problems := stack.Validate(l.Stack)
-	if ps := stack.Errors(problems); len(ps) > 0 {
-		name := o.stackPath
-		if name == "" {
-			name = "the sample stack"
-		}
-		return nil, nil, &stack.ValidationError{File: name, Problems: ps}
-	}
-	var warnings []stack.Problem
-	for _, p := range problems {
-		if p.Severity == stack.Warning {
-			warnings = append(warnings, p)
-		}
-	}
-	return l, warnings, nil
+	return src, nil
 }
 
 func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) error {
-	l, warnings, err := loadJob(o)
+	src, err := o.sources()
+	if err != nil {
+		return err
+	}
+	l, warnings, err := bake.Load(src)
 	if err != nil {
 		return err
 	}
@@ -220,38 +178,13 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 	}
 	bar := progress.NewBar(stderr)
 	defer bar.Finish()
-	opt := bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()}
-	if l.Geometry, err = bake.NewGeometry(l.Stack, l.Field, o.resolution); err != nil {
+	backend, err := bake.Evaluate(ctx, l, bake.EvalOptions{
+		Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()},
+		CPU:     o.cpu,
+		Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+	})
+	if err != nil {
 		return err
-	}
-	backend := "Go reference (--cpu)"
-	if !o.cpu {
-		var g *bake.GPU
-		g, err = bake.OpenGPU(ctx)
-		switch {
-		case errors.Is(err, gpu.ErrNoAdapter):
-			fmt.Fprintf(stderr, "strata bake: warning: no GPU adapter (%v); using the Go reference\n", err)
-		case err != nil:
-			fmt.Fprintf(stderr, "strata bake: warning: the GPU could not be used (%v); using the Go reference\n", err)
-		default:
-			backend = "GPU " + g.Dev.Info.String()
-			err := bakeGPU(ctx, g, l, opt, stderr)
-			// Everything needed is read back: free the device before writing, since with a
-			// software Vulkan (lavapipe) its textures and staging buffers live in this
-			// process's memory (an 8192² bake holds ~0.5 GiB there).
-			g.Release()
-			if err != nil {
-				return err
-			}
-		}
-		if g == nil {
-			backend = "Go reference (no GPU)"
-		}
-	}
-	if l.Weights == nil {
-		if err := bakeCPU(ctx, l, opt); err != nil {
-			return err
-		}
 	}
 	bar.Update("write", 0, 1)
 	if err := bake.Write(o.out, l); err != nil {
@@ -264,29 +197,4 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 		fmt.Fprintf(stdout, "  %s: %d instances (spacing %.3g m)\n", p.Name, p.Count, p.Spacing)
 	}
 	return nil
-}
-
-func bakeCPU(ctx context.Context, l *bake.Landscape, opt bake.Options) error {
-	w, err := bake.Reference(ctx, l.Stack, l.Field, opt)
-	if err != nil {
-		return err
-	}
-	l.Weights = w
-	return bake.ScatterReference(ctx, l, opt)
-}
-
-func bakeGPU(ctx context.Context, g *bake.GPU, l *bake.Landscape, opt bake.Options, stderr io.Writer) error {
-	w, err := g.Weights(ctx, l.Stack, l.Field, opt)
-	if err != nil {
-		return err
-	}
-	l.Weights = w
-	err = g.Scatter(ctx, l, opt)
-	if errors.Is(err, gpu.ErrTooLarge) {
-		// lavapipe binds 128 MiB: an 8192² density grid does not fit there, but the reference
-		// places the same forest from the weights just read back.
-		fmt.Fprintf(stderr, "strata bake: warning: %v; scattering with the Go reference\n", err)
-		return bake.ScatterReference(ctx, l, opt)
-	}
-	return err
 }

@@ -26,6 +26,14 @@ type Landscape struct {
 	Scatter  []Population
 	// AtlasSize is the atlas sheet size; zero = terraindata.DefaultAtlasSize.
 	AtlasSize [2]int
+	// GUID is the landscape's identity once it has been opened or saved; "" lets Write keep the
+	// guid already at the path (or make one).
+	GUID string
+	// Holes has one entry per height texel, true where there is NO ground; nil when solid.
+	Holes []bool
+	// Baked is set, and Stack nil, for a container baked elsewhere: its weights are kept as they
+	// are and its surface table and atlas are carried over.
+	Baked *Baked
 }
 
 // Population is one baked scatter population: its density over the weights grid and the
@@ -51,30 +59,50 @@ func childName(prefix, name string) string {
 // Write saves l as the terrainData container at path, atomically (terraindata.Save): the old
 // container stays until the new one is complete and valid. Re-baking the same path keeps its guid.
 func Write(path string, l *Landscape) error {
-	if l.Weights == nil || l.Field == nil || l.Stack == nil {
+	if l.Weights == nil || l.Field == nil || (l.Stack == nil && l.Baked == nil) {
 		return fmt.Errorf("bake: write %s: nothing evaluated", path)
 	}
 	c := terraindata.New()
-	return terraindata.Save(path, c, func(dir string) error { return l.writeChildren(dir, c) })
+	c.SetGUID(l.GUID)
+	if err := terraindata.Save(path, c, func(dir string) error { return l.writeChildren(dir, c) }); err != nil {
+		return err
+	}
+	l.GUID = c.GUID()
+	return nil
 }
 
 func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 	f := l.Field
 	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1]}
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
 	if _, err := terraindata.WriteHeight(filepath.Join(dir, "height.texture"), hg); err != nil {
 		return err
 	}
 	if err := c.SetChild("height", "height.texture"); err != nil {
 		return err
 	}
-	lo, hi := f.Height.MinMax()
+	wrote, err := terraindata.WriteHoles(filepath.Join(dir, "holes.texture"), hg)
+	if err != nil {
+		return err
+	}
+	if wrote {
+		if err := c.SetChild("holes", "holes.texture"); err != nil {
+			return err
+		}
+	}
+	rng := hg.Range()
 	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
-		HeightRange: [2]float64{short32(lo), short32(hi)}})
+		HeightRange: [2]float64{short32(float32(rng[0])), short32(float32(rng[1]))}})
 
 	w := l.Weights
+	nLayers := 0
+	if l.Stack != nil {
+		nLayers = len(l.Stack.Layers)
+	} else {
+		nLayers = len(l.Baked.Layers)
+	}
 	controls := [][]byte{w.Lo}
-	if len(l.Stack.Layers) > 4 {
+	if nLayers > 4 {
 		controls = append(controls, w.Hi)
 	}
 	for i, pix := range controls {
@@ -88,26 +116,11 @@ func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 		}
 	}
 
-	// The container carries the stack and its source maps, so it reopens for editing wherever it
-	// is moved: maps are copied under textures/ and the saved stack names them there.
-	saved, layers, err := l.copySources(dir)
-	if err != nil {
-		return err
-	}
-	c.SetLayers(layers)
-	atlas, err := terraindata.PackAtlas(dir, layers, dir, l.AtlasSize)
-	if err != nil {
-		return err
-	}
-	c.SetAtlas(atlas)
-	data, err := stack.Marshal(saved)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), data, 0o644); err != nil {
-		return fmt.Errorf("bake: %w", err)
-	}
-	if err := c.SetChild("stack", "stack.yaml"); err != nil {
+	if l.Stack == nil {
+		if err := l.Baked.write(dir, c); err != nil {
+			return err
+		}
+	} else if err := l.writeStack(dir, c); err != nil {
 		return err
 	}
 
@@ -131,6 +144,50 @@ func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 			Seed: p.Seed, Scale: p.Scale, Mesh: p.Mesh, Count: p.Count})
 	}
 	c.SetScatter(pops)
+	return nil
+}
+
+// writeStack writes the layer table, the atlas and stack.yaml. The container carries the stack
+// and its source maps, so it reopens for editing wherever it is moved: maps are copied under
+// textures/ and the saved stack names them there.
+func (l *Landscape) writeStack(dir string, c *terraindata.Container) error {
+	saved, layers, err := l.copySources(dir)
+	if err != nil {
+		return err
+	}
+	c.SetLayers(layers)
+	atlas, err := terraindata.PackAtlas(dir, layers, dir, l.AtlasSize)
+	if err != nil {
+		return err
+	}
+	c.SetAtlas(atlas)
+	data, err := stack.Marshal(saved)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), data, 0o644); err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	return c.SetChild("stack", "stack.yaml")
+}
+
+// write carries a baked container's surface table and atlas sheets over unchanged.
+func (b *Baked) write(dir string, c *terraindata.Container) error {
+	c.SetLayers(b.Layers)
+	if b.Atlas == nil {
+		return nil
+	}
+	a := *b.Atlas
+	for _, rel := range []string{a.Albedo, a.Normal, a.Mask} {
+		if rel == "" {
+			continue
+		}
+		src := filepath.Join(b.From, filepath.FromSlash(rel))
+		if err := copyTree(src, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			return fmt.Errorf("bake: carrying atlas %s over: %w", rel, err)
+		}
+	}
+	c.SetAtlas(&a)
 	return nil
 }
 

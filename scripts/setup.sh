@@ -6,7 +6,7 @@ pkgs=(
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   libvulkan1 mesa-vulkan-drivers
   xvfb xdotool
-  imagemagick openexr
+  imagemagick libmagickcore-6.q16-6-extra openexr
 )
 missing=()
 for p in "${pkgs[@]}"; do

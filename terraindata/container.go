@@ -13,18 +13,37 @@ import (
 // callers (info, a Terrain component binding textures) need only names and sizes.
 type Container struct {
 	path string // the .terrainData folder; "" for a container not yet saved
-	m    Manifest
+	// readDir is where children are read from: path, or its backup while a crashed save's
+	// swap is undone (see Open).
+	readDir string
+	m       Manifest
 }
 
 // New returns an empty version-1 container for the bake to fill through the setters and Save.
 func New() *Container { return &Container{m: Manifest{Version: Version}} }
 
-// Open reads the manifest at path, first finishing or undoing a save a crash interrupted
-// (see Recover). It does not validate; Validate is the publish gate.
+// Open reads the manifest at path. It reads only: a save another process has in flight beside
+// path (.NAME.new, .NAME.old) is left alone, so a watcher reopening a container while someone
+// saves it cannot delete that save's work. When a crash left only the backup (.NAME.old and no
+// NAME), Open reads the backup, which is the last complete landscape; Save and Recover put it
+// back. It does not validate; Validate is the publish gate.
 func Open(path string) (*Container, error) {
-	if err := Recover(path); err != nil {
-		return nil, err
+	_, oldDir := siblings(path)
+	if have, _ := exists(path); !have {
+		if haveOld, _ := exists(oldDir); haveOld {
+			c, err := openAt(oldDir)
+			if err != nil {
+				return nil, err
+			}
+			c.path = path
+			c.readDir = oldDir
+			return c, nil
+		}
 	}
+	return openAt(path)
+}
+
+func openAt(path string) (*Container, error) {
 	b, err := os.ReadFile(filepath.Join(path, ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("terraindata: %w", err)
@@ -33,8 +52,14 @@ func Open(path string) (*Container, error) {
 	if err != nil {
 		return nil, fmt.Errorf("terraindata: %s: %w", path, err)
 	}
-	return &Container{path: path, m: *m}, nil
+	return &Container{path: path, readDir: path, m: *m}, nil
 }
+
+// GUID is the landscape's identity ("" before the first Save).
+func (c *Container) GUID() string { return c.m.GUID }
+
+// SetGUID gives the landscape the identity Save will write (see Save).
+func (c *Container) SetGUID(g string) { c.m.GUID = g }
 
 // Path is the container's folder ("" before the first Save).
 func (c *Container) Path() string { return c.path }
@@ -69,7 +94,7 @@ func (c *Container) ref(role, rel string) *Ref {
 	if rel == "" {
 		return nil
 	}
-	return &Ref{Role: role, Rel: rel, Dir: filepath.Join(c.path, filepath.FromSlash(rel))}
+	return &Ref{Role: role, Rel: rel, Dir: filepath.Join(c.readDir, filepath.FromSlash(rel))}
 }
 
 // Height returns the heightfield child (nil when the manifest names none, which Validate refuses).

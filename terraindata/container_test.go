@@ -234,3 +234,33 @@ func TestSetChildRefusesEscapes(t *testing.T) {
 		t.Errorf("scatter role: %v", err)
 	}
 }
+
+// Open only reads: a save in flight beside the container (its .new folder) survives a reader, and
+// when a crash left only the backup, Open reads the backup without moving it.
+func TestOpenChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.terrainData")
+	saveFixture(t, path, fixture{w: 4, h: 4})
+	newDir, oldDir := siblings(path)
+	if err := os.MkdirAll(newDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(newDir); err != nil {
+		t.Fatalf("Open removed another writer's %s: %v", newDir, err)
+	}
+	if err := os.Rename(path, oldDir); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open with only the backup left: %v", err)
+	}
+	if _, err := c.Height().Read(); err != nil {
+		t.Fatalf("reading the backup's height: %v", err)
+	}
+	if _, err := os.Stat(oldDir); err != nil {
+		t.Fatalf("Open moved the backup: %v", err)
+	}
+}

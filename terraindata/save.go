@@ -78,9 +78,10 @@ func Recover(path string) error {
 // through the setters; Save then stamps guids, writes terrain.yaml, validates the result and
 // swaps it in. A container that fails validation is not swapped in: the old one stays.
 //
-// The landscape's guid is the one already at path when there is one (re-baking keeps references
-// resolved), else a new random one; a container opened elsewhere and saved to a new path is a new
-// landscape and gets a new guid. Children get guids derived from the landscape's and their path.
+// The landscape's guid is c's own when the caller set one (SetGUID: the editor saving a landscape
+// it opened, under its name or another, keeps its identity), else the one already at path when
+// there is one (re-baking keeps references resolved), else a new random one. Children get guids
+// derived from the landscape's and their path.
 func Save(path string, c *Container, write func(dir string) error) error {
 	if err := Recover(path); err != nil {
 		return err
@@ -88,6 +89,9 @@ func Save(path string, c *Container, write func(dir string) error) error {
 	guid, err := existingGUID(path)
 	if err != nil {
 		return err
+	}
+	if c.m.GUID != "" {
+		guid = c.m.GUID
 	}
 	if guid == "" {
 		guid = newGUID()
@@ -147,7 +151,7 @@ func Save(path string, c *Container, write func(dir string) error) error {
 			return fmt.Errorf("terraindata: removing backup %s: %w", oldDir, err)
 		}
 	}
-	c.path = path
+	c.path, c.readDir = path, path
 	return nil
 }
 

@@ -1,0 +1,132 @@
+package bake
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"strata/field"
+	"strata/stack"
+)
+
+// Sources names what a landscape is baked from: a stack.yaml, and either the built-in sample or
+// a heightmap with the options its file does not carry itself, plus extra field channels. It is
+// what `strata bake`'s flags say, parsed; the editor's File → New fills the same struct.
+type Sources struct {
+	// StackPath is the stack.yaml; "" only with Sample (the sample's own stack).
+	StackPath string
+	// Sample is "dunes" for the built-in sample, else "".
+	Sample string
+	// Height is the heightmap file (field.LoadHeight's formats) when Sample is "".
+	Height string
+	// Import says how to read Height (integer range, raw size).
+	Import field.ImportOptions
+	// Size is the field's extent in metres; nil = one metre per height texel.
+	Size *[2]float64
+	// Origin is the world position of the field's centre; nil = (0, 0).
+	Origin *[2]float64
+	// Channels are extra field channels, each read with field.LoadChannel.
+	Channels []ChannelSource
+}
+
+// ChannelSource is one `--channel NAME=FILE`.
+type ChannelSource struct{ Name, File string }
+
+// Samples lists the built-in samples by name.
+var Samples = []string{"dunes"}
+
+// Load reads the stack and the field the sources name and refuses a stack with errors. Warnings
+// (rules on layer 0) come back for the caller to show. Errors name the file and the field.
+func Load(src Sources) (*Landscape, []stack.Problem, error) {
+	if (src.Height == "") == (src.Sample == "") {
+		return nil, nil, fmt.Errorf("bake: give exactly one of a heightmap and a sample")
+	}
+	if src.Sample != "" && src.Sample != "dunes" {
+		return nil, nil, fmt.Errorf("bake: sample %q: the built-in sample is \"dunes\"", src.Sample)
+	}
+	if src.Sample == "" && src.StackPath == "" {
+		return nil, nil, fmt.Errorf("bake: a heightmap needs a stack (only the sample has a stack of its own)")
+	}
+	l := &Landscape{}
+	if src.StackPath != "" {
+		s, err := stack.Load(src.StackPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.Stack, l.StackDir = s, filepath.Dir(src.StackPath)
+	}
+	if src.Sample != "" {
+		l.Field = field.SampleDunes()
+		if l.Stack == nil {
+			l.Stack = stack.SampleDunes()
+		}
+	} else {
+		f, err := LoadField(src.Height, src.Import, src.Size)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.Field = f
+	}
+	if src.Origin != nil {
+		l.Field.Placement.Origin = *src.Origin
+	}
+	for _, ch := range src.Channels {
+		if err := AddChannelFile(l.Field, ch.Name, ch.File); err != nil {
+			return nil, nil, err
+		}
+	}
+	name := src.StackPath
+	if name == "" {
+		name = "the sample stack"
+	}
+	warnings, err := CheckStack(l.Stack, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, warnings, nil
+}
+
+// LoadField reads a heightmap into a field of the given extent (nil: one metre per texel),
+// centred on the world origin.
+func LoadField(path string, opt field.ImportOptions, size *[2]float64) (*field.Field, error) {
+	g, err := field.LoadHeight(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := field.Placement{Size: [2]float64{float64(g.W), float64(g.H)}}
+	if size != nil {
+		p.Size = *size
+	}
+	f, err := field.New(p, g)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// AddChannelFile reads file as channel name of f (the grid must match the height's).
+func AddChannelFile(f *field.Field, name, file string) error {
+	g, err := field.LoadChannel(file, f.Height.W, f.Height.H)
+	if err != nil {
+		return err
+	}
+	if err := f.AddChannel(name, g); err != nil {
+		return fmt.Errorf("channel %s (%s): %w", name, file, err)
+	}
+	return nil
+}
+
+// CheckStack validates s: errors come back as one *stack.ValidationError naming file, warnings
+// are returned for the caller to show.
+func CheckStack(s *stack.Stack, file string) ([]stack.Problem, error) {
+	problems := stack.Validate(s)
+	if ps := stack.Errors(problems); len(ps) > 0 {
+		return nil, &stack.ValidationError{File: file, Problems: ps}
+	}
+	var warnings []stack.Problem
+	for _, p := range problems {
+		if p.Severity == stack.Warning {
+			warnings = append(warnings, p)
+		}
+	}
+	return warnings, nil
+}
