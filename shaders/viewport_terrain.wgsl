@@ -12,6 +12,9 @@
 @group(0) @binding(7) var atlas_sampler: sampler;
 @group(0) @binding(8) var<uniform> layers: array<vec4<f32>, 16>;  // [2i] tint (linear rgb), [2i+1] tiling, textured
 @group(0) @binding(9) var<storage, read> tile_flash: array<f32>;  // per tile 0..1, row-major
+// density overlay: [0] max (f32 bits), [1] width, [2] height, [3] 0, then width×height f32 —
+// the scatter kernel's density buffer as it is (terrain_scatter_density.wgsl).
+@group(0) @binding(10) var<storage, read> density: array<f32>;
 
 struct VOut {
     @builtin(position) pos: vec4<f32>,
@@ -149,6 +152,12 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
         let base = vec3<f32>(0.45);
         let tint = select(vec3<f32>(0.85, 0.08, 0.04), vec3<f32>(0.04, 0.20, 0.85), v > 0.0);
         col = mix(col, (base + (tint - base) * abs(v)) * lit, 0.85);
+    } else if (mode == 4u) {
+        let dw = i32(bitcast<u32>(density[1]));
+        let dh = i32(bitcast<u32>(density[2]));
+        let dp = clamp(vec2<i32>(floor(uv * vec2<f32>(f32(dw), f32(dh)))), vec2<i32>(0), vec2<i32>(dw - 1, dh - 1));
+        let d = density[4 + dp.y * dw + dp.x];
+        col = mix(col, ramp(d * frame.overlay.y) * lit, select(0.0, 0.8, d > 0.0));
     }
     if (frame.tiles.x > 0.0 && frame.tiles.y > 0.0) {
         let cell = floor(tc);

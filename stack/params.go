@@ -211,8 +211,14 @@ func packHead(p []uint32, s *Stack, g *Geometry) {
 	p[7] = uint32(len(s.Layers))
 }
 
-// packRule writes rule ru at rule lane slot lane, seeded by its global index gi.
+// packRule writes rule ru at rule lane slot lane, seeded by its global index gi. A disabled rule
+// is packed as an open band over height with no jitter (1 everywhere, nothing sampled but the
+// height), keeping its index and seed.
 func packRule(p []uint32, lane, gi int, s *Stack, ru *Rule, chans []string) {
+	if ru.Disabled {
+		off := Rule{Input: InputHeight, FeatureSize: ru.FeatureSize}
+		ru = &off
+	}
 	w := RulesWord + lane*RuleLanes*LaneWords
 	code, _ := ru.Input.Code()
 	var slot uint32

@@ -114,6 +114,10 @@ type Rule struct {
 	Softness float64 // feather half-width
 	Jitter   float64 // how far noise may move the value before banding
 	Invert   bool
+	// Disabled switches the rule off without removing it (stack.yaml `enabled: false`): it is
+	// packed as a band that is 1 everywhere and binds no channel, and it keeps its global index,
+	// so switching it off and on again moves no other rule's noise.
+	Disabled bool
 	// FeatureSize overrides the stack's noise feature size for this rule's jitter and noise input.
 	FeatureSize *float64
 }
@@ -187,6 +191,9 @@ func (s *Stack) LayerIndex(name string) int {
 // name the mask ("snowmask" → "mask.snowmask"; a name already carrying the prefix is kept as is),
 // channel rules name the channel as stored.
 func (r *Rule) FieldChannel() string {
+	if r.Disabled {
+		return ""
+	}
 	switch r.Input {
 	case InputMask:
 		if r.Channel == "" {

@@ -398,6 +398,11 @@ func (d *decoder) rules(n *yaml.Node, path string, dst *[]Rule) error {
 				return true, d.float(v, p, &r.Jitter)
 			case "invert":
 				return true, d.bool(v, p, &r.Invert)
+			case "enabled":
+				var on bool
+				err := d.bool(v, p, &on)
+				r.Disabled = !on
+				return true, err
 			case "featureSize":
 				return true, d.optFloat(v, p, &r.FeatureSize)
 			}
@@ -546,6 +551,9 @@ func rulesNode(rules []Rule) *yaml.Node {
 		}
 		if r.FeatureSize != nil {
 			add(m, "featureSize", floatNode(*r.FeatureSize))
+		}
+		if r.Disabled {
+			add(m, "enabled", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
 		}
 		seq.Content = append(seq.Content, m)
 	}

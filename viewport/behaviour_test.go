@@ -2,12 +2,15 @@ package viewport
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cogentcore/webgpu/wgpu"
 
 	"strata/shaders"
 )
@@ -311,8 +314,10 @@ func TestIncrementalUpdates(t *testing.T) {
 	if err := r.UpdateControls(0, grass); err != nil {
 		t.Fatal(err)
 	}
-	bump(r.scene)
-	if err := r.UpdateHeight(image.Rect(0, 0, 8, 8)); err != nil {
+	bumped := flatTwoLayerScene()
+	bump(bumped)
+	rect := image.Rect(0, 0, 8, 8)
+	if err := r.UpdateHeight(rect, heightRect(bumped, rect)); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.SetPopulations(rocks); err != nil {
@@ -336,5 +341,133 @@ func TestIncrementalUpdates(t *testing.T) {
 	}
 	if err := r.UpdateControls(2, grass); err == nil {
 		t.Errorf("UpdateControls(2): no error")
+	}
+}
+
+// heightRect cuts rect's texels out of s's height payload, rows tightly packed.
+func heightRect(s *Scene, rect image.Rectangle) []float32 {
+	var out []float32
+	for j := rect.Min.Y; j < rect.Max.Y; j++ {
+		o := 4 * (j*s.Height.W + rect.Min.X)
+		out = append(out, s.Height.Data[o:o+4*rect.Dx()]...)
+	}
+	return out
+}
+
+// The editor's other ways in give the picture a fresh upload gives: weights sampled from
+// borrowed GPU textures (the kernel's target), weights written tile by tile, a new layer table;
+// a density overlay colours only where the density is above zero; UpdateHeight copies (the
+// caller's slice is not kept) and rejects a rectangle outside the grid.
+func TestEditorUpdates(t *testing.T) {
+	grass := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for k := 0; k < len(grass.Pix); k += 4 {
+		grass.Pix[k+1] = 255
+	}
+	cam := OrbitCamera(flatTwoLayerScene().Placement, [2]float64{0, 20}, 1.6)
+	fresh := flatTwoLayerScene()
+	fresh.Controls[0] = grass
+	fresh.Layers[1].Tint = color.RGBA{0x20, 0x40, 0xc0, 255}
+	ref := newTestRenderer(t, 96, 60, fresh)
+	ref.SetCamera(cam)
+	want := render(t, ref)
+
+	d := testDevice(t)
+	lo, err := d.NewTexture("test weights lo", 64, 64, wgpu.TextureFormatRGBA8Unorm, wgpu.TextureUsageTextureBinding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lo.Release()
+	hi, err := d.NewTexture("test weights hi", 64, 64, wgpu.TextureFormatRGBA8Unorm, wgpu.TextureUsageTextureBinding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hi.Release()
+	if err := lo.Write(grass.Pix); err != nil {
+		t.Fatal(err)
+	}
+	if err := hi.Write(make([]byte, 64*64*4)); err != nil {
+		t.Fatal(err)
+	}
+	layers := append([]Layer(nil), fresh.Layers...)
+	for _, way := range []string{"borrowed", "rects"} {
+		r := newTestRenderer(t, 96, 60, flatTwoLayerScene())
+		r.SetCamera(cam)
+		if err := r.SetLayers(layers); err != nil {
+			t.Fatal(err)
+		}
+		switch way {
+		case "borrowed":
+			if err := r.SetControlTextures(lo, hi); err != nil {
+				t.Fatal(err)
+			}
+		case "rects":
+			for _, q := range []image.Rectangle{image.Rect(0, 0, 32, 64), image.Rect(32, 0, 64, 64)} {
+				pix := make([]byte, 0, 4*q.Dx()*q.Dy())
+				for j := q.Min.Y; j < q.Max.Y; j++ {
+					pix = append(pix, grass.Pix[grass.PixOffset(q.Min.X, j):grass.PixOffset(q.Max.X, j)]...)
+				}
+				if err := r.UpdateControlsRect(0, 64, 64, q, pix); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.UpdateControlsRect(1, 64, 64, image.Rect(0, 0, 64, 64), make([]byte, 64*64*4)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ok, frac, _ := compareImages(render(t, r), want); !ok {
+			t.Errorf("%s: frame matches a fresh upload on %.1f%% of pixels", way, 100*frac)
+		}
+		r.Release() // a borrowed texture outlives the renderer that bound it
+	}
+	if _, err := d.ReadTexture(lo); err != nil {
+		t.Fatalf("the borrowed texture did not survive its renderer: %v", err)
+	}
+
+	// Density overlay: the west half dense, the east half empty.
+	r := newTestRenderer(t, 96, 60, flatTwoLayerScene())
+	r.SetCamera(MapCamera(flatTwoLayerScene().Placement, [2]float64{0, 1}, 1.6))
+	plain := render(t, r)
+	dens := make([]float32, 64*64)
+	for j := 0; j < 64; j++ {
+		for i := 0; i < 32; i++ {
+			dens[j*64+i] = 0.01
+		}
+	}
+	if err := r.SetDensity(nil, 64, 64, dens, 0.01); err != nil {
+		t.Fatal(err)
+	}
+	r.SetOverlay(Overlay{Mode: OverlayDensity})
+	over := render(t, r)
+	west, east := 0, 0
+	for y := 10; y < 50; y++ {
+		for x := 20; x < 76; x++ {
+			if over.RGBAAt(x, y) != plain.RGBAAt(x, y) {
+				if x < 48 {
+					west++
+				} else {
+					east++
+				}
+			}
+		}
+	}
+	if west < 500 || east > 40 {
+		t.Errorf("density overlay changed %d west pixels (dense) and %d east pixels (empty)", west, east)
+	}
+
+	hf := flatTwoLayerScene()
+	rect := image.Rect(60, 60, 64, 64)
+	data := heightRect(hf, rect)
+	for k := 0; k < len(data); k += 4 {
+		data[k] = 5
+	}
+	if err := r.UpdateHeight(rect, data); err != nil {
+		t.Fatal(err)
+	}
+	data[0] = 99
+	if h, _, _, _ := r.scene.Height.At(60, 60); h != 5 {
+		t.Errorf("height at (60,60) is %v after the caller changed its slice; want 5", h)
+	}
+	if err := r.UpdateHeight(image.Rect(62, 62, 66, 66), make([]float32, 64)); err == nil {
+		t.Error("UpdateHeight outside the grid: no error")
 	}
 }

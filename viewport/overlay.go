@@ -12,6 +12,7 @@ const (
 	OverlayWeight                // one layer's weight as a heat map (Overlay.Layer)
 	OverlaySlope                 // slope in degrees, 0 … Overlay.SlopeMax
 	OverlayCurvature             // Laplacian: blue gullies (+), red ridges (−)
+	OverlayDensity               // a population's density (Renderer.SetDensity), 0 … DensityMax
 )
 
 // TileFlash marks one tile as just re-evaluated at time At; it fades out over Overlay.Fade.
@@ -27,6 +28,7 @@ type Overlay struct {
 	Layer          int     // OverlayWeight: the layer index 0..7
 	SlopeMax       float64 // OverlaySlope: degrees at the top of the ramp (default 60)
 	CurvatureScale float64 // OverlayCurvature: |Laplacian| (1/m) at full colour (default 0.02)
+	DensityMax     float64 // OverlayDensity: instances/m² at full colour (default: the grid's maximum)
 
 	// TileSize is the bake tile edge in weight (control) texels; 0 hides the grid. The grid is
 	// anchored at the field's minimum corner, like the bake's tiles.

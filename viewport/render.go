@@ -54,6 +54,9 @@ func (s *Scene) weightGrid() (int, int) {
 	return s.Height.W, s.Height.H
 }
 
+// Overlay modes as the terrain shader numbers them (frame.overlay.x).
+const shaderOverlayDensity = 4
+
 // uniforms packs the frame's uniforms and refreshes the tile-flash buffer.
 func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	s := r.scene
@@ -78,9 +81,24 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 		curv = 0.02
 	}
 	u.Overlay = [4]float32{float32(o.Mode), float32(clampInt(o.Layer, 0, 7)), float32(slopeMax), float32(curv)}
+	if o.Mode == OverlayDensity {
+		// y: 1 / the density at full colour (the grid's own maximum when the overlay gives none).
+		top := o.DensityMax
+		if !(top > 0) {
+			top = float64(r.terrain.densityMax)
+		}
+		u.Overlay[0] = shaderOverlayDensity
+		u.Overlay[1] = 0
+		if top > 0 {
+			u.Overlay[1] = float32(1 / top)
+		}
+		if !r.terrain.hasDensity {
+			u.Overlay[0] = 0
+		}
+	}
 	nx, ny := 0, 0
 	if o.TileSize > 0 {
-		ww, wh := s.weightGrid()
+		ww, wh := r.terrain.wgrid[0], r.terrain.wgrid[1]
 		tsx := float64(o.TileSize) * s.Placement.Size[0] / float64(ww)
 		tsz := float64(o.TileSize) * s.Placement.Size[1] / float64(wh)
 		nx, ny = (ww+o.TileSize-1)/o.TileSize, (wh+o.TileSize-1)/o.TileSize

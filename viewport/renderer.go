@@ -143,8 +143,8 @@ func (r *Renderer) resize(w, h int) error {
 }
 
 // SetScene uploads a scene (height, controls, atlas, layer table, populations) and builds its
-// level-of-detail tree. The renderer keeps the pointer for picking; the caller must not change
-// the scene's height data afterwards without calling SetScene again.
+// level-of-detail tree. The renderer owns s from then on (it picks from it, and UpdateHeight,
+// UpdateControls and SetLayers write into it): the caller changes the scene only through them.
 func (r *Renderer) SetScene(s *Scene) error {
 	if err := s.Validate(); err != nil {
 		return err

@@ -33,6 +33,17 @@ type terrain struct {
 	tree     *lodTree
 	hasAtlas [2]bool
 	nLayers  int
+	// wgrid is the weights grid the control textures cover (their size; the height grid when
+	// there are none), for the tile-grid overlay.
+	wgrid [2]int
+
+	// density is the density-overlay grid: a 16-byte header (max, width, height, 0) then
+	// width×height f32, the scatter kernel's own layout. ownDensity is the renderer's buffer
+	// (uploaded from the CPU, or a 1-texel placeholder); a borrowed one is bound instead.
+	ownDensity *gpu.Buffer
+	density    *gpu.Buffer
+	hasDensity bool
+	densityMax float32
 }
 
 func newTerrain(d *gpu.Device) (t *terrain, err error) {
@@ -69,6 +80,14 @@ func newTerrain(d *gpu.Device) (t *terrain, err error) {
 	if t.flash, err = d.NewBuffer("viewport tile flashes", 4, wgpu.BufferUsageStorage); err != nil {
 		return nil, fmt.Errorf("viewport: %w", err)
 	}
+	if t.ownDensity, err = d.NewBuffer("viewport density overlay", 20, wgpu.BufferUsageStorage); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	// The placeholder is a 1×1 grid of zero, so the binding is always a valid grid.
+	if err = t.ownDensity.Write(0, wgpu.ToBytes([]uint32{0, 1, 1, 0, 0})); err != nil {
+		return nil, fmt.Errorf("viewport: %w", err)
+	}
+	t.density = t.ownDensity
 	err = d.Do("viewport samplers", func() error {
 		var e error
 		t.clampS, e = d.Dev.CreateSampler(&wgpu.SamplerDescriptor{Label: "viewport control sampler",
@@ -116,7 +135,7 @@ func (t *terrain) Release() {
 	t.releaseScene()
 	t.pipe.Release()
 	t.pipe = nil
-	for _, b := range []*gpu.Buffer{t.gridVB, t.gridIB, t.chunks, t.layers, t.flash} {
+	for _, b := range []*gpu.Buffer{t.gridVB, t.gridIB, t.chunks, t.layers, t.flash, t.ownDensity} {
 		b.Release()
 	}
 	if t.clampS != nil {
@@ -160,31 +179,41 @@ func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err e
 			return err
 		}
 	}
-	t.hasAtlas = [2]bool{}
-	if s.Atlas != nil && s.Atlas.Albedo != nil {
-		t.albedo, err = imageTexture(d, "viewport atlas albedo", s.Atlas.Albedo, wgpu.TextureFormatRGBA8UnormSrgb, true)
-		t.hasAtlas[0] = true
-	} else {
-		t.albedo, err = solidTexture(d, "viewport atlas albedo (white)", [4]uint8{255, 255, 255, 255}, wgpu.TextureFormatRGBA8UnormSrgb)
-	}
-	if err != nil {
-		return err
-	}
-	if s.Atlas != nil && s.Atlas.Normal != nil {
-		t.normal, err = imageTexture(d, "viewport atlas normal", s.Atlas.Normal, wgpu.TextureFormatRGBA8Unorm, true)
-		t.hasAtlas[1] = true
-	} else {
-		t.normal, err = solidTexture(d, "viewport atlas normal (flat)", [4]uint8{128, 128, 255, 255}, wgpu.TextureFormatRGBA8Unorm)
-	}
-	if err != nil {
+	if t.albedo, t.normal, t.hasAtlas, err = atlasTextures(d, s.Atlas); err != nil {
 		return err
 	}
 	if err = t.layers.Write(0, wgpu.ToBytes(packLayers(s.Layers))); err != nil {
 		return fmt.Errorf("viewport: %w", err)
 	}
 	t.nLayers = len(s.Layers)
+	t.wgrid[0], t.wgrid[1] = s.weightGrid()
 	t.tree = newLODTree(hf)
 	return t.rebind(d, frameBuf)
+}
+
+// atlasTextures uploads the atlas sheets with their mip chains, or 1-texel neutrals (white
+// albedo, flat normal) for a sheet that is missing; has says which sheets are real.
+func atlasTextures(d *gpu.Device, a *Atlas) (albedo, normal *texture, has [2]bool, err error) {
+	if a != nil && a.Albedo != nil {
+		albedo, err = imageTexture(d, "viewport atlas albedo", a.Albedo, wgpu.TextureFormatRGBA8UnormSrgb, true)
+		has[0] = true
+	} else {
+		albedo, err = solidTexture(d, "viewport atlas albedo (white)", [4]uint8{255, 255, 255, 255}, wgpu.TextureFormatRGBA8UnormSrgb)
+	}
+	if err != nil {
+		return nil, nil, has, err
+	}
+	if a != nil && a.Normal != nil {
+		normal, err = imageTexture(d, "viewport atlas normal", a.Normal, wgpu.TextureFormatRGBA8Unorm, true)
+		has[1] = true
+	} else {
+		normal, err = solidTexture(d, "viewport atlas normal (flat)", [4]uint8{128, 128, 255, 255}, wgpu.TextureFormatRGBA8Unorm)
+	}
+	if err != nil {
+		albedo.Release()
+		return nil, nil, has, err
+	}
+	return albedo, normal, has, nil
 }
 
 func (t *terrain) rebind(d *gpu.Device, frameBuf *gpu.Buffer) error {
@@ -206,6 +235,7 @@ func (t *terrain) rebind(d *gpu.Device, frameBuf *gpu.Buffer) error {
 		wgpu.BindGroupEntry{Binding: 7, Sampler: t.atlasS},
 		bufEntry(8, t.layers),
 		bufEntry(9, t.flash),
+		bufEntry(10, t.density),
 	)
 	if err != nil {
 		return err
@@ -287,6 +317,7 @@ func terrainSpec() pipelineSpec {
 			samplerEntry(7, wgpu.ShaderStageFragment),
 			uniformEntry(8, wgpu.ShaderStageFragment),
 			storageEntry(9, wgpu.ShaderStageFragment),
+			storageEntry(10, wgpu.ShaderStageFragment),
 		}},
 		buffers: []wgpu.VertexBufferLayout{
 			{ArrayStride: 12, StepMode: wgpu.VertexStepModeVertex,

@@ -19,6 +19,14 @@ type texture struct {
 	format wgpu.TextureFormat
 	tex    *wgpu.Texture
 	view   *wgpu.TextureView
+	// borrowed marks another owner's texture (the weights kernel's target, sampled in place):
+	// Release forgets it without freeing it.
+	borrowed bool
+}
+
+// borrow wraps another owner's texture for binding; Release will not free it.
+func borrow(t *gpu.Texture) *texture {
+	return &texture{label: t.Label, w: t.Width, h: t.Height, mips: 1, format: t.Format, tex: t.Tex, view: t.View, borrowed: true}
 }
 
 func newTexture(d *gpu.Device, label string, w, h, mips uint32, format wgpu.TextureFormat, usage wgpu.TextureUsage) (*texture, error) {
@@ -64,6 +72,10 @@ func newTexture(d *gpu.Device, label string, w, h, mips uint32, format wgpu.Text
 // Release frees the view and the texture. Safe on nil and twice.
 func (t *texture) Release() {
 	if t == nil {
+		return
+	}
+	if t.borrowed {
+		t.view, t.tex = nil, nil
 		return
 	}
 	if t.view != nil {
