@@ -19,17 +19,41 @@ import (
 // nil when no rule reads a layer. The grid is evaluated tile by tile on every core, each tile
 // reading the field through its apron-inclusive block as the kernel does.
 func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte) (*field.Grid, float32, error) {
+	fg := &geo.Field
+	out := field.NewGrid(fg.WeightsW, fg.WeightsH)
+	if out == nil {
+		return nil, 0, fmt.Errorf("scatter: density: bad weights grid %d×%d", fg.WeightsW, fg.WeightsH)
+	}
+	tiles := field.Tiles(fg, field.DefaultTileSize, geo.Stack.GradientStep)
+	maxes, err := DensityTiles(ctx, s, pop, f, geo, weightsLo, weightsHi, out, tiles)
+	if err != nil {
+		return nil, 0, err
+	}
+	var mx float32
+	for _, m := range maxes {
+		mx = max(mx, m)
+	}
+	return out, mx, nil
+}
+
+// DensityTiles is Density for the given tiles only, written into out (the weights grid) in
+// place: the editor re-evaluates the tiles an edit dirtied. It returns each tile's largest
+// density, so a caller keeping them per tile knows the field's maximum without a full pass.
+func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte, out *field.Grid, tiles []field.Tile) ([]float32, error) {
 	c, err := stack.CompilePopulation(s, pop, geo.Stack)
 	if err != nil {
-		return nil, 0, fmt.Errorf("scatter: density: %w", err)
+		return nil, fmt.Errorf("scatter: density: %w", err)
 	}
 	fg := &geo.Field
 	if f == nil || f.Height == nil || f.Height.W != fg.HeightW || f.Height.H != fg.HeightH {
-		return nil, 0, fmt.Errorf("scatter: density: the field's height grid is not the geometry's %d×%d", fg.HeightW, fg.HeightH)
+		return nil, fmt.Errorf("scatter: density: the field's height grid is not the geometry's %d×%d", fg.HeightW, fg.HeightH)
+	}
+	if out == nil || out.W != fg.WeightsW || out.H != fg.WeightsH {
+		return nil, fmt.Errorf("scatter: density: the output is not the %d×%d weights grid", fg.WeightsW, fg.WeightsH)
 	}
 	n := fg.WeightsW * fg.WeightsH
 	if c.Needs()&stack.NeedLayers != 0 && (len(weightsLo) < 4*n || len(weightsHi) < 4*n) {
-		return nil, 0, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
+		return nil, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
 			pop, 4*n, len(weightsLo), len(weightsHi))
 	}
 	var chans [4]*field.Grid
@@ -38,14 +62,9 @@ func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo G
 			break
 		}
 		if chans[i] = f.Channels[name]; chans[i] == nil && c.Needs()&stack.NeedChan(i) != 0 {
-			return nil, 0, fmt.Errorf("scatter: density: the stack reads channel %q, which the field lacks", name)
+			return nil, fmt.Errorf("scatter: density: the stack reads channel %q, which the field lacks", name)
 		}
 	}
-	out := field.NewGrid(fg.WeightsW, fg.WeightsH)
-	if out == nil {
-		return nil, 0, fmt.Errorf("scatter: density: bad weights grid %d×%d", fg.WeightsW, fg.WeightsH)
-	}
-	tiles := field.Tiles(fg, field.DefaultTileSize, geo.Stack.GradientStep)
 	maxes := make([]float32, len(tiles))
 	var next atomic.Int64
 	var cancelled atomic.Bool
@@ -69,13 +88,9 @@ func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo G
 	}
 	wg.Wait()
 	if cancelled.Load() {
-		return nil, 0, fmt.Errorf("scatter: density: %w", ctx.Err())
+		return nil, fmt.Errorf("scatter: density: %w", ctx.Err())
 	}
-	var mx float32
-	for _, m := range maxes {
-		mx = max(mx, m)
-	}
-	return out, mx, nil
+	return maxes, nil
 }
 
 // layerByte is byte/255 for each byte value, the `layer` input's value.

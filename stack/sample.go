@@ -79,3 +79,17 @@ func StressStack() *Stack {
 	s.Populations = []Population{shrubs}
 	return s
 }
+
+// Starter is the stack a landscape made from a bare heightmap starts with: ground everywhere,
+// and rock where the slope passes 35° with a 5° feather — something to see at once and a rule to
+// start editing from.
+func Starter() *Stack {
+	s := New()
+	ground := NewLayer("ground")
+	ground.Tint = Color{0x8a, 0x7a, 0x5a}
+	rock := NewLayer("rock")
+	rock.Tint = Color{0x7a, 0x6e, 0x64}
+	rock.Rules = []Rule{{Input: InputSlope, Min: F(35), Softness: 5}}
+	s.Layers = []Layer{ground, rock}
+	return s
+}

@@ -60,27 +60,14 @@ func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, er
 	a := &Atlas{Size: size}
 	any := false
 	for _, role := range atlasRoles {
-		declared := false
-		for _, l := range layers {
-			declared = declared || role.source(l) != ""
+		sheet, err := AtlasSheet(role.name, layers, base, size)
+		if err != nil {
+			return nil, err
 		}
-		if !declared {
+		if sheet == nil {
 			continue
 		}
 		any = true
-		sheet := image.NewNRGBA(image.Rect(0, 0, size[0], size[1]))
-		draw.Draw(sheet, sheet.Bounds(), image.NewUniform(role.neutral), image.Point{}, draw.Src)
-		for i, l := range layers {
-			src := role.source(l)
-			if src == "" {
-				continue
-			}
-			img, err := loadImage(src, base)
-			if err != nil {
-				return nil, fmt.Errorf("terraindata: atlas: layer %q %s: %w", l.Name, role.name, err)
-			}
-			draw.CatmullRom.Scale(sheet, AtlasCell(i, size), img, img.Bounds(), draw.Src, nil)
-		}
 		name := "atlas_" + role.name + ".texture"
 		if _, err := WriteTextureRGBA8(filepath.Join(dir, name), sheet, role.colorSpace); err != nil {
 			return nil, err
@@ -98,6 +85,45 @@ func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, er
 		return nil, nil
 	}
 	return a, nil
+}
+
+// AtlasSheet packs one sheet ("albedo", "normal" or "mask") of size texels in memory, as
+// PackAtlas writes it; nil when no layer declares a map for that role. The editor shows the
+// sheets this way before anything is saved.
+func AtlasSheet(roleName string, layers []Layer, base string, size [2]int) (*image.NRGBA, error) {
+	var role *atlasRole
+	for i := range atlasRoles {
+		if atlasRoles[i].name == roleName {
+			role = &atlasRoles[i]
+		}
+	}
+	if role == nil {
+		return nil, fmt.Errorf("terraindata: atlas: no role %q (albedo, normal, mask)", roleName)
+	}
+	if len(layers) > MaxLayers {
+		return nil, fmt.Errorf("terraindata: atlas: %d layers, at most %d fit a 4x2 sheet", len(layers), MaxLayers)
+	}
+	declared := false
+	for _, l := range layers {
+		declared = declared || role.source(l) != ""
+	}
+	if !declared {
+		return nil, nil
+	}
+	sheet := image.NewNRGBA(image.Rect(0, 0, size[0], size[1]))
+	draw.Draw(sheet, sheet.Bounds(), image.NewUniform(role.neutral), image.Point{}, draw.Src)
+	for i, l := range layers {
+		src := role.source(l)
+		if src == "" {
+			continue
+		}
+		img, err := loadImage(src, base)
+		if err != nil {
+			return nil, fmt.Errorf("terraindata: atlas: layer %q %s: %w", l.Name, role.name, err)
+		}
+		draw.CatmullRom.Scale(sheet, AtlasCell(i, size), img, img.Bounds(), draw.Src, nil)
+	}
+	return sheet, nil
 }
 
 func loadImage(p, base string) (image.Image, error) {

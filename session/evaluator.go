@@ -1,0 +1,143 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"time"
+
+	"strata/bake"
+	"strata/field"
+	"strata/gpu"
+	"strata/stack"
+	"strata/viewport"
+)
+
+// evaluator is one weights grid kept up to date by one of the two twins: on the GPU the kernel's
+// target, which the viewport samples where it is; on the CPU the Go reference's bytes, uploaded
+// to the viewport tile by tile.
+type evaluator interface {
+	// run evaluates tiles of st over f into the grid of geo (re-sized when geo's grid changed).
+	run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error
+	// show makes the viewport draw this grid: tiles are the ones just evaluated, whole says the
+	// viewport showed another grid until now and needs all of it.
+	show(v *viewport.Renderer, tiles []field.Tile, whole bool) error
+	// weights returns the grid on the CPU (a readback on the GPU): for saving, never per frame.
+	weights() (*bake.Weights, error)
+	// gpuTarget is the GPU target (nil for the Go twin), read by the scatter kernels' layer rules.
+	gpuTarget() *gpu.WeightsTarget
+	release()
+}
+
+// gpuEval keeps the weights in a bake.GPU's target.
+type gpuEval struct{ g *bake.GPU }
+
+func newGPUEval(d *gpu.Device) (*gpuEval, error) {
+	g, err := bake.NewGPU(d)
+	if err != nil {
+		return nil, err
+	}
+	return &gpuEval{g: g}, nil
+}
+
+func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
+	return e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
+}
+
+func (e *gpuEval) show(v *viewport.Renderer, _ []field.Tile, _ bool) error {
+	t := e.g.Target()
+	if t == nil {
+		return fmt.Errorf("session: nothing evaluated on the GPU yet")
+	}
+	return v.SetControlTextures(t.Lo, t.Hi)
+}
+
+func (e *gpuEval) weights() (*bake.Weights, error) { return e.g.Read() }
+func (e *gpuEval) gpuTarget() *gpu.WeightsTarget   { return e.g.Target() }
+func (e *gpuEval) release()                        { e.g.Release() }
+
+// cpuEval keeps the weights in memory, evaluated by the Go reference on every core.
+type cpuEval struct{ w *bake.Weights }
+
+func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
+	if e.w == nil || e.w.W != geo.Field.WeightsW || e.w.H != geo.Field.WeightsH {
+		e.w = bake.NewWeights(geo.Field.WeightsW, geo.Field.WeightsH)
+	}
+	return bake.ReferenceTiles(ctx, st, f, geo, e.w, tiles, bake.Options{})
+}
+
+func (e *cpuEval) show(v *viewport.Renderer, tiles []field.Tile, whole bool) error {
+	w := e.w
+	if w == nil {
+		return fmt.Errorf("session: nothing evaluated yet")
+	}
+	rects := make([]image.Rectangle, 0, len(tiles))
+	if whole || len(tiles)*4 > (w.W*w.H)/(field.DefaultTileSize*field.DefaultTileSize)*3 {
+		rects = append(rects, image.Rect(0, 0, w.W, w.H))
+	} else {
+		for _, t := range tiles {
+			rects = append(rects, image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H))
+		}
+	}
+	for _, r := range rects {
+		for i, src := range [][]byte{w.Lo, w.Hi} {
+			var pix []byte
+			if r.Dx() == w.W {
+				pix = src[4*r.Min.Y*w.W : 4*r.Max.Y*w.W]
+			} else {
+				pix = make([]byte, 0, 4*r.Dx()*r.Dy())
+				for j := r.Min.Y; j < r.Max.Y; j++ {
+					pix = append(pix, src[4*(j*w.W+r.Min.X):4*(j*w.W+r.Max.X)]...)
+				}
+			}
+			if err := v.UpdateControlsRect(i, w.W, w.H, r, pix); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *cpuEval) weights() (*bake.Weights, error) {
+	if e.w == nil {
+		return nil, fmt.Errorf("session: nothing evaluated yet")
+	}
+	c := *e.w
+	c.Lo = append([]byte(nil), e.w.Lo...)
+	c.Hi = append([]byte(nil), e.w.Hi...)
+	return &c, nil
+}
+func (e *cpuEval) gpuTarget() *gpu.WeightsTarget { return nil }
+func (e *cpuEval) release()                      {}
+
+// measure times one tile of st on the GPU and on the Go reference (the slower twin's time is
+// what the choice saves) and returns nanoseconds per texel for each; gpuNs is 0 when the GPU
+// evaluator could not run.
+func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64) {
+	tiles := geo.Tiles(128)
+	t := tiles[len(tiles)/2]
+	texels := float64(t.W * t.H)
+	time2 := func(e evaluator) float64 {
+		best := time.Duration(1 << 62)
+		for range 3 {
+			t0 := time.Now()
+			if err := e.run(ctx, st, f, geo, []field.Tile{t}); err != nil {
+				return 0
+			}
+			if g, ok := e.(*gpuEval); ok {
+				g.g.Dev.Wait()
+			}
+			best = min(best, time.Since(t0))
+		}
+		return float64(best) / texels
+	}
+	ce := &cpuEval{}
+	cpuNs = time2(ce)
+	if d != nil {
+		if ge, err := newGPUEval(d); err == nil {
+			gpuNs = time2(ge)
+			ge.release()
+		}
+	}
+	return gpuNs, cpuNs
+}

@@ -1,0 +1,77 @@
+package session
+
+import (
+	"image"
+	"time"
+
+	"strata/viewport"
+)
+
+// EventKind says what an Event carries.
+type EventKind int
+
+const (
+	// EventDocument: the stack, channels, name, path, history or modified flag changed; panels
+	// read the session again.
+	EventDocument EventKind = iota
+	// EventStatus: an evaluation started, finished or was refined (Event.Status).
+	EventStatus
+	// EventFrame: a new viewport frame (Event.Frame).
+	EventFrame
+	// EventError: something went wrong that the artist must hear of but that changes nothing
+	// (a watched file is corrupt, an evaluation failed); the last good state stays.
+	EventError
+	// EventReloaded: a watched file changed on disk and was reloaded as an undoable step.
+	EventReloaded
+)
+
+// Event is one notification from the session.
+type Event struct {
+	Kind    EventKind
+	Frame   *Frame
+	Status  Status
+	Err     error
+	Message string
+}
+
+// Frame is one viewport image and what it shows.
+type Frame struct {
+	Image *image.RGBA
+	// Version is the document version whose weights the frame shows; Draft says they are the
+	// coarse preview of a drag, not yet refined.
+	Version uint64
+	Draft   bool
+	// Scale is the fraction of the viewport's size the image was drawn at (below 1 while the
+	// camera or a slider moves on a slow device).
+	Scale float64
+	Stats viewport.FrameStats
+	At    time.Time
+}
+
+// Status is what the status bar shows about evaluation.
+type Status struct {
+	Adapter   string
+	Evaluator string // "GPU" or "Go reference", as chosen at open
+	// Last is the last evaluation pass.
+	Last Pass
+	// Refining is true while the picture shows a draft or old weights for part of the field.
+	Refining bool
+	// Instances counts each population's placed instances.
+	Instances []PopulationCount
+	// Shown is the version the viewport's weights reflect.
+	Shown uint64
+}
+
+// Pass describes one evaluation pass.
+type Pass struct {
+	Duration time.Duration
+	Tiles    int
+	Draft    bool
+	Scatter  time.Duration
+}
+
+// PopulationCount is one population's instance count.
+type PopulationCount struct {
+	Name  string
+	Count int
+}

@@ -1,0 +1,119 @@
+package session
+
+// history is the undo and redo stacks of operations, bounded in memory: when the steps kept
+// weigh more than limit bytes, the oldest are dropped (a paint step keeps only the tiles it
+// touched, so hundreds of strokes fit).
+type history struct {
+	done, undone []op
+	bytes        int
+	limit        int
+}
+
+// op is one undoable edit. undo and redo run with Session.mu held and may queue field work for
+// the worker; they return the document change to announce.
+type op interface {
+	label() string
+	undo(s *Session)
+	redo(s *Session)
+	size() int
+}
+
+func (h *history) push(o op) {
+	h.done = append(h.done, o)
+	h.bytes += o.size()
+	for _, u := range h.undone {
+		h.bytes -= u.size()
+	}
+	h.undone = nil
+	for h.bytes > h.limit && len(h.done) > 1 {
+		h.bytes -= h.done[0].size()
+		h.done[0] = nil
+		h.done = h.done[1:]
+	}
+}
+
+func (h *history) popUndo() op {
+	if len(h.done) == 0 {
+		return nil
+	}
+	o := h.done[len(h.done)-1]
+	h.done = h.done[:len(h.done)-1]
+	h.undone = append(h.undone, o)
+	return o
+}
+
+func (h *history) popRedo() op {
+	if len(h.undone) == 0 {
+		return nil
+	}
+	o := h.undone[len(h.undone)-1]
+	h.undone = h.undone[:len(h.undone)-1]
+	h.done = append(h.done, o)
+	return o
+}
+
+func (h *history) clear() { *h = history{limit: h.limit} }
+
+// Undo reverts the last step; false when there is none (or a drag or stroke is in progress).
+func (s *Session) Undo() bool {
+	s.mu.Lock()
+	if s.pipe.gestureActive() {
+		s.mu.Unlock()
+		return false
+	}
+	o := s.hist.popUndo()
+	if o != nil {
+		o.undo(s)
+		s.changed()
+	}
+	s.mu.Unlock()
+	if o != nil {
+		s.emit(Event{Kind: EventDocument, Message: "Undo " + o.label()})
+	}
+	return o != nil
+}
+
+// Redo applies the last undone step again; false when there is none.
+func (s *Session) Redo() bool {
+	s.mu.Lock()
+	if s.pipe.gestureActive() {
+		s.mu.Unlock()
+		return false
+	}
+	o := s.hist.popRedo()
+	if o != nil {
+		o.redo(s)
+		s.changed()
+	}
+	s.mu.Unlock()
+	if o != nil {
+		s.emit(Event{Kind: EventDocument, Message: "Redo " + o.label()})
+	}
+	return o != nil
+}
+
+// UndoLabel and RedoLabel name the steps Undo and Redo would take ("" when none), for the menu.
+func (s *Session) UndoLabel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.hist.done); n > 0 {
+		return s.hist.done[n-1].label()
+	}
+	return ""
+}
+
+// RedoLabel names the step Redo would apply again.
+func (s *Session) RedoLabel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.hist.undone); n > 0 {
+		return s.hist.undone[n-1].label()
+	}
+	return ""
+}
+
+// changed marks the document modified and bumps the version. s.mu is held.
+func (s *Session) changed() {
+	s.doc.modified = true
+	s.version++
+}

@@ -1,0 +1,440 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"path/filepath"
+	"sort"
+
+	"strata/bake"
+	"strata/field"
+	"strata/progress"
+	"strata/stack"
+	"strata/terraindata"
+	"strata/viewport"
+)
+
+// OpenSample opens the built-in "dunes" sample with its own stack (File → New → Sample).
+func (s *Session) OpenSample(ctx context.Context) error {
+	l := &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
+	return s.load(ctx, l, "", "dunes", nil)
+}
+
+// OpenSampleSized is OpenSample at n×n height texels (tests and benchmarks keep fields small).
+func (s *Session) OpenSampleSized(ctx context.Context, n int, st *stack.Stack) error {
+	if st == nil {
+		st = stack.SampleDunes()
+	}
+	return s.load(ctx, &bake.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil)
+}
+
+// OpenLandscape opens an assembled landscape (a benchmark's field and stack) under name.
+func (s *Session) OpenLandscape(ctx context.Context, l *bake.Landscape, name string) error {
+	return s.load(ctx, l, "", name, nil)
+}
+
+// OpenContainer opens a terrainData container for editing: its stack, channels, holes and weights
+// come back as they were saved. A container with no stack opens with its baked weights shown.
+// On any error the landscape open until now stays open.
+func (s *Session) OpenContainer(ctx context.Context, path string) error {
+	l, err := bake.Open(path)
+	if err != nil {
+		return err
+	}
+	if l.Stack != nil {
+		absoluteTextures(l.Stack, path)
+	}
+	return s.load(ctx, l, path, nameOf(path), []string{path})
+}
+
+// HeightmapOptions says how to read a heightmap for File → New → From heightmap.
+type HeightmapOptions struct {
+	Import field.ImportOptions
+	// Size is the field's extent in metres; nil = one metre per texel.
+	Size *[2]float64
+}
+
+// OpenHeightmap starts a new landscape on a heightmap with a starter stack (ground, and rock on
+// slopes). The heightmap is watched: when another program rewrites it, the changed texels are
+// reloaded as an undoable step.
+func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOptions) error {
+	f, err := bake.LoadField(path, o.Import, o.Size)
+	if err != nil {
+		return err
+	}
+	l := &bake.Landscape{Stack: stack.Starter(), Field: f}
+	if err := s.load(ctx, l, "", nameOf(path), nil); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.doc.sources = []string{path}
+	s.doc.heightImport = &o
+	s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.refresh()
+	}
+	return nil
+}
+
+// NewFlat starts a flat landscape of size metres at texels × texels, at height metres.
+func (s *Session) NewFlat(ctx context.Context, size [2]float64, texels [2]int, height float64) error {
+	if err := field.CheckSize(texels[0], texels[1]); err != nil {
+		return fmt.Errorf("session: new flat: %w", err)
+	}
+	g := field.NewGrid(texels[0], texels[1])
+	for i := range g.Data {
+		g.Data[i] = float32(height)
+	}
+	f, err := field.New(field.Placement{Size: size}, g)
+	if err != nil {
+		return fmt.Errorf("session: new flat: %w", err)
+	}
+	st := stack.New()
+	st.Layers = []stack.Layer{stack.NewLayer("ground")}
+	st.Layers[0].Tint = stack.Color{0x8a, 0x7a, 0x5a}
+	return s.load(ctx, &bake.Landscape{Stack: st, Field: f}, "", "untitled", nil)
+}
+
+// absoluteTextures makes a stack's relative texture paths absolute against dir, so the stack
+// means the same files wherever it is saved next.
+func absoluteTextures(st *stack.Stack, dir string) {
+	for i := range st.Layers {
+		for _, p := range []*string{&st.Layers[i].Albedo, &st.Layers[i].Normal, &st.Layers[i].Mask} {
+			if *p != "" && !filepath.IsAbs(*p) {
+				*p = filepath.Join(dir, filepath.FromSlash(*p))
+			}
+		}
+	}
+}
+
+// load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
+// shown at once), chooses the evaluator and starts a full evaluation.
+func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string, sources []string) error {
+	if l.Stack != nil {
+		if _, err := bake.CheckStack(l.Stack, name+": stack"); err != nil {
+			return err
+		}
+		for _, c := range l.Stack.Channels() {
+			if l.Field.Channels[c] == nil {
+				return fmt.Errorf("session: %s: the stack reads channel %q, which the landscape does not have", name, c)
+			}
+		}
+	}
+	st := l.Stack
+	if st == nil {
+		st = stack.New()
+	}
+	geo, err := bake.NewGeometry(st, l.Field, l.Resolution())
+	if err != nil {
+		return err
+	}
+	l.Geometry = geo
+	scene, err := sceneFor(l)
+	if err != nil {
+		return err
+	}
+	mode := s.opts.Evaluator
+	var gpuNs, cpuNs float64
+	if l.Stack != nil {
+		gpuNs, cpuNs = measure(ctx, s.dev, l.Stack, l.Field, &geo)
+		if mode == Auto {
+			mode = CPU
+			if gpuNs > 0 && gpuNs <= 1.5*cpuNs {
+				mode = GPU
+			}
+		}
+	}
+	if mode == Auto {
+		mode = GPU
+	}
+	p := s.pipe
+	p.passMu.Lock()
+	defer p.passMu.Unlock()
+	p.releaseGPU()
+	p.mode = mode
+	p.nsPerTexel = cpuNs
+	if mode == GPU {
+		p.nsPerTexel = gpuNs
+	}
+	if err := p.newEvaluators(); err != nil {
+		return err
+	}
+	s.rend.gpuMu.Lock()
+	err = s.view.SetScene(scene)
+	s.rend.gpuMu.Unlock()
+	if err != nil {
+		return err
+	}
+	s.fmu.Lock()
+	s.land = l
+	s.fmu.Unlock()
+	channels := make([]string, 0, len(l.Field.Channels))
+	for c := range l.Field.Channels {
+		channels = append(channels, c)
+	}
+	sort.Strings(channels)
+
+	s.mu.Lock()
+	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
+		sources: sources, loaded: true}
+	s.hist.clear()
+	s.version++
+	p.drag, p.stroke, p.fieldOps = nil, nil, nil
+	p.geo = geo
+	p.lastStack = nil
+	p.showing = shown{}
+	p.wtiles = &tileCache{}
+	p.dirty = field.NewDirtySet(geo.Field, s.opts.TileSize, geo.Stack.GradientStep)
+	p.status = Status{}
+	if l.Stack != nil {
+		p.markAllWeights()
+	}
+	p.layersDirty = false
+	p.kick()
+	s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.refresh()
+	}
+	s.FitCamera(false)
+	s.emit(Event{Kind: EventDocument, Message: "Opened " + name})
+	return nil
+}
+
+// newEvaluators creates the full and draft evaluators of the chosen mode. passMu is held.
+func (p *pipeline) newEvaluators() error {
+	if p.mode == GPU {
+		full, err := newGPUEval(p.s.dev)
+		if err != nil {
+			return err
+		}
+		draft, err := newGPUEval(p.s.dev)
+		if err != nil {
+			full.release()
+			return err
+		}
+		p.full, p.draft = full, draft
+		return nil
+	}
+	p.full, p.draft = &cpuEval{}, &cpuEval{}
+	return nil
+}
+
+// sceneFor builds the viewport scene of a landscape: the height payload with its holes, the layer
+// table and atlas, and the stored weights when there are any (shown until the first pass ends).
+func sceneFor(l *bake.Landscape) (*viewport.Scene, error) {
+	f := l.Field
+	lo, hi := f.Height.MinMax()
+	sc := &viewport.Scene{
+		Placement:   viewport.Placement{Size: f.Size, Origin: f.Origin},
+		HeightRange: [2]float64{float64(lo), float64(hi)},
+		Height:      viewport.HeightField{W: f.Height.W, H: f.Height.H, Data: heightPayload(l, image.Rect(0, 0, f.Height.W, f.Height.H))},
+	}
+	if w := l.Weights; w != nil {
+		sc.Controls[0] = &image.NRGBA{Pix: w.Lo, Stride: 4 * w.W, Rect: image.Rect(0, 0, w.W, w.H)}
+		sc.Controls[1] = &image.NRGBA{Pix: w.Hi, Stride: 4 * w.W, Rect: image.Rect(0, 0, w.W, w.H)}
+	}
+	var layers []terraindata.Layer
+	base := l.StackDir
+	switch {
+	case l.Stack != nil:
+		sc.Layers = viewLayers(l.Stack)
+		for _, ly := range l.Stack.Layers {
+			layers = append(layers, terraindata.Layer{Name: ly.Name, Albedo: ly.Albedo, Normal: ly.Normal, Mask: ly.Mask})
+		}
+	case l.Baked != nil:
+		c, err := terraindata.Open(l.Baked.From)
+		if err != nil {
+			return nil, err
+		}
+		bs, err := viewport.SceneFromContainer(c)
+		if err != nil {
+			return nil, err
+		}
+		sc.Layers, sc.Atlas = bs.Layers, bs.Atlas
+		return sc, nil
+	}
+	a, err := atlasFor(layers, base)
+	if err != nil {
+		return nil, err
+	}
+	sc.Atlas = a
+	return sc, nil
+}
+
+// viewAtlasSize is the atlas the editor draws with: a quarter of the container's sheet, enough
+// for the viewport and quick to pack whenever a texture changes.
+var viewAtlasSize = [2]int{1024, 512}
+
+// atlasFor packs the layers' albedo and normal maps for the viewport (nil when none has any).
+func atlasFor(layers []terraindata.Layer, base string) (*viewport.Atlas, error) {
+	alb, err := terraindata.AtlasSheet("albedo", layers, base, viewAtlasSize)
+	if err != nil {
+		return nil, err
+	}
+	nrm, err := terraindata.AtlasSheet("normal", layers, base, viewAtlasSize)
+	if err != nil {
+		return nil, err
+	}
+	if alb == nil && nrm == nil {
+		return nil, nil
+	}
+	a := &viewport.Atlas{}
+	if alb != nil {
+		a.Albedo = alb
+	}
+	if nrm != nil {
+		a.Normal = nrm
+	}
+	return a, nil
+}
+
+// showAtlas repacks the atlas after a layer's texture changed (the worker).
+func (p *pipeline) showAtlas(st *stack.Stack) error {
+	var layers []terraindata.Layer
+	for _, ly := range st.Layers {
+		layers = append(layers, terraindata.Layer{Name: ly.Name, Albedo: ly.Albedo, Normal: ly.Normal, Mask: ly.Mask})
+	}
+	a, err := atlasFor(layers, p.s.land.StackDir)
+	if err != nil {
+		return err
+	}
+	p.s.rend.gpuMu.Lock()
+	defer p.s.rend.gpuMu.Unlock()
+	return p.s.view.SetAtlas(a)
+}
+
+// heightPayload is rect of the rgba32f height payload (metres, gradient, coverage with holes),
+// rows tightly packed: what the viewport draws and the container stores.
+func heightPayload(l *bake.Landscape, rect image.Rectangle) []float32 {
+	f := l.Field
+	ts := f.TexelSize()
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
+	row := make([]float32, 4*f.Height.W)
+	out := make([]float32, 0, 4*rect.Dx()*rect.Dy())
+	for j := rect.Min.Y; j < rect.Max.Y; j++ {
+		hg.Row(j, row)
+		out = append(out, row[4*rect.Min.X:4*rect.Max.X]...)
+	}
+	return out
+}
+
+// showHeight sends rect of the height payload to the viewport (the worker, after holes or heights
+// changed there; a height change reaches one texel further for the gradient).
+func (p *pipeline) showHeight(rect image.Rectangle) error {
+	s := p.s
+	s.fmu.RLock()
+	data := heightPayload(s.land, rect)
+	s.fmu.RUnlock()
+	s.rend.gpuMu.Lock()
+	defer s.rend.gpuMu.Unlock()
+	return s.view.UpdateHeight(rect, data)
+}
+
+// Save writes the landscape to the container it came from (or was last saved to).
+func (s *Session) Save(ctx context.Context, report progress.Func) error {
+	path := s.Path()
+	if path == "" {
+		return fmt.Errorf("session: %s has never been saved: choose where (Save As)", s.Name())
+	}
+	return s.SaveAs(ctx, path, report)
+}
+
+// SaveAs writes the landscape as the container at path, atomically (the old container stays
+// until the new one is complete and valid), keeping the landscape's guid. The weights and scatter
+// are evaluated afresh from the saved stack and field at full resolution, so what is saved is
+// exactly what `strata bake` would make of it, whatever drafts the viewport showed. Edits made
+// while it saves are kept for the next save.
+func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func) error {
+	if report == nil {
+		report = progress.Nop
+	}
+	snap, version, err := s.snapshot()
+	if err != nil {
+		return err
+	}
+	if snap.Stack != nil {
+		var g *bake.GPU
+		if s.pipe.mode == GPU {
+			if g, err = bake.NewGPU(s.dev); err != nil {
+				return err
+			}
+			defer g.Release()
+		}
+		if _, err := bake.Evaluate(ctx, snap, bake.EvalOptions{Options: bake.Options{Resolution: snap.Resolution(), Progress: report},
+			CPU: s.pipe.mode != GPU, GPU: g}); err != nil {
+			return err
+		}
+	}
+	report("write", 0, 1)
+	if s.watch != nil {
+		s.watch.ownSave(path, true)
+		defer s.watch.ownSave(path, false)
+	}
+	if err := bake.Write(path, snap); err != nil {
+		return err
+	}
+	report("write", 1, 1)
+	s.fmu.Lock()
+	s.land.GUID = snap.GUID
+	s.fmu.Unlock()
+	s.mu.Lock()
+	s.doc.path, s.doc.name = path, nameOf(path)
+	if s.version == version {
+		s.doc.modified = false
+	}
+	s.doc.sources = []string{path}
+	s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.refresh()
+	}
+	s.emit(Event{Kind: EventDocument, Message: "Saved " + path})
+	return nil
+}
+
+// snapshot copies what a save writes, with the worker idle so no half-applied edit is copied.
+func (s *Session) snapshot() (*bake.Landscape, uint64, error) {
+	p := s.pipe
+	p.passMu.Lock()
+	defer p.passMu.Unlock()
+	s.mu.Lock()
+	if !s.doc.loaded {
+		s.mu.Unlock()
+		return nil, 0, errNoLandscape
+	}
+	if p.stroke != nil || p.drag != nil {
+		s.mu.Unlock()
+		return nil, 0, fmt.Errorf("session: finish the stroke or drag before saving")
+	}
+	ops, st := p.takeOps(), s.doc.stack
+	s.mu.Unlock()
+	// Field edits still queued are part of what the artist sees: apply them first.
+	p.applyFieldOps(ops, st)
+	s.mu.Lock()
+	version, st := s.version, s.doc.stack
+	s.mu.Unlock()
+	s.fmu.RLock()
+	defer s.fmu.RUnlock()
+	l := s.land
+	f := &field.Field{Placement: l.Field.Placement, Height: l.Field.Height.Clone(), Channels: map[string]*field.Grid{}}
+	for k, g := range l.Field.Channels {
+		f.Channels[k] = g.Clone()
+	}
+	snap := &bake.Landscape{Stack: st, StackDir: l.StackDir, Field: f, GUID: l.GUID, AtlasSize: l.AtlasSize, Baked: l.Baked}
+	if l.Holes != nil {
+		snap.Holes = append([]bool(nil), l.Holes...)
+	}
+	if snap.Stack == nil {
+		snap.Geometry, snap.Weights, snap.Scatter = l.Geometry, l.Weights, l.Scatter
+	} else {
+		snap.Geometry = l.Geometry
+	}
+	return snap, version, nil
+}
+
+// takeOps removes the queued field edits. s.mu is held.
+func (p *pipeline) takeOps() []fieldOp {
+	ops := p.fieldOps
+	p.fieldOps = nil
+	return ops
+}

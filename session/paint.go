@@ -1,0 +1,537 @@
+package session
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sort"
+	"strings"
+
+	"strata/field"
+	"strata/stack"
+)
+
+// HolesTarget is the brush target that cuts ground out (paint) and restores it (erase).
+const HolesTarget = "holes"
+
+// Brush is how a stroke paints.
+type Brush struct {
+	// Target is a mask channel ("mask.snow") or HolesTarget.
+	Target string
+	// Radius in metres.
+	Radius float64
+	// Strength is how far one dab moves a mask toward 1 (paint) or 0 (erase), 0..1.
+	Strength float64
+	// Falloff is the soft part of the radius: 0 a hard disc, 1 soft from the centre out.
+	Falloff float64
+	// Erase removes instead of adding (a hole brush restores ground).
+	Erase bool
+}
+
+// weight is the brush's coverage at distance d from its centre (0 outside the radius).
+func (b *Brush) weight(d float64) float64 {
+	if d >= b.Radius || b.Radius <= 0 {
+		return 0
+	}
+	u := d / b.Radius
+	inner := 1 - math.Max(0, math.Min(1, b.Falloff))
+	if u <= inner {
+		return 1
+	}
+	t := (u - inner) / (1 - inner)
+	return 1 - t*t*(3-2*t)
+}
+
+// undoBlock is the edge in height texels of the blocks a stroke's undo keeps: only blocks the
+// stroke touched are stored, before and after.
+const undoBlock = 64
+
+// block is one undoBlock×undoBlock (or smaller, at the edge) piece of a channel or of the holes.
+type block struct {
+	rect          image.Rectangle
+	before, after []float32
+}
+
+// strokeOp is a finished stroke (or another edit of field data) as an undoable step.
+type strokeOp struct {
+	name   string
+	target string
+	rec    *strokeRec // filled by the worker when it reaches the end of the stroke
+}
+
+func (o *strokeOp) label() string { return o.name }
+func (o *strokeOp) undo(s *Session) {
+	s.pipe.queue(&restoreOp{rec: o.rec, after: false})
+}
+func (o *strokeOp) redo(s *Session) {
+	s.pipe.queue(&restoreOp{rec: o.rec, after: true})
+}
+func (o *strokeOp) size() int {
+	n := 256
+	for _, b := range o.rec.blocks {
+		n += 4 * (len(b.before) + len(b.after))
+	}
+	if n == 256 {
+		// The worker has not reached the stroke's end yet: count its blocks as they are.
+		n += 8 * undoBlock * undoBlock * len(o.rec.touched)
+	}
+	return n
+}
+
+// strokeRec is a stroke's record, written only by the worker: the blocks it touched with their
+// content before the stroke, then (at the end) after.
+type strokeRec struct {
+	brush   Brush
+	touched map[image.Point][]float32 // block index → before
+	blocks  []block                   // set at the end, sorted
+}
+
+// strokeState is an open stroke on the editing side. s.mu guards it.
+type strokeState struct {
+	rec       *strokeRec
+	op        *strokeOp
+	last      [2]float64
+	hasLast   bool
+	remainder float64
+}
+
+// BeginStroke starts a stroke with brush b; Stroke adds points and EndStroke makes the whole
+// stroke one undoable step. A mask target must be a mask channel of the field (NewMask makes one).
+func (s *Session) BeginStroke(b Brush) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.doc.loaded {
+		return errNoLandscape
+	}
+	if s.pipe.stroke != nil || s.pipe.drag != nil {
+		return fmt.Errorf("session: a stroke or a drag is already open")
+	}
+	if !(b.Radius > 0) || math.IsInf(b.Radius, 0) {
+		return fmt.Errorf("session: brush radius %v must be a positive number of metres", b.Radius)
+	}
+	if b.Target != HolesTarget {
+		if !strings.HasPrefix(b.Target, field.MaskPrefix) {
+			return fmt.Errorf("session: brushes paint masks (mask.<name>) or holes, not %q", b.Target)
+		}
+		found := false
+		for _, c := range s.doc.channels {
+			found = found || c == b.Target
+		}
+		if !found {
+			return fmt.Errorf("session: the field has no channel %q; create the mask first", b.Target)
+		}
+	}
+	b.Strength = math.Max(0, math.Min(1, b.Strength))
+	rec := &strokeRec{brush: b, touched: map[image.Point][]float32{}}
+	verb := "Paint " + b.Target
+	switch {
+	case b.Target == HolesTarget && b.Erase:
+		verb = "Restore ground"
+	case b.Target == HolesTarget:
+		verb = "Cut holes"
+	case b.Erase:
+		verb = "Erase " + b.Target
+	}
+	s.pipe.stroke = &strokeState{rec: rec, op: &strokeOp{name: verb, target: b.Target, rec: rec}}
+	return nil
+}
+
+// Stroke adds a point (world X, Z) to the open stroke: dabs are laid every quarter radius along
+// the path from the previous point, so a fast mouse leaves no gaps.
+func (s *Session) Stroke(x, z float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.pipe.stroke
+	if st == nil || math.IsNaN(x) || math.IsNaN(z) {
+		return
+	}
+	step := st.rec.brush.Radius / 4
+	if !st.hasLast {
+		st.last, st.hasLast = [2]float64{x, z}, true
+		s.pipe.fieldOps = append(s.pipe.fieldOps, &dabOp{rec: st.rec, x: x, z: z})
+	} else {
+		dx, dz := x-st.last[0], z-st.last[1]
+		d := math.Hypot(dx, dz)
+		for t := step - st.remainder; t <= d; t += step {
+			s.pipe.fieldOps = append(s.pipe.fieldOps, &dabOp{rec: st.rec, x: st.last[0] + dx*t/d, z: st.last[1] + dz*t/d})
+			st.remainder = d - t
+		}
+		if d < step-st.remainder {
+			st.remainder += d
+		}
+		st.last = [2]float64{x, z}
+	}
+	s.version++
+	s.pipe.kick()
+}
+
+// EndStroke closes the stroke as one undoable step (nothing is recorded when it painted nothing).
+func (s *Session) EndStroke() {
+	s.mu.Lock()
+	st := s.pipe.stroke
+	if st == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.pipe.stroke = nil
+	if st.hasLast {
+		s.pipe.fieldOps = append(s.pipe.fieldOps, &endStrokeOp{rec: st.rec})
+		s.hist.push(st.op)
+		s.changed()
+		// The spacing held during the stroke: place every tile once more with the maximum now.
+		s.pipe.scatterAll = true
+		s.pipe.kick()
+	}
+	s.mu.Unlock()
+	s.emit(Event{Kind: EventDocument, Message: st.op.name})
+}
+
+// fieldOp is a change of field data, queued by the editing side and applied by the worker
+// between passes (the only writer of the field).
+type fieldOp interface {
+	apply(p *pipeline) (changed fieldChange, err error)
+}
+
+// fieldChange says what an applied op touched, in height texels.
+type fieldChange struct {
+	target string // channel name, HolesTarget, or "" for the height
+	rect   image.Rectangle
+}
+
+func (p *pipeline) queue(op fieldOp) {
+	p.fieldOps = append(p.fieldOps, op)
+	p.kick()
+}
+
+// dabOp is one brush dab.
+type dabOp struct {
+	rec  *strokeRec
+	x, z float64
+}
+
+func (o *dabOp) apply(p *pipeline) (fieldChange, error) {
+	l := p.s.land
+	b := &o.rec.brush
+	f := l.Field
+	mn, ts := f.Placement.Min(), f.TexelSize()
+	rect := image.Rect(
+		int(math.Floor((o.x-b.Radius-mn[0])/ts[0])), int(math.Floor((o.z-b.Radius-mn[1])/ts[1])),
+		int(math.Ceil((o.x+b.Radius-mn[0])/ts[0]))+1, int(math.Ceil((o.z+b.Radius-mn[1])/ts[1]))+1,
+	).Intersect(image.Rect(0, 0, f.Height.W, f.Height.H))
+	if rect.Empty() {
+		return fieldChange{}, nil
+	}
+	vals, set := p.targetAccess(b.Target)
+	if vals == nil {
+		return fieldChange{}, fmt.Errorf("session: paint: the field has no %q", b.Target)
+	}
+	o.rec.remember(rect, f.Height.W, f.Height.H, vals)
+	for j := rect.Min.Y; j < rect.Max.Y; j++ {
+		z := mn[1] + (float64(j)+0.5)*ts[1]
+		for i := rect.Min.X; i < rect.Max.X; i++ {
+			x := mn[0] + (float64(i)+0.5)*ts[0]
+			w := b.weight(math.Hypot(x-o.x, z-o.z))
+			if w <= 0 {
+				continue
+			}
+			k := j*f.Height.W + i
+			v := vals(k)
+			if b.Target == HolesTarget {
+				if w >= 0.5 {
+					if b.Erase {
+						v = 0
+					} else {
+						v = 1
+					}
+				}
+			} else {
+				a := float32(b.Strength * w)
+				if b.Erase {
+					v -= v * a
+				} else {
+					v += (1 - v) * a
+				}
+				v = min(max(v, 0), 1)
+			}
+			set(k, v)
+		}
+	}
+	return fieldChange{target: b.Target, rect: rect}, nil
+}
+
+// targetAccess reads and writes texel k of a brush target as a float (holes: 1 = hole).
+func (p *pipeline) targetAccess(target string) (get func(int) float32, set func(int, float32)) {
+	l := p.s.land
+	if target == HolesTarget {
+		if l.Holes == nil {
+			l.Holes = make([]bool, l.Field.Height.W*l.Field.Height.H)
+		}
+		return func(k int) float32 {
+				if l.Holes[k] {
+					return 1
+				}
+				return 0
+			}, func(k int, v float32) {
+				l.Holes[k] = v >= 0.5
+			}
+	}
+	g := l.Field.Channels[target]
+	if target == "" {
+		g = l.Field.Height
+	}
+	if g == nil {
+		return nil, nil
+	}
+	return func(k int) float32 { return g.Data[k] }, func(k int, v float32) { g.Data[k] = v }
+}
+
+// remember stores the blocks of rect not yet touched by this stroke, as they are before it.
+func (r *strokeRec) remember(rect image.Rectangle, w, h int, get func(int) float32) {
+	for bj := rect.Min.Y / undoBlock; bj <= (rect.Max.Y-1)/undoBlock; bj++ {
+		for bi := rect.Min.X / undoBlock; bi <= (rect.Max.X-1)/undoBlock; bi++ {
+			key := image.Pt(bi, bj)
+			if _, ok := r.touched[key]; ok {
+				continue
+			}
+			br := blockRect(key, w, h)
+			r.touched[key] = readBlock(br, w, get)
+		}
+	}
+}
+
+func blockRect(key image.Point, w, h int) image.Rectangle {
+	return image.Rect(key.X*undoBlock, key.Y*undoBlock, (key.X+1)*undoBlock, (key.Y+1)*undoBlock).Intersect(image.Rect(0, 0, w, h))
+}
+
+func readBlock(r image.Rectangle, w int, get func(int) float32) []float32 {
+	out := make([]float32, 0, r.Dx()*r.Dy())
+	for j := r.Min.Y; j < r.Max.Y; j++ {
+		for i := r.Min.X; i < r.Max.X; i++ {
+			out = append(out, get(j*w+i))
+		}
+	}
+	return out
+}
+
+// endStrokeOp records the touched blocks' content after the stroke.
+type endStrokeOp struct{ rec *strokeRec }
+
+func (o *endStrokeOp) apply(p *pipeline) (fieldChange, error) {
+	l := p.s.land
+	get, _ := p.targetAccess(o.rec.brush.Target)
+	if get == nil {
+		return fieldChange{}, nil
+	}
+	w, h := l.Field.Height.W, l.Field.Height.H
+	keys := make([]image.Point, 0, len(o.rec.touched))
+	for k := range o.rec.touched {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a].Y != keys[b].Y {
+			return keys[a].Y < keys[b].Y
+		}
+		return keys[a].X < keys[b].X
+	})
+	for _, k := range keys {
+		r := blockRect(k, w, h)
+		o.rec.blocks = append(o.rec.blocks, block{rect: r, before: o.rec.touched[k], after: readBlock(r, w, get)})
+	}
+	o.rec.touched = nil
+	return fieldChange{}, nil
+}
+
+// restoreOp writes a stroke's blocks back as they were before (undo) or after (redo) it.
+type restoreOp struct {
+	rec   *strokeRec
+	after bool
+}
+
+func (o *restoreOp) apply(p *pipeline) (fieldChange, error) {
+	_, set := p.targetAccess(o.rec.brush.Target)
+	if set == nil {
+		return fieldChange{}, fmt.Errorf("session: undo: the field no longer has %q", o.rec.brush.Target)
+	}
+	w := p.s.land.Field.Height.W
+	var all image.Rectangle
+	for _, b := range o.rec.blocks {
+		src := b.before
+		if o.after {
+			src = b.after
+		}
+		k := 0
+		for j := b.rect.Min.Y; j < b.rect.Max.Y; j++ {
+			for i := b.rect.Min.X; i < b.rect.Max.X; i++ {
+				set(j*w+i, src[k])
+				k++
+			}
+		}
+		all = all.Union(b.rect)
+	}
+	return fieldChange{target: o.rec.brush.Target, rect: all}, nil
+}
+
+// channelOp adds a channel (undo removes it again, keeping its data for redo).
+type channelOp struct {
+	name string
+	grid *field.Grid
+}
+
+func (o *channelOp) label() string { return "New mask " + strings.TrimPrefix(o.name, field.MaskPrefix) }
+func (o *channelOp) undo(s *Session) {
+	s.doc.channels = removeString(s.doc.channels, o.name)
+	s.pipe.queue(&setChannelOp{name: o.name})
+}
+func (o *channelOp) redo(s *Session) {
+	s.doc.channels = insertSorted(s.doc.channels, o.name)
+	s.pipe.queue(&setChannelOp{name: o.name, grid: o.grid})
+}
+func (o *channelOp) size() int { return 4 * len(o.grid.Data) }
+
+// setChannelOp adds (grid set) or removes (grid nil) a field channel.
+type setChannelOp struct {
+	name string
+	grid *field.Grid
+}
+
+func (o *setChannelOp) apply(p *pipeline) (fieldChange, error) {
+	f := p.s.land.Field
+	if o.grid == nil {
+		delete(f.Channels, o.name)
+		return fieldChange{}, nil
+	}
+	if err := f.AddChannel(o.name, o.grid); err != nil {
+		return fieldChange{}, err
+	}
+	return fieldChange{target: o.name, rect: image.Rect(0, 0, f.Height.W, f.Height.H)}, nil
+}
+
+// NewMask adds an empty mask channel mask.<name> (0 everywhere) as an undoable step; rules and
+// brushes can use it at once.
+func (s *Session) NewMask(name string) error {
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), field.MaskPrefix))
+	full := field.MaskPrefix + name
+	if err := field.CheckChannelName(full); err != nil || name == "" {
+		if err == nil {
+			err = fmt.Errorf("a mask needs a name")
+		}
+		return fmt.Errorf("session: new mask %q: %w", name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.doc.loaded {
+		return errNoLandscape
+	}
+	for _, c := range s.doc.channels {
+		if c == full {
+			return fmt.Errorf("session: the field already has a channel %q", full)
+		}
+	}
+	w, h := s.landSize()
+	op := &channelOp{name: full, grid: field.NewGrid(w, h)}
+	s.hist.push(op)
+	op.redo(s)
+	s.changed()
+	go s.emit(Event{Kind: EventDocument, Message: op.label()})
+	return nil
+}
+
+// landSize is the height grid's size (fixed for a landscape's life).
+func (s *Session) landSize() (int, int) {
+	s.fmu.RLock()
+	defer s.fmu.RUnlock()
+	if s.land == nil {
+		return 0, 0
+	}
+	return s.land.Field.Height.W, s.land.Field.Height.H
+}
+
+func removeString(list []string, v string) []string {
+	out := list[:0:0]
+	for _, x := range list {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func insertSorted(list []string, v string) []string {
+	out := append(removeString(list, v), v)
+	sort.Strings(out)
+	return out
+}
+
+// applyFieldOps applies queued field edits (the worker, with the write lock held only while a
+// batch is written) and marks what they dirtied. It reports whether any field data changed.
+func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
+	if len(ops) == 0 {
+		return false
+	}
+	s := p.s
+	var changes []fieldChange
+	s.fmu.Lock()
+	for _, op := range ops {
+		c, err := op.apply(p)
+		if err != nil {
+			go s.emit(Event{Kind: EventError, Err: err})
+			continue
+		}
+		if !c.rect.Empty() {
+			changes = append(changes, c)
+		}
+	}
+	s.fmu.Unlock()
+	reads := map[string]bool{}
+	if st != nil {
+		for _, c := range st.Channels() {
+			reads[c] = true
+		}
+	}
+	f := s.land.Field
+	mn, ts := f.Placement.Min(), f.TexelSize()
+	var holes image.Rectangle
+	any := false
+	for _, c := range changes {
+		switch {
+		case c.target == HolesTarget:
+			holes = holes.Union(c.rect)
+		case c.target == "":
+			// The gradient of the texels next to the change moves too.
+			holes = holes.Union(c.rect.Inset(-1).Intersect(image.Rect(0, 0, f.Height.W, f.Height.H)))
+		}
+		switch {
+		case c.target == HolesTarget:
+		case c.target == "" || reads[c.target]:
+			if c.target == "" {
+				p.heightVer++
+			}
+			x0, z0 := mn[0]+float64(c.rect.Min.X)*ts[0], mn[1]+float64(c.rect.Min.Y)*ts[1]
+			x1, z1 := mn[0]+float64(c.rect.Max.X)*ts[0], mn[1]+float64(c.rect.Max.Y)*ts[1]
+			if p.dirty != nil {
+				p.dirty.MarkRect(x0, z0, x1, z1)
+			}
+			p.forgetTiles(x0, z0, x1, z1)
+			any = true
+		}
+		s.mu.Lock()
+		s.version++
+		s.mu.Unlock()
+	}
+	if !holes.Empty() {
+		if err := p.showHeight(holes); err != nil {
+			s.emit(Event{Kind: EventError, Err: err})
+		}
+	}
+	return any
+}
+
+// forgetTiles drops cached GPU tile blocks that read the world rectangle.
+func (p *pipeline) forgetTiles(x0, z0, x1, z1 float64) {
+	if p.wtiles == nil || p.wtiles.tiles == nil {
+		return
+	}
+	d := field.NewDirtySet(p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep)
+	d.MarkRect(x0, z0, x1, z1)
+	p.wtiles.forget(d.Drain())
+}

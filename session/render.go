@@ -1,0 +1,163 @@
+package session
+
+import (
+	"image"
+	"math"
+	"sync"
+	"time"
+)
+
+// frameBudget is how long an interactive frame may take; slower devices draw interactive frames
+// at a reduced resolution (the picture sharpens once the camera or slider rests).
+const frameBudget = 45 * time.Millisecond
+
+// settle is how long after the last interactive change the full-resolution frame is drawn.
+const settle = 250 * time.Millisecond
+
+// renderLoop draws frames on its own goroutine whenever something asked for one, newest state
+// first: requests arriving while a frame is drawn collapse into one more frame.
+type renderLoop struct {
+	s *Session
+	// gpuMu orders the worker's GPU passes against frames, so a frame never samples a target
+	// between two tiles of one pass.
+	gpuMu sync.Mutex
+
+	mu          sync.Mutex
+	cond        *sync.Cond
+	want        bool
+	interactive time.Time // last interactive request
+	w, h        int       // full size
+	scale       float64   // current render scale
+	fullMs      float64   // smoothed cost of a full-resolution frame
+	stopped     bool
+	done        chan struct{}
+	timer       *time.Timer
+}
+
+func newRenderLoop(s *Session) *renderLoop {
+	r := &renderLoop{s: s, w: s.opts.Width, h: s.opts.Height, scale: 1, done: make(chan struct{})}
+	r.cond = sync.NewCond(&r.mu)
+	go r.run()
+	return r
+}
+
+func (r *renderLoop) size() (int, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.w, r.h
+}
+
+func (r *renderLoop) setSize(w, h int) {
+	if w < 1 || h < 1 {
+		return
+	}
+	r.mu.Lock()
+	changed := w != r.w || h != r.h
+	r.w, r.h = w, h
+	r.mu.Unlock()
+	if changed {
+		r.request(false)
+	}
+}
+
+// request asks for a frame; interactive marks it part of a continuous change.
+func (r *renderLoop) request(interactive bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.want = true
+	if interactive {
+		r.interactive = r.s.now()
+		if r.timer == nil {
+			r.timer = time.AfterFunc(settle, r.settled)
+		} else {
+			r.timer.Reset(settle)
+		}
+	}
+	r.cond.Signal()
+}
+
+// settled draws the full-resolution frame after an interactive change came to rest.
+func (r *renderLoop) settled() {
+	r.mu.Lock()
+	if r.scale < 1 {
+		r.want = true
+		r.cond.Signal()
+	}
+	r.mu.Unlock()
+}
+
+func (r *renderLoop) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.cond.Signal()
+	r.mu.Unlock()
+	<-r.done
+}
+
+func (r *renderLoop) run() {
+	defer close(r.done)
+	var last *image.RGBA
+	var lastVersion uint64
+	var lastDraft bool
+	for {
+		r.mu.Lock()
+		for !r.want && !r.stopped {
+			r.cond.Wait()
+		}
+		if r.stopped {
+			r.mu.Unlock()
+			return
+		}
+		r.want = false
+		interactive := r.s.now().Sub(r.interactive) < settle
+		scale := 1.0
+		if interactive && r.fullMs > float64(frameBudget.Milliseconds()) {
+			scale = math.Max(0.25, math.Min(1, math.Sqrt(float64(frameBudget.Milliseconds())/r.fullMs)))
+			scale = math.Round(scale*8) / 8
+		}
+		w, h := max(1, int(math.Round(float64(r.w)*scale))), max(1, int(math.Round(float64(r.h)*scale)))
+		r.scale = scale
+		r.mu.Unlock()
+
+		if !r.s.Loaded() {
+			continue
+		}
+		version, draft := r.s.pipe.shownFrame()
+		r.gpuMu.Lock()
+		if vw, vh := r.s.view.Size(); vw != w || vh != h {
+			if err := r.s.view.Resize(w, h); err != nil {
+				r.gpuMu.Unlock()
+				r.s.emit(Event{Kind: EventError, Err: err})
+				continue
+			}
+		}
+		img, err := r.s.view.Frame()
+		stats := r.s.view.Stats()
+		animating := r.s.view.Animating()
+		r.gpuMu.Unlock()
+		if err != nil {
+			r.s.emit(Event{Kind: EventError, Err: err})
+			continue
+		}
+		if scale == 1 && img != last {
+			r.mu.Lock()
+			if r.fullMs == 0 {
+				r.fullMs = stats.GPUms
+			} else {
+				r.fullMs = 0.6*r.fullMs + 0.4*stats.GPUms
+			}
+			r.mu.Unlock()
+		}
+		if img == last && version == lastVersion && draft == lastDraft {
+			continue // nothing new to show
+		}
+		last, lastVersion, lastDraft = img, version, draft
+		r.s.emit(Event{Kind: EventFrame, Frame: &Frame{Image: img, Version: version, Draft: draft, Scale: scale, Stats: stats, At: r.s.now()}})
+		if animating {
+			time.AfterFunc(33*time.Millisecond, func() { r.request(false) })
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"strata/field"
+	"strata/gpu"
+	"strata/scatter"
+	"strata/stack"
+	"strata/viewport"
+)
+
+// popState is one population kept placed between passes: on the GPU its kernel (density grid and
+// instance pool stay on the device; the viewport draws the pool where it is), on the CPU its
+// density grid, each tile's largest density and the Go pool.
+type popState struct {
+	name   string
+	mesh   string
+	params scatter.Params
+	count  int
+
+	// GPU
+	kernel *gpu.ScatterKernel
+	// heightVer is the pipeline's height version the kernel's height buffer holds.
+	heightVer uint64
+
+	// CPU
+	dens    *field.Grid
+	tileMax []float32
+	pool    *scatter.Pool
+}
+
+func (ps *popState) release() {
+	if ps != nil {
+		ps.kernel.Release()
+		ps.kernel = nil
+	}
+}
+
+// tileCache keeps the field's tiles cut into the GPU's block layout (height and bound channels
+// with their aprons) for the density kernel, so a pass re-cuts only what an edit changed.
+type tileCache struct {
+	tiles map[int]gpu.WeightsTile
+	chans []string
+}
+
+func (c *tileCache) reset() {
+	if c != nil {
+		c.tiles, c.chans = nil, nil
+	}
+}
+
+// forget drops the tiles whose blocks an edit of the field may have changed.
+func (c *tileCache) forget(idx []int) {
+	if c == nil {
+		return
+	}
+	for _, i := range idx {
+		delete(c.tiles, i)
+	}
+}
+
+func (c *tileCache) get(f *field.Field, chans []string, t field.Tile) (gpu.WeightsTile, error) {
+	if !slices.Equal(chans, c.chans) {
+		c.tiles, c.chans = nil, append([]string(nil), chans...)
+	}
+	if c.tiles == nil {
+		c.tiles = map[int]gpu.WeightsTile{}
+	}
+	if wt, ok := c.tiles[t.Index]; ok {
+		return wt, nil
+	}
+	wt, err := gpu.FieldTile(f, chans, t)
+	if err != nil {
+		return wt, err
+	}
+	c.tiles[t.Index] = wt
+	return wt, nil
+}
+
+// scatter re-places the populations after a pass that evaluated tiles (nil: none). all says every
+// tile of every population must be placed again (a population changed, or the field did
+// everywhere); hold keeps each population's spacing while a drag or stroke is open, so only the
+// touched tiles move; when it ends, a pass with all re-places what the new maximum demands.
+func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.Tile, all, hold bool) error {
+	s := p.s
+	p.syncPops(st)
+	allTiles := p.geo.Tiles(s.opts.TileSize)
+	var views []viewport.Population
+	for i := range st.Populations {
+		ps := p.pops[i]
+		touched := tiles
+		if all || ps.params.Spacing == 0 {
+			touched = allTiles
+		}
+		if len(touched) == 0 {
+			continue
+		}
+		var err error
+		if p.mode == GPU {
+			err = p.placeGPU(ctx, st, i, ps, touched, allTiles, hold)
+		} else {
+			err = p.placeCPU(ctx, st, i, ps, touched, allTiles, hold)
+		}
+		if err != nil {
+			return fmt.Errorf("population %q: %w", ps.name, err)
+		}
+	}
+	for _, ps := range p.pops {
+		vp := viewport.Population{Name: ps.name, Mesh: viewport.Mesh(ps.mesh), Count: ps.count}
+		if ps.kernel != nil {
+			if ps.count > 0 {
+				vp.Pool = ps.kernel.Pool().Buf
+			}
+		} else if ps.pool != nil {
+			vp.Matrices = ps.pool.Matrices()
+			vp.Count = len(vp.Matrices) / scatter.MatrixFloats
+		}
+		views = append(views, vp)
+	}
+	s.rend.gpuMu.Lock()
+	defer s.rend.gpuMu.Unlock()
+	return s.view.SetPopulations(views)
+}
+
+// syncPops matches the kept populations to st's by name; a new or renamed one starts empty.
+func (p *pipeline) syncPops(st *stack.Stack) {
+	next := make([]*popState, len(st.Populations))
+	for i, sp := range st.Populations {
+		for k, ps := range p.pops {
+			if ps != nil && ps.name == sp.Name {
+				next[i], p.pops[k] = ps, nil
+				break
+			}
+		}
+		if next[i] == nil {
+			next[i] = &popState{name: sp.Name}
+		}
+		next[i].mesh = sp.Mesh
+	}
+	for _, ps := range p.pops {
+		ps.release()
+	}
+	p.pops = next
+}
+
+func (p *pipeline) placeCPU(ctx context.Context, st *stack.Stack, i int, ps *popState, touched, allTiles []field.Tile, hold bool) error {
+	l := p.s.land
+	fg := &p.geo.Field
+	if ps.dens == nil || ps.dens.W != fg.WeightsW || ps.dens.H != fg.WeightsH {
+		ps.dens = field.NewGrid(fg.WeightsW, fg.WeightsH)
+		ps.tileMax = make([]float32, len(allTiles))
+		touched = allTiles
+	}
+	ce, ok := p.full.(*cpuEval)
+	if !ok || ce.w == nil {
+		return fmt.Errorf("the Go scatter needs the Go evaluator's weights")
+	}
+	w := ce.w
+	maxes, err := scatter.DensityTiles(ctx, st, i, l.Field, scatter.Geometry{Field: p.geo.Field, Stack: p.geo.Stack}, w.Lo, w.Hi, ps.dens, touched)
+	if err != nil {
+		return err
+	}
+	for k, t := range touched {
+		ps.tileMax[t.Index] = maxes[k]
+	}
+	var mx float32
+	for _, m := range ps.tileMax {
+		mx = max(mx, m)
+	}
+	params := scatter.ParamsFor(&st.Populations[i], mx)
+	if hold && ps.pool != nil && ps.params.Spacing > 0 {
+		params.Spacing = ps.params.Spacing
+	}
+	if ps.pool == nil || params != ps.params {
+		ps.params = params
+		ps.pool = scatter.NewPool(params, p.geo.Field, ps.dens, l.Field.Height, 0)
+		if params.Spacing > 0 {
+			if err := ps.pool.Run(ctx, allTiles); err != nil {
+				ps.pool = nil
+				return err
+			}
+		}
+	} else if params.Spacing > 0 {
+		ps.pool.Density, ps.pool.Height = ps.dens, l.Field.Height
+		if err := ps.pool.PlaceTiles(ctx, touched); err != nil {
+			return err
+		}
+	}
+	ps.count = 0
+	if params.Spacing > 0 {
+		ps.count = ps.pool.Total()
+	}
+	return nil
+}
+
+func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *popState, touched, allTiles []field.Tile, hold bool) error {
+	s := p.s
+	l := s.land
+	fg := &p.geo.Field
+	s.rend.gpuMu.Lock()
+	defer s.rend.gpuMu.Unlock()
+	if ps.kernel == nil {
+		k, err := s.dev.NewScatterKernel()
+		if err != nil {
+			return err
+		}
+		ps.kernel = k
+		touched = allTiles
+	}
+	packed, err := stack.PackPopulation(st, i, p.geo.Stack)
+	if err != nil {
+		return err
+	}
+	// The density of every tile when the spacing may follow (the kernel reports the maximum of
+	// the tiles it ran); only the touched ones while a gesture holds the spacing.
+	run := touched
+	if !hold {
+		run = allTiles
+	}
+	if p.wtiles == nil {
+		p.wtiles = &tileCache{}
+	}
+	chans := st.Channels()
+	wts := make([]gpu.WeightsTile, 0, len(run))
+	for _, t := range run {
+		wt, err := p.wtiles.get(l.Field, chans, t)
+		if err != nil {
+			return err
+		}
+		wts = append(wts, wt)
+	}
+	mx, err := ps.kernel.Density(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), wts)
+	if err != nil {
+		return err
+	}
+	params := scatter.ParamsFor(&st.Populations[i], mx)
+	if hold && ps.params.Spacing > 0 {
+		params.Spacing = ps.params.Spacing
+	}
+	job := gpu.PlaceJob{Params: params, Geometry: fg, Height: l.Field.Height, Tiles: touched, HeightUnchanged: ps.heightVer == p.heightVer}
+	var n int
+	if params.Spacing == 0 {
+		n = 0
+	} else if params != ps.params || ps.count == 0 && ps.params.Spacing == 0 {
+		job.Tiles = allTiles
+		n, err = ps.kernel.Place(ctx, job)
+	} else {
+		n, err = ps.kernel.PlaceTiles(ctx, job)
+	}
+	if err != nil {
+		return err
+	}
+	ps.params, ps.count, ps.heightVer = params, n, p.heightVer
+	return nil
+}

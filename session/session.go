@@ -1,0 +1,346 @@
+// Package session is the editor without a display: the open landscape (field, stack, channels,
+// holes, populations, path, guid), every edit as an undoable operation with the tiles it dirties,
+// and one background pipeline that re-evaluates them on the GPU (or the Go reference, whichever
+// is faster here) and keeps the field, the kernels and the viewport resident on one device. The
+// Fyne front end (package ui) and `strata bench live` drive the same Session; nothing here
+// imports Fyne.
+//
+// Threading: methods may be called from any goroutine (the UI calls them from its own). The
+// document (stack, history, path) changes synchronously under one mutex; field data (painted
+// channels, holes, reloaded sources) is written only by the pipeline's worker, which applies
+// queued edits between passes, so an evaluation never reads a half-painted tile. Results come
+// back through Subscribe as Events, from the worker goroutines.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"strata/bake"
+	"strata/field"
+	"strata/gpu"
+	"strata/stack"
+	"strata/viewport"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Device is the GPU the viewport draws on and the kernels run on; nil opens the best adapter
+	// (on a machine without a GPU, Mesa's lavapipe). The session releases only a device it opened.
+	Device *gpu.Device
+	// Width, Height are the viewport's size in pixels (default 1280×720).
+	Width, Height int
+	// Evaluator forces the GPU kernels or the Go reference; Auto measures both at open.
+	Evaluator Evaluator
+	// TileSize is the dirty-tile edge in weights texels (default field.DefaultTileSize).
+	TileSize int
+	// HistoryBytes bounds the memory undo keeps (default 512 MiB); the oldest steps go first.
+	HistoryBytes int
+	// Now is the clock (tests); nil = time.Now.
+	Now func() time.Time
+}
+
+// Evaluator picks what evaluates the stack in the live loop.
+type Evaluator int
+
+const (
+	Auto Evaluator = iota // the faster on this machine, measured on one tile at open
+	GPU                   // the WGSL kernels; weights stay on the GPU and the viewport samples them
+	CPU                   // the Go reference; weights are uploaded to the viewport tile by tile
+)
+
+func (e Evaluator) String() string {
+	switch e {
+	case GPU:
+		return "GPU"
+	case CPU:
+		return "Go reference"
+	}
+	return "auto"
+}
+
+// Session is one open landscape and the machinery that shows it.
+type Session struct {
+	opts   Options
+	dev    *gpu.Device
+	ownDev bool
+	view   *viewport.Renderer
+	now    func() time.Time
+
+	subMu sync.Mutex
+	subs  []func(Event)
+
+	mu      sync.Mutex
+	doc     document
+	hist    history
+	version uint64 // counts document and field changes; frames say which version they show
+	closed  bool
+
+	// fmu guards the landscape's field data (height, channels, holes) for readers other than
+	// the worker; the worker is its only writer and takes it for writing only while applying.
+	fmu  sync.RWMutex
+	land *bake.Landscape
+
+	pipe *pipeline
+	rend *renderLoop
+	// watch is the file watcher, nil until Watch.
+	watch *watcher
+}
+
+// document is what the panels show: it changes synchronously under Session.mu.
+type document struct {
+	path     string // container path; "" until saved
+	name     string // window title name
+	stack    *stack.Stack
+	channels []string // field channel names, sorted
+	baked    bool     // a container with no stack: weights shown as baked
+	modified bool
+	sources  []string // imported files the landscape came from (watched)
+	// heightImport is how the source heightmap was read (a reload reads it the same way).
+	heightImport *HeightmapOptions
+	loaded       bool
+}
+
+// New opens the device (unless given) and the viewport; the session has no landscape until one
+// of the Open/New methods runs.
+func New(ctx context.Context, o Options) (*Session, error) {
+	if o.Width <= 0 || o.Height <= 0 {
+		o.Width, o.Height = 1280, 720
+	}
+	if o.TileSize <= 0 {
+		o.TileSize = field.DefaultTileSize
+	}
+	if o.HistoryBytes <= 0 {
+		o.HistoryBytes = 512 << 20
+	}
+	s := &Session{opts: o, dev: o.Device, now: o.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.dev == nil {
+		d, err := gpu.Open(ctx, gpu.Options{Label: "strata editor"})
+		if err != nil {
+			return nil, fmt.Errorf("session: %w", err)
+		}
+		s.dev, s.ownDev = d, true
+	}
+	v, err := viewport.New(s.dev, o.Width, o.Height)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.view = v
+	s.hist.limit = o.HistoryBytes
+	s.rend = newRenderLoop(s)
+	s.pipe = newPipeline(s)
+	return s, nil
+}
+
+// Close stops the workers and frees the GPU. Safe to call twice.
+func (s *Session) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	if s.watch != nil {
+		s.watch.close()
+	}
+	if s.pipe != nil {
+		s.pipe.stop()
+	}
+	if s.rend != nil {
+		s.rend.stop()
+	}
+	if s.pipe != nil {
+		s.pipe.release()
+	}
+	s.view.Release()
+	if s.ownDev {
+		s.dev.Release()
+	}
+}
+
+// Adapter names the GPU in words.
+func (s *Session) Adapter() string { return s.dev.Info.String() }
+
+// Subscribe registers f for every Event. f is called from the session's goroutines and must not
+// block (a UI hands the event to its own thread).
+func (s *Session) Subscribe(f func(Event)) {
+	s.subMu.Lock()
+	s.subs = append(s.subs, f)
+	s.subMu.Unlock()
+}
+
+func (s *Session) emit(e Event) {
+	s.subMu.Lock()
+	subs := slices.Clone(s.subs)
+	s.subMu.Unlock()
+	for _, f := range subs {
+		f(e)
+	}
+}
+
+// Version counts every change to the document or the field; a Frame says which version it shows.
+func (s *Session) Version() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// Stack is the current stack. It is a value: never change it; edit a Clone and hand it to Apply
+// or Drag.
+func (s *Session) Stack() *stack.Stack {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc.stack
+}
+
+// Path is the container the landscape was opened from or saved to ("" for a new one).
+func (s *Session) Path() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc.path
+}
+
+// Name is the landscape's name for the window title.
+func (s *Session) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc.name
+}
+
+// Modified reports unsaved changes.
+func (s *Session) Modified() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc.modified
+}
+
+// Baked reports a landscape opened from a container with no stack: its weights are shown as
+// baked and cannot be re-evaluated (ConvertToStack starts a stack).
+func (s *Session) Baked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc.baked
+}
+
+// Loaded reports whether a landscape is open.
+func (s *Session) Loaded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doc.loaded
+}
+
+// Channels lists the field's channels (mask.<name> and stored ones), sorted.
+func (s *Session) Channels() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.doc.channels...)
+}
+
+// FieldInfo describes the ground for the panels: extent, grids, and the ranges sliders span.
+type FieldInfo struct {
+	Size, Origin   [2]float64
+	HeightW, HeightH int
+	WeightsW, WeightsH int
+	Texel          [2]float64 // metres per height texel
+	HeightRange    [2]float64 // lowest and highest ground, metres
+	// ChannelRange is each channel's lowest and highest stored value.
+	ChannelRange map[string][2]float64
+}
+
+// Field returns the ground's description.
+func (s *Session) Field() FieldInfo {
+	s.fmu.RLock()
+	defer s.fmu.RUnlock()
+	l := s.land
+	if l == nil {
+		return FieldInfo{}
+	}
+	f := l.Field
+	lo, hi := f.Height.MinMax()
+	fi := FieldInfo{Size: f.Size, Origin: f.Origin, HeightW: f.Height.W, HeightH: f.Height.H,
+		WeightsW: l.Geometry.Field.WeightsW, WeightsH: l.Geometry.Field.WeightsH,
+		Texel: f.TexelSize(), HeightRange: [2]float64{float64(lo), float64(hi)}, ChannelRange: map[string][2]float64{}}
+	for name, g := range f.Channels {
+		a, b := g.MinMax()
+		fi.ChannelRange[name] = [2]float64{float64(a), float64(b)}
+	}
+	return fi
+}
+
+// errNoLandscape refuses edits before anything is open.
+var errNoLandscape = errors.New("session: no landscape is open")
+
+// nameOf is a landscape's display name: the container's base name without .terrainData.
+func nameOf(path string) string {
+	b := filepath.Base(path)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// ViewSize returns the viewport's full size in pixels.
+func (s *Session) ViewSize() (w, h int) { return s.rend.size() }
+
+// SetViewSize resizes the viewport (the widget's size in pixels).
+func (s *Session) SetViewSize(w, h int) { s.rend.setSize(w, h) }
+
+// Camera returns the viewport camera.
+func (s *Session) Camera() viewport.Camera { return s.view.Camera() }
+
+// SetCamera moves the viewport camera; interactive says the user is dragging it, so frames may
+// be drawn at a reduced resolution until it stops.
+func (s *Session) SetCamera(c viewport.Camera, interactive bool) {
+	s.view.SetCamera(c)
+	s.rend.request(interactive)
+}
+
+// FitCamera frames the whole field (orbit or map).
+func (s *Session) FitCamera(mapView bool) {
+	s.fmu.RLock()
+	l := s.land
+	var p viewport.Placement
+	var hr [2]float64
+	if l != nil {
+		p = viewport.Placement{Size: l.Field.Size, Origin: l.Field.Origin}
+		lo, hi := l.Field.Height.MinMax()
+		hr = [2]float64{float64(lo), float64(hi)}
+	}
+	s.fmu.RUnlock()
+	if l == nil {
+		return
+	}
+	w, h := s.rend.size()
+	aspect := float64(w) / float64(max(h, 1))
+	c := viewport.OrbitCamera(p, hr, aspect)
+	if mapView {
+		c = viewport.MapCamera(p, hr, aspect)
+	}
+	s.SetCamera(c, false)
+}
+
+// Pick returns the ground under a point of the viewport given as fractions of its width and
+// height (0,0 top-left), whatever resolution frames are drawn at.
+func (s *Session) Pick(u, v float64) (viewport.Hit, bool) {
+	w, h := s.view.Size()
+	return s.view.Pick(u*float64(w), v*float64(h))
+}
+
+// RequestFrame asks for a new frame (the UI calls it after a resize or when it lost one).
+func (s *Session) RequestFrame() { s.rend.request(false) }
+
+// frameImage is the last frame drawn, for tests and the headless path.
+func (s *Session) frameImage() (*image.RGBA, error) {
+	s.rend.gpuMu.Lock()
+	defer s.rend.gpuMu.Unlock()
+	return s.view.Frame()
+}

@@ -1,0 +1,298 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"sync"
+	"testing"
+	"time"
+
+	"strata/bake"
+	"strata/gpu"
+	"strata/stack"
+)
+
+var (
+	devOnce sync.Once
+	dev     *gpu.Device
+	devErr  error
+)
+
+// testDevice is one device for the package's tests (lavapipe on a machine without a GPU).
+func testDevice(t testing.TB) *gpu.Device {
+	t.Helper()
+	devOnce.Do(func() { dev, devErr = gpu.Open(context.Background(), gpu.Options{Label: "session test"}) })
+	if devErr != nil {
+		t.Fatalf("open device: %v", devErr)
+	}
+	return dev
+}
+
+// harness is a session with its events collected.
+type harness struct {
+	t  testing.TB
+	s  *Session
+	mu sync.Mutex
+	ev []Event
+	ch chan struct{}
+}
+
+func newHarness(t testing.TB, o Options) *harness {
+	t.Helper()
+	o.Device = testDevice(t)
+	if o.Width == 0 {
+		o.Width, o.Height = 160, 100
+	}
+	s, err := New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, s: s, ch: make(chan struct{}, 1)}
+	s.Subscribe(func(e Event) {
+		h.mu.Lock()
+		h.ev = append(h.ev, e)
+		h.mu.Unlock()
+		select {
+		case h.ch <- struct{}{}:
+		default:
+		}
+	})
+	t.Cleanup(s.Close)
+	return h
+}
+
+// waitFrame waits for a full (not draft) frame showing version v or later and returns it.
+func (h *harness) waitFrame(v uint64) *Frame {
+	h.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		h.mu.Lock()
+		for i := len(h.ev) - 1; i >= 0; i-- {
+			if f := h.ev[i].Frame; f != nil && f.Version >= v && !f.Draft && f.Scale == 1 && !h.s.Status().Refining {
+				h.mu.Unlock()
+				return f
+			}
+		}
+		var errs []error
+		for _, e := range h.ev {
+			if e.Kind == EventError {
+				errs = append(errs, e.Err)
+			}
+		}
+		h.mu.Unlock()
+		if len(errs) > 0 {
+			h.t.Fatalf("session errors: %v", errs)
+		}
+		select {
+		case <-h.ch:
+		case <-time.After(200 * time.Millisecond):
+			h.s.RequestFrame()
+		case <-deadline:
+			h.mu.Lock()
+			for _, e := range h.ev {
+				if e.Frame != nil {
+					h.t.Logf("frame v%d draft %v scale %v", e.Frame.Version, e.Frame.Draft, e.Frame.Scale)
+				} else {
+					h.t.Logf("event %d %+v %v %s", e.Kind, e.Status, e.Err, e.Message)
+				}
+			}
+			h.mu.Unlock()
+			h.t.Fatalf("no full frame of version %d within 60 s (now %d, status %+v)", v, h.s.Version(), h.s.Status())
+		}
+	}
+}
+
+func (h *harness) count(kind EventKind) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, e := range h.ev {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func diffPixels(a, b *image.RGBA) int {
+	n := 0
+	for i := 0; i+3 < len(a.Pix) && i+3 < len(b.Pix); i += 4 {
+		if a.Pix[i] != b.Pix[i] || a.Pix[i+1] != b.Pix[i+1] || a.Pix[i+2] != b.Pix[i+2] {
+			n++
+		}
+	}
+	return n
+}
+
+func marshal(t testing.TB, s *stack.Stack) []byte {
+	t.Helper()
+	b, err := stack.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Edit → frame, end to end: a rule change reaches a new frame that differs where the ground
+// does, undo brings back the stack byte for byte and the picture pixel for pixel, redo the edit.
+func TestEditToFrame(t *testing.T) {
+	for _, ev := range []Evaluator{CPU, GPU} {
+		t.Run(ev.String(), func(t *testing.T) {
+			h := newHarness(t, Options{Evaluator: ev})
+			ctx := context.Background()
+			if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+				t.Fatal(err)
+			}
+			h.s.FitCamera(true)
+			first := h.waitFrame(h.s.Version())
+			orig := h.s.Stack()
+			origYAML := marshal(t, orig)
+
+			st := orig.Clone()
+			st.Layers[1].Rules[0].Min = stack.F(4) // rock from 4° instead of 18°: much more rock
+			if err := h.s.Apply("rock: min slope", st); err != nil {
+				t.Fatal(err)
+			}
+			edited := h.waitFrame(h.s.Version())
+			if d := diffPixels(first.Image, edited.Image); d < 200 {
+				t.Fatalf("the rule change moved %d pixels", d)
+			}
+			if !h.s.Modified() || h.s.UndoLabel() != "rock: min slope" {
+				t.Fatalf("modified %v, undo label %q", h.s.Modified(), h.s.UndoLabel())
+			}
+			if !h.s.Undo() {
+				t.Fatal("nothing to undo")
+			}
+			if got := marshal(t, h.s.Stack()); !bytes.Equal(got, origYAML) {
+				t.Fatalf("undo left the stack\n%s\nwant\n%s", got, origYAML)
+			}
+			back := h.waitFrame(h.s.Version())
+			if d := diffPixels(first.Image, back.Image); d != 0 {
+				t.Errorf("after undo %d pixels differ from the first frame", d)
+			}
+			if !h.s.Redo() {
+				t.Fatal("nothing to redo")
+			}
+			again := h.waitFrame(h.s.Version())
+			if d := diffPixels(edited.Image, again.Image); d != 0 {
+				t.Errorf("after redo %d pixels differ from the edited frame", d)
+			}
+			// A stack that does not validate is refused and changes nothing.
+			bad := h.s.Stack().Clone()
+			bad.Layers[1].Rules[0].Softness = -1
+			if err := h.s.Apply("bad", bad); err == nil {
+				t.Error("a negative softness was accepted")
+			}
+			if h.s.UndoLabel() != "rock: min slope" {
+				t.Errorf("a refused edit reached the history: %q", h.s.UndoLabel())
+			}
+		})
+	}
+}
+
+// Latest state wins: a burst of 100 drag events ends in the last state with far fewer passes,
+// and the drag is one undoable step.
+func TestDragBurstCoalesces(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	statusBefore := h.count(EventStatus)
+	orig := h.s.Stack()
+	var last *stack.Stack
+	for k := 0; k < 100; k++ {
+		st := orig.Clone()
+		st.Layers[1].Rules[0].Min = stack.F(30 - 0.25*float64(k))
+		if err := h.s.Drag("rock: min slope", st); err != nil {
+			t.Fatal(err)
+		}
+		last = st
+	}
+	h.s.EndDrag()
+	h.waitFrame(h.s.Version())
+	passes := h.count(EventStatus) - statusBefore
+	if passes >= 50 {
+		t.Errorf("100 drag events took %d passes; latest-state-wins should need far fewer", passes)
+	}
+	if got := marshal(t, h.s.Stack()); !bytes.Equal(got, marshal(t, last)) {
+		t.Errorf("the drag ended in\n%s\nwant the last state\n%s", got, marshal(t, last))
+	}
+	if !h.s.Undo() || !bytes.Equal(marshal(t, h.s.Stack()), marshal(t, orig)) {
+		t.Error("one undo did not take the whole drag back")
+	}
+	t.Logf("100 drag events → %d passes", passes)
+}
+
+// The weights the session shows are the bake's: what it saves validates, reopens to the same
+// stack and channels, and equals `strata bake`'s weights for that stack and field.
+func TestSaveReopen(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: GPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 96, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	if err := h.s.NewMask("valley"); err != nil {
+		t.Fatal(err)
+	}
+	st := h.s.Stack().Clone()
+	snow := stack.NewLayer("snow")
+	snow.Rules = []stack.Rule{{Input: stack.InputHeight, Min: stack.F(6), Softness: 1, Jitter: 1},
+		{Input: stack.InputMask, Channel: "valley", Max: stack.F(0.5), Softness: 0.1}}
+	st.Layers = append(st.Layers, snow)
+	if err := h.s.Apply("add snow", st); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.BeginStroke(Brush{Target: "mask.valley", Radius: 600, Strength: 1, Falloff: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Stroke(-500, -500)
+	h.s.Stroke(500, 300)
+	h.s.EndStroke()
+	h.waitFrame(h.s.Version())
+	path := t.TempDir() + "/edited.terrainData"
+	if err := h.s.SaveAs(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if h.s.Modified() || h.s.Path() != path {
+		t.Errorf("after save: modified %v path %q", h.s.Modified(), h.s.Path())
+	}
+	l, err := bake.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(marshal(t, l.Stack), marshal(t, h.s.Stack())) {
+		t.Errorf("reopened stack differs")
+	}
+	mask := l.Field.Channels["mask.valley"]
+	if mask == nil {
+		t.Fatal("the painted mask was not saved")
+	}
+	painted := 0
+	for _, v := range mask.Data {
+		if v > 0.5 {
+			painted++
+		}
+	}
+	if painted < 100 {
+		t.Errorf("the saved mask has %d painted texels", painted)
+	}
+	ref := &bake.Landscape{Stack: l.Stack, Field: l.Field}
+	if _, err := bake.Evaluate(ctx, ref, bake.EvalOptions{CPU: true}); err != nil {
+		t.Fatal(err)
+	}
+	if eq, worst := bake.CompareWeights(ref.Weights, l.Weights); eq < 0.9999 || worst > 1 {
+		t.Errorf("saved weights vs the reference: %.5f equal, worst %d", eq, worst)
+	}
+	// Reopen in the session: the same stack and mask come back.
+	if err := h.s.OpenContainer(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	if h.s.Modified() || h.s.Name() != "edited" {
+		t.Errorf("reopened: modified %v name %q", h.s.Modified(), h.s.Name())
+	}
+}
