@@ -35,13 +35,13 @@ type pipeline struct {
 	passMu sync.Mutex
 
 	// Guarded by Session.mu.
-	drag     *dragState
-	stroke   *strokeState
-	fieldOps []fieldOp
-	dirty    *field.DirtySet // full-resolution weights tiles to evaluate
-	scatterAll bool          // every population's placement must be redone
-	layersDirty bool         // the viewport's layer table (tints, tiling)
-	atlasDirty  bool         // the atlas sheets (a layer's texture)
+	drag        *dragState
+	stroke      *strokeState
+	fieldOps    []fieldOp
+	dirty       *field.DirtySet // full-resolution weights tiles to evaluate
+	scatterAll  bool            // every population's placement must be redone
+	layersDirty bool            // the viewport's layer table (tints, tiling)
+	atlasDirty  bool            // the atlas sheets (a layer's texture)
 	cancel      context.CancelFunc
 	passIsFull  bool // the running pass evaluates at full resolution (cancellable by a stack edit)
 	status      Status

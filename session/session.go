@@ -250,11 +250,11 @@ func (s *Session) Channels() []string {
 
 // FieldInfo describes the ground for the panels: extent, grids, and the ranges sliders span.
 type FieldInfo struct {
-	Size, Origin   [2]float64
-	HeightW, HeightH int
+	Size, Origin       [2]float64
+	HeightW, HeightH   int
 	WeightsW, WeightsH int
-	Texel          [2]float64 // metres per height texel
-	HeightRange    [2]float64 // lowest and highest ground, metres
+	Texel              [2]float64 // metres per height texel
+	HeightRange        [2]float64 // lowest and highest ground, metres
 	// ChannelRange is each channel's lowest and highest stored value.
 	ChannelRange map[string][2]float64
 }
