@@ -79,6 +79,7 @@ func (s *Session) EndDrag() {
 	s.mu.Lock()
 	s.endDragLocked()
 	s.mu.Unlock()
+	s.rend.calm()
 	s.emit(Event{Kind: EventDocument})
 }
 

@@ -41,6 +41,8 @@ type Frame struct {
 	// coarse preview of a drag, not yet refined.
 	Version uint64
 	Draft   bool
+	// Refining says more evaluation of this state is under way (the status bar says so).
+	Refining bool
 	// Scale is the fraction of the viewport's size the image was drawn at (below 1 while the
 	// camera or a slider moves on a slow device).
 	Scale float64

@@ -50,6 +50,22 @@ const undoBlock = 64
 type block struct {
 	rect          image.Rectangle
 	before, after []float32
+	// changed is the bounding box of the texels that differ between before and after: an undo
+	// or a reload marks only the tiles it reaches.
+	changed image.Rectangle
+}
+
+// newBlock records rect's content before and after an edit, with the changed bounds.
+func newBlock(rect image.Rectangle, before, after []float32) block {
+	b := block{rect: rect, before: before, after: after}
+	w := rect.Dx()
+	for k := range before {
+		if before[k] != after[k] {
+			p := image.Pt(rect.Min.X+k%w, rect.Min.Y+k/w)
+			b.changed = b.changed.Union(image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))})
+		}
+	}
+	return b
 }
 
 // strokeOp is a finished stroke (or another edit of field data) as an undoable step.
@@ -183,6 +199,7 @@ func (s *Session) EndStroke() {
 		s.pipe.kick()
 	}
 	s.mu.Unlock()
+	s.rend.calm()
 	s.emit(Event{Kind: EventDocument, Message: st.op.name})
 }
 
@@ -335,7 +352,7 @@ func (o *endStrokeOp) apply(p *pipeline) (fieldChange, error) {
 	})
 	for _, k := range keys {
 		r := blockRect(k, w, h)
-		o.rec.blocks = append(o.rec.blocks, block{rect: r, before: o.rec.touched[k], after: readBlock(r, w, get)})
+		o.rec.blocks = append(o.rec.blocks, newBlock(r, o.rec.touched[k], readBlock(r, w, get)))
 	}
 	o.rec.touched = nil
 	return fieldChange{}, nil
@@ -366,7 +383,7 @@ func (o *restoreOp) apply(p *pipeline) (fieldChange, error) {
 				k++
 			}
 		}
-		all = all.Union(b.rect)
+		all = all.Union(b.changed)
 	}
 	return fieldChange{target: o.rec.brush.Target, rect: all}, nil
 }

@@ -389,12 +389,13 @@ func (s *Session) Status() Status {
 	return out
 }
 
-// shownFrame says what the viewport shows now (for frame events).
-func (p *pipeline) shownFrame() (uint64, bool) {
+// shownFrame says what the viewport shows now (for frame events): the version, whether it is a
+// draft, and whether more evaluation is coming.
+func (p *pipeline) shownFrame() (version uint64, draft, refining bool) {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return p.status.Shown, p.showing.draft
+	return p.status.Shown, p.showing.draft, p.status.Refining
 }
 
 // stackGeometryEqual reports whether two stacks place the same geometry (only gradientStep does).

@@ -76,6 +76,15 @@ func (r *renderLoop) request(interactive bool) {
 	r.cond.Signal()
 }
 
+// calm ends interactive mode at once (a drag was released): the next frame is full resolution.
+func (r *renderLoop) calm() {
+	r.mu.Lock()
+	r.interactive = time.Time{}
+	r.want = true
+	r.cond.Signal()
+	r.mu.Unlock()
+}
+
 // settled draws the full-resolution frame after an interactive change came to rest.
 func (r *renderLoop) settled() {
 	r.mu.Lock()
@@ -101,7 +110,7 @@ func (r *renderLoop) run() {
 	defer close(r.done)
 	var last *image.RGBA
 	var lastVersion uint64
-	var lastDraft bool
+	var lastDraft, lastRefining bool
 	for {
 		r.mu.Lock()
 		for !r.want && !r.stopped {
@@ -125,7 +134,7 @@ func (r *renderLoop) run() {
 		if !r.s.Loaded() {
 			continue
 		}
-		version, draft := r.s.pipe.shownFrame()
+		version, draft, refining := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()
 		if vw, vh := r.s.view.Size(); vw != w || vh != h {
 			if err := r.s.view.Resize(w, h); err != nil {
@@ -151,11 +160,11 @@ func (r *renderLoop) run() {
 			}
 			r.mu.Unlock()
 		}
-		if img == last && version == lastVersion && draft == lastDraft {
+		if img == last && version == lastVersion && draft == lastDraft && refining == lastRefining {
 			continue // nothing new to show
 		}
-		last, lastVersion, lastDraft = img, version, draft
-		r.s.emit(Event{Kind: EventFrame, Frame: &Frame{Image: img, Version: version, Draft: draft, Scale: scale, Stats: stats, At: r.s.now()}})
+		last, lastVersion, lastDraft, lastRefining = img, version, draft, refining
+		r.s.emit(Event{Kind: EventFrame, Frame: &Frame{Image: img, Version: version, Draft: draft, Refining: refining, Scale: scale, Stats: stats, At: r.s.now()}})
 		if animating {
 			time.AfterFunc(33*time.Millisecond, func() { r.request(false) })
 		}

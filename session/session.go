@@ -301,7 +301,11 @@ func (s *Session) Camera() viewport.Camera { return s.view.Camera() }
 // be drawn at a reduced resolution until it stops.
 func (s *Session) SetCamera(c viewport.Camera, interactive bool) {
 	s.view.SetCamera(c)
-	s.rend.request(interactive)
+	if interactive {
+		s.rend.request(true)
+	} else {
+		s.rend.calm()
+	}
 }
 
 // FitCamera frames the whole field (orbit or map).

@@ -385,7 +385,7 @@ func diffBlocks(target string, a, b []float32, w, h int) *strokeRec {
 				continue
 			}
 			get := func(src []float32) func(int) float32 { return func(k int) float32 { return src[k] } }
-			rec.blocks = append(rec.blocks, block{rect: r, before: readBlock(r, w, get(a)), after: readBlock(r, w, get(b))})
+			rec.blocks = append(rec.blocks, newBlock(r, readBlock(r, w, get(a)), readBlock(r, w, get(b))))
 		}
 	}
 	if len(rec.blocks) == 0 {

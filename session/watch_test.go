@@ -1,0 +1,144 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"strata/field"
+)
+
+func writeF32(t *testing.T, path string, g *field.Grid) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := field.EncodeF32(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil { // as editors save: a new file renamed over
+		t.Fatal(err)
+	}
+}
+
+// A heightmap rewritten by another program is reloaded as one undoable step, and only the tiles
+// whose texels changed are evaluated again; a corrupt rewrite is an error that keeps the data.
+func TestWatchReloadsChangedTiles(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "h.f32")
+	g := field.SampleDunesSized(128).Height
+	writeF32(t, src, g)
+	size := [2]float64{512, 512}
+	if err := h.s.OpenHeightmap(ctx, src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{128, 128}}, Size: &size}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	before := h.waitFrame(h.s.Version())
+	if tiles := h.s.Status().Last.Tiles; tiles != 16 {
+		t.Fatalf("the first pass evaluated %d tiles, want all 16", tiles)
+	}
+	// Raise a 10×10 block well inside tile (1, 1) (texels 32..63) into a steep mound.
+	mod := g.Clone()
+	for j := 40; j < 50; j++ {
+		for i := 40; i < 50; i++ {
+			mod.Set(i, j, mod.At(i, j)+40)
+		}
+	}
+	writeF32(t, src, mod)
+	deadline := time.Now().Add(20 * time.Second)
+	for h.count(EventReloaded) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload within 20 s of the heightmap changing")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	after := h.waitFrame(h.s.Version())
+	if tiles := h.s.Status().Last.Tiles; tiles < 1 || tiles > 4 {
+		t.Errorf("the reload re-evaluated %d tiles; the change touches 1 (up to 4 with the slope's reach)", tiles)
+	}
+	if d := diffPixels(before.Image, after.Image); d == 0 {
+		t.Error("the reloaded heightmap changed nothing on screen")
+	}
+	if got := h.s.Field().HeightRange[1]; got < float64(g.Data[45*128+45])+39 {
+		t.Errorf("height range top %v: the mound did not arrive", got)
+	}
+	if h.s.UndoLabel() != "Reload h.f32" {
+		t.Fatalf("undo label %q", h.s.UndoLabel())
+	}
+	h.s.Undo()
+	back := h.waitFrame(h.s.Version())
+	if d := diffPixels(before.Image, back.Image); d != 0 {
+		t.Errorf("undo of the reload: %d pixels differ from before", d)
+	}
+	// A truncated file is refused; the landscape keeps its data.
+	errsBefore := h.count(EventError)
+	if err := os.WriteFile(src, []byte("not a heightmap"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for h.count(EventError) == errsBefore {
+		if time.Now().After(deadline) {
+			t.Fatal("a corrupt rewrite gave no error")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if h.s.Field().HeightW != 128 {
+		t.Error("the corrupt file replaced the field")
+	}
+}
+
+// Our own saves are not reloads; another program's edit of the container's stack.yaml is, as
+// one undoable step.
+func TestWatchContainer(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 64, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "w.terrainData")
+	if err := h.s.SaveAs(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 2; k++ {
+		if err := h.s.Save(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(3 * debounce)
+	if n := h.count(EventReloaded); n != 0 {
+		t.Fatalf("our own saves caused %d reloads", n)
+	}
+	st, err := stackLoad(filepath.Join(path, "stack.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Layers[1].Rules[0].Min = floatPtr(25)
+	if err := stackSave(st, filepath.Join(path, "stack.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for h.count(EventReloaded) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload after stack.yaml changed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := *h.s.Stack().Layers[1].Rules[0].Min; got != 25 {
+		t.Errorf("rock min after reload %v, want 25", got)
+	}
+	if !h.s.Undo() || *h.s.Stack().Layers[1].Rules[0].Min != 18 {
+		t.Error("undo did not take the reload back")
+	}
+}
