@@ -77,7 +77,7 @@ func TestValidateRefuses(t *testing.T) {
 				}
 				return nil
 			})
-		}, "height.texture/data.exr", "height", "1 texel(s) of height are NaN or infinite, first at (2,3)", false},
+		}, "height.texture/data.exr", "height", "1 texel(s) are invalid, first at (2,3): R is NaN (values must be finite)", false},
 		{"heightRange too narrow", manifest(func(m *Manifest) { m.HeightRange = [2]float64{0, 1} }), ManifestFile, "heightRange", "does not contain", false},
 		{"absolute child", manifest(func(m *Manifest) { m.Holes = "/tmp/holes.texture" }), ManifestFile, "holes", "not a relative", false},
 		{"dotdot child", func(t *testing.T, p string) {

@@ -46,6 +46,9 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
+	if e.Path == "" { // the caller names the file itself
+		return fmt.Sprintf("%s, not a regular file: only regular files are read", kind(e.Mode))
+	}
 	return fmt.Sprintf("%s is %s, not a regular file: only regular files are read", e.Path, kind(e.Mode))
 }
 
@@ -95,7 +98,32 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("%d bytes, more than the %d this file may hold", e.Size, e.Limit)
+	}
 	return fmt.Sprintf("%s is %d bytes, more than the %d this file may hold", e.Path, e.Size, e.Limit)
+}
+
+// Unnamed returns err without the path it names, for a caller whose message names the file
+// already ("terrain.yaml: a FIFO (named pipe), not a regular file"); other errors pass through,
+// and an *fs.PathError gives its cause.
+func Unnamed(err error) error {
+	var nr *NotRegularError
+	var le *LimitError
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &nr):
+		c := *nr
+		c.Path = ""
+		return &c
+	case errors.As(err, &le):
+		c := *le
+		c.Path = ""
+		return &c
+	case errors.As(err, &pe):
+		return pe.Err
+	}
+	return err
 }
 
 // Unwrap lets errors.Is(err, ErrTooLarge) match.
