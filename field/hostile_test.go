@@ -134,4 +134,3 @@ func FuzzImportEXR(f *testing.F) {
 	)
 	f.Fuzz(func(t *testing.T, b []byte) { fuzzImport(t, b, ".exr") })
 }
-
