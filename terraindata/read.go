@@ -233,7 +233,33 @@ type badValues struct {
 }
 
 // Stream opens the child's payload for reading block by block.
-func (r *Ref) Stream() (*Stream, error) {
+func (r *Ref) Stream() (*Stream, error) { return r.stream(nil) }
+
+// Copy writes the child's payload file to w byte for byte while streaming it through every check
+// Stream makes, so an export copies only a payload a reader would load (a truncated control PNG
+// is refused, not copied with exit 0). On error w holds a partial copy the caller discards.
+func (r *Ref) Copy(w io.Writer) (TextureInfo, error) {
+	s, err := r.stream(w)
+	if err != nil {
+		return TextureInfo{}, err
+	}
+	defer s.Close()
+	for {
+		_, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return TextureInfo{}, err
+		}
+	}
+	if _, err := io.Copy(w, s.f); err != nil { // what the decoder did not need to read
+		return TextureInfo{}, s.fail(err)
+	}
+	return s.Info, nil
+}
+
+func (r *Ref) stream(tee io.Writer) (*Stream, error) {
 	d, err := r.dir()
 	if err != nil {
 		return nil, err
@@ -253,7 +279,11 @@ func (r *Ref) Stream() (*Stream, error) {
 	if s.f, s.size, err = safeio.Open(real); err != nil {
 		return nil, s.fail(err)
 	}
-	if err := s.header(); err != nil {
+	var src io.Reader = s.f
+	if tee != nil {
+		src = io.TeeReader(s.f, tee)
+	}
+	if err := s.header(src); err != nil {
 		s.f.Close()
 		return nil, s.fail(err)
 	}
@@ -263,16 +293,16 @@ func (r *Ref) Stream() (*Stream, error) {
 func (s *Stream) fail(err error) error { return childErr(s.File, s.field, err) }
 
 // header reads the payload's header and checks it against texture.yaml.
-func (s *Stream) header() error {
+func (s *Stream) header(src io.Reader) error {
 	var w, h int
 	if s.Info.Format == RGBA8 {
-		pr, err := newPNGRows(s.f)
+		pr, err := newPNGRows(src)
 		if err != nil {
 			return err
 		}
 		s.pr, w, h = pr, pr.w, pr.h
 	} else {
-		er, err := exr.NewReader(s.f)
+		er, err := exr.NewReader(src)
 		if err != nil {
 			return err
 		}

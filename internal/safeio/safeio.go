@@ -2,7 +2,9 @@
 // a container's manifest, texture.yaml and payloads — the one way that cannot hang or exhaust
 // memory: only regular files (after symlinks) are opened, so a FIFO, /dev/zero or a symlink to a
 // device is refused by name before any read, and whole-file reads carry a byte limit the caller
-// derives from what the file may hold.
+// derives from what the file may hold. Outputs go the other safe way: written beside their
+// destination and renamed over it when complete (Create), never inside what is being read
+// (Within).
 package safeio
 
 import (

@@ -68,3 +68,56 @@ func TestReadFileLimit(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+func TestAtomicFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.png")
+	os.WriteFile(p, []byte("old"), 0o644)
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("half")
+	f.Abort()
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("aborted write changed the file: %q", b)
+	}
+	f, _ = Create(p)
+	f.WriteString("new")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // after commit: nothing
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("committed %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+}
+
+func TestWithin(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "c.terrainData")
+	os.MkdirAll(filepath.Join(root, "height.texture"), 0o755)
+	link := filepath.Join(dir, "alias")
+	os.Symlink(root, link)
+	for _, tc := range []struct {
+		p    string
+		want bool
+	}{
+		{filepath.Join(root, "height.texture", "data.exr"), true},
+		{root, true},
+		{filepath.Join(link, "new", "deeper.r16"), true},
+		{filepath.Join(root, "..", "c.terrainData", "x"), true},
+		{filepath.Join(dir, "c.terrainData2", "x"), false},
+		{filepath.Join(dir, "out.png"), false},
+	} {
+		if got, err := Within(root, tc.p); err != nil || got != tc.want {
+			t.Errorf("Within(%s) = %v, %v; want %v", tc.p, got, err, tc.want)
+		}
+	}
+}
