@@ -315,3 +315,21 @@ func FuzzTextureInfo(f *testing.F) {
 		}
 	})
 }
+
+// TestSaveOverDeviceManifest: saving over a container whose terrain.yaml is a FIFO refuses at once
+// instead of blocking on the read of the old guid.
+func TestSaveOverDeviceManifest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.terrainData")
+	saveFixture(t, path, fixture{w: 4, h: 4})
+	mkfifo(t, filepath.Join(path, ManifestFile))
+	done := make(chan error, 1)
+	go func() { _, err := saveFixtureFrom(path, fixture{w: 4, h: 4}, "", nil); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, safeio.ErrNotRegular) {
+			t.Errorf("got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("save hung")
+	}
+}
