@@ -17,14 +17,20 @@ import (
 // No problem means info, render, export and Open all load the container.
 func Validate(path string) terraindata.Problems {
 	probs := terraindata.Problems(terraindata.Validate(path))
-	if len(probs) > 0 {
-		return probs // the manifest or a payload is broken: the checks below would repeat it
-	}
 	c, err := terraindata.Open(path)
-	if err != nil {
-		return terraindata.Problems{{File: path, Msg: err.Error()}}
+	if err != nil || len(c.Check()) > 0 {
+		return probs // the manifest itself is broken: Validate listed why
 	}
-	return containerProblems(c)
+	seen := map[string]bool{}
+	for _, p := range probs {
+		seen[p.String()] = true
+	}
+	for _, p := range containerProblems(c) {
+		if !seen[p.String()] {
+			probs = append(probs, p)
+		}
+	}
+	return probs
 }
 
 // CheckContainer returns what would stop a reader of c before any payload is read: the manifest's

@@ -326,3 +326,45 @@ func FuzzPNGRows(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPNGPayload compares the row decoder validate and the readers use with image/png (plus
+// the NRGBA conversion the old reader did) on a 2048² control written as the bake writes it:
+// `go test ./terraindata -run '^$' -bench PNGPayload`.
+func BenchmarkPNGPayload(b *testing.B) {
+	const n = 2048
+	img := controlImage(n, n, 5)
+	for i := range img.Pix { // vary every byte a little so zlib has work, as real weights do
+		if i%4 < 2 {
+			img.Pix[i] ^= byte(i * 7919 >> 9 & 7)
+		}
+	}
+	var enc bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&enc, img); err != nil {
+		b.Fatal(err)
+	}
+	data := enc.Bytes()
+	b.Run("pngRows stream", func(b *testing.B) {
+		b.SetBytes(int64(n * n * 4))
+		for range b.N {
+			p, err := newPNGRows(bytes.NewReader(data))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				if _, err := p.next(); err == io.EOF {
+					break
+				} else if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("image/png whole", func(b *testing.B) {
+		b.SetBytes(int64(n * n * 4))
+		for range b.N {
+			if _, err := stdNRGBA(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -464,7 +464,9 @@ func (c *Container) File(rel, field string) (string, error) {
 	if err := checkRel(rel); err != nil {
 		return "", &ChildError{File: p, Field: field, Err: fmt.Errorf("path %w", err)}
 	}
-	if _, err := os.Lstat(p); err != nil {
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return "", &ChildError{File: p, Field: field, Err: errors.New("named child is absent")}
+	} else if err != nil {
 		return "", childErr(p, field, err)
 	}
 	real, err := resolveIn(c.readDir, p)

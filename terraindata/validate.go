@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"strata/internal/safeio"
 )
 
 // Problem is one reason a container is refused, naming the file and the manifest field so the
@@ -138,7 +136,7 @@ func (v *validator) run() {
 		}
 		ref := c.ref(ch.role, ch.field, ch.rel)
 		if ch.format == "" {
-			v.plainFile(ref)
+			v.plainFile(c, ref)
 			continue
 		}
 		if info, ok := v.texture(ref, ch.format, m); ok {
@@ -149,19 +147,11 @@ func (v *validator) run() {
 	v.sizes(m, got)
 }
 
-// plainFile checks a child that is a file (stack.yaml): present, inside, regular.
-func (v *validator) plainFile(ref *Ref) {
-	if _, err := os.Lstat(ref.Dir); err != nil {
-		v.add(ref.Dir, ref.Field, "named child is absent")
-		return
-	}
-	real, err := resolveIn(ref.root, ref.Dir)
-	if err != nil {
-		v.add(ref.Dir, ref.Field, "%v", err)
-		return
-	}
-	if _, err := safeio.Stat(real); err != nil {
-		v.add(ref.Dir, ref.Field, "%v", err)
+// plainFile checks a child that is a file (stack.yaml) exactly as readers resolve it
+// (Container.File): present, inside, regular.
+func (v *validator) plainFile(c *Container, ref *Ref) {
+	if _, err := c.File(ref.Rel, ref.Field); err != nil {
+		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
 	}
 }
 

@@ -12,19 +12,7 @@ import (
 // TestValidateRefuses builds each broken container on disk (a good one, then broken the way a
 // hand edit, a crash or a bad tool would) and expects Validate to name the file, field and cause.
 func TestValidateRefuses(t *testing.T) {
-	manifest := func(edit func(m *Manifest)) func(t *testing.T, p string) {
-		return func(t *testing.T, p string) {
-			mf := filepath.Join(p, ManifestFile)
-			b, _ := os.ReadFile(mf)
-			m, err := DecodeManifest(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			edit(m)
-			b, _ = m.Encode()
-			os.WriteFile(mf, b, 0o644)
-		}
-	}
+	manifest := editManifest
 	raw := func(s string) func(t *testing.T, p string) {
 		return func(t *testing.T, p string) { os.WriteFile(filepath.Join(p, ManifestFile), []byte(s), 0o644) }
 	}
