@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 
 	"strata/bake"
+	"strata/field"
 	"strata/progress"
 )
 
@@ -137,6 +139,11 @@ func (o *bakeOptions) sources() (bake.Sources, error) {
 		sz, err := parsePair("height-size", o.heightSize, "x")
 		if err != nil {
 			return src, err
+		}
+		for _, v := range sz { // before converting: 1e19 used to wrap to a negative grid
+			if v != math.Trunc(v) || v < 1 || v > field.MaxSide {
+				return src, usageErr{fmt.Errorf("--height-size %q: want whole texel counts 1..%d per side", o.heightSize, field.MaxSide)}
+			}
 		}
 		src.Import.Size = [2]int{int(sz[0]), int(sz[1])}
 	}

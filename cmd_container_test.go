@@ -37,8 +37,10 @@ func buildContainer(t *testing.T) (string, *terraindata.HeightGrid) {
 		c.SetChild("holes", "holes.texture")
 		for i := 0; i < 2; i++ {
 			img := image.NewNRGBA(image.Rect(0, 0, 5, 4))
-			for k := 0; k < 20; k++ {
-				img.Pix[4*k+i] = 255
+			for k := 0; k < 20; k++ { // even texels all sand (control0.R), odd all ice (control1.G)
+				if (k%2 == 0) == (i == 0) {
+					img.Pix[4*k+i] = 255
+				}
 			}
 			name := []string{"control0.texture", "control1.texture"}[i]
 			if _, err := terraindata.WriteTextureRGBA8(filepath.Join(dir, name), img, terraindata.Linear); err != nil {
@@ -154,7 +156,7 @@ func TestExportCommand(t *testing.T) {
 		if !ok {
 			t.Fatalf("control%d decodes as %T", i, img)
 		}
-		if px := n.NRGBAAt(2, 1); (i == 0 && px.R != 255) || (i == 1 && px.G != 255) || px.A != 0 {
+		if px := n.NRGBAAt(1+i, 1); (i == 0 && px.R != 255) || (i == 1 && px.G != 255) || px.A != 0 {
 			t.Errorf("control%d texel = %v", i, px)
 		}
 	}

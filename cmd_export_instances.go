@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
 	"strata/bake"
+	"strata/internal/safeio"
 	"strata/terraindata"
 )
 
@@ -42,8 +44,9 @@ func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) er
 		return err
 	}
 	idx := instanceIndex{Format: "column-major 4x4 float32 matrices, little-endian, 64 bytes per instance; column 3 is the translation (x, y, z, 1)"}
-	for _, p := range pops {
-		file := strings.NewReplacer("/", "_", "\\", "_", " ", "_").Replace(p.Name) + ".f32"
+	files := instanceFiles(pops)
+	for i, p := range pops {
+		file := files[i]
 		if err := writeFloats(filepath.Join(dir, file), p.Matrices); err != nil {
 			return err
 		}
@@ -55,30 +58,61 @@ func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) er
 		return err
 	}
 	ip := filepath.Join(dir, "index.yaml")
-	if err := os.WriteFile(ip, b, 0o644); err != nil {
+	f, err := safeio.Create(ip)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(b); err != nil {
+		return fmt.Errorf("writing %s: %w", ip, err)
+	}
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d populations)\n", ip, len(pops))
 	return nil
 }
 
+// instanceFiles names each population's file: its name with anything but letters, digits, '_'
+// and '-' as '_', plus ".f32". Two populations whose names clean to one file ("a/b" and "a_b",
+// or names differing only in case, one file on macOS and Windows) get "_2", "_3" … in order, so
+// no population's instances overwrite another's; index.yaml says which file is whose.
+func instanceFiles(pops []*bake.PlacedPopulation) []string {
+	used := map[string]bool{}
+	out := make([]string, len(pops))
+	for i, p := range pops {
+		base := strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return r
+			}
+			return '_'
+		}, p.Name)
+		name := base
+		for k := 2; used[strings.ToLower(name)]; k++ {
+			name = fmt.Sprintf("%s_%d", base, k)
+		}
+		used[strings.ToLower(name)] = true
+		out[i] = name + ".f32"
+	}
+	return out
+}
+
 func writeFloats(path string, v []float32) error {
-	f, err := os.Create(path)
+	f, err := safeio.Create(path)
 	if err != nil {
 		return err
 	}
+	defer f.Abort()
 	w := bufio.NewWriter(f)
 	var b [4]byte
 	for _, x := range v {
 		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
 		if _, err := w.Write(b[:]); err != nil {
-			f.Close()
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return f.Close()
+	return f.Commit()
 }

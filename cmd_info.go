@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"strata/bake"
 	"strata/terraindata"
 )
 
@@ -18,7 +19,9 @@ func init() {
 
 Prints the placement (size, origin, height range), the layer table with each layer's control
 texture and channel, every child with its format and size, the stored field channels and the
-scatter populations. Opening the container first recovers an interrupted save.`,
+scatter populations. Opening the container first recovers an interrupted save. The manifest and
+stack are checked as every reader checks them: problems are listed on stderr and the exit status is
+1 (strata validate also decodes every payload).`,
 		run: runInfo,
 	})
 }
@@ -33,13 +36,27 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "strata info: %v\n", err)
 		return exitFail
 	}
-	printInfo(stdout, ct)
+	unreadable := printInfo(stdout, ct)
+	probs := bake.CheckContainer(ct)
+	for _, p := range probs {
+		fmt.Fprintln(stderr, p.String())
+	}
+	for _, err := range unreadable {
+		fmt.Fprintln(stderr, strings.TrimPrefix(err.Error(), "terraindata: "))
+	}
+	if n := len(probs) + len(unreadable); n > 0 {
+		fmt.Fprintf(stderr, "strata info: %s: %d problem(s); no reader will load it\n", args[0], n)
+		return exitFail
+	}
 	return exitOK
 }
 
 var channelNames = [4]string{"R", "G", "B", "A"}
 
-func printInfo(w io.Writer, ct *terraindata.Container) {
+// printInfo prints the landscape and returns the children it could not open: a texture.yaml or a
+// payload header that no reader would get past (info reads headers, not pixels).
+func printInfo(w io.Writer, ct *terraindata.Container) []error {
+	var unreadable []error
 	m := ct.Manifest()
 	p := ct.Placement()
 	fmt.Fprintf(w, "%s\n", ct.Path())
@@ -86,11 +103,14 @@ func printInfo(w io.Writer, ct *terraindata.Container) {
 		if r == nil {
 			continue
 		}
-		info, err := r.Info()
+		s, err := r.Stream()
 		if err != nil {
-			fmt.Fprintf(tw, "  %s\t%s\tunreadable: %v\n", r.Role, r.Rel, err)
+			fmt.Fprintf(tw, "  %s\t%s\tunreadable\n", r.Role, r.Rel)
+			unreadable = append(unreadable, err)
 			continue
 		}
+		s.Close()
+		info := s.Info
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%dx%d\t%s\n", r.Role, r.Rel, info.Format, info.Width, info.Height, info.ColorSpace)
 	}
 	if m.Holes == "" {
@@ -112,4 +132,5 @@ func printInfo(w io.Writer, ct *terraindata.Container) {
 		}
 		tw.Flush()
 	}
+	return unreadable
 }

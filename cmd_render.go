@@ -1,18 +1,19 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"image/png"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"strata/bake"
 	"strata/field"
 	"strata/gpu"
+	"strata/internal/safeio"
 	"strata/terraindata"
 	"strata/viewport"
 )
@@ -23,8 +24,10 @@ func init() {
 		summary: "render a viewport frame of a landscape to a PNG, headless",
 		usage: `usage: strata render PATH.terrainData --out F.png [--size 1280x720] [--view orbit|top]
 
-  --out F.png     where the frame is written (required)
-  --size WxH      image size in pixels (default 1280x720)
+  --out F.png     where the frame is written (required; written whole or not at all, never
+                  inside the container)
+  --size WxH      image size in pixels (default 1280x720; sides 1..8192, the texture size every
+                  WebGPU device supports)
   --view orbit    perspective from the south-east at about 35° framing the whole field (default)
   --view top      top-down map covering the field (image row 0 toward minimum Z)`,
 		run: runRender,
@@ -59,6 +62,10 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// maxRenderSide is the largest --size side: WebGPU's guaranteed maxTextureDimension2D (8192), so
+// a frame renders on every device, and an 8192² frame's readback is 256 MiB (docs/limits.md).
+const maxRenderSide = 8192
+
 func parseSize(s string) (int, int, error) {
 	a, b, ok := strings.Cut(strings.ToLower(s), "x")
 	if !ok {
@@ -66,8 +73,8 @@ func parseSize(s string) (int, int, error) {
 	}
 	w, err1 := strconv.Atoi(a)
 	h, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || w < 1 || h < 1 || w > 16384 || h > 16384 {
-		return 0, 0, fmt.Errorf("%q is not WxH with sides 1..16384", s)
+	if err1 != nil || err2 != nil || w < 1 || h < 1 || w > maxRenderSide || h > maxRenderSide {
+		return 0, 0, fmt.Errorf("%q is not WxH with sides 1..%d", s, maxRenderSide)
 	}
 	return w, h, nil
 }
@@ -76,6 +83,12 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	c, err := terraindata.Open(path)
 	if err != nil {
 		return err
+	}
+	if err := checkOutput(path, out, "--out"); err != nil {
+		return err
+	}
+	if probs := bake.CheckContainer(c); len(probs) > 0 {
+		return fmt.Errorf("%s cannot be rendered:\n%w", path, probs)
 	}
 	scene, err := viewport.SceneFromContainer(c)
 	if err != nil {
@@ -130,16 +143,20 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(out)
+	f, err := safeio.Create(out)
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
+	defer f.Abort()
+	bw := bufio.NewWriter(f)
+	if err := png.Encode(bw, img); err != nil {
 		return fmt.Errorf("render: %s: %w", out, err)
 	}
-	if err := f.Close(); err != nil {
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("render: %s: %w", out, err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("render: %w", err)
 	}
 	st := r.Stats()
 	fmt.Fprintf(stdout, "%s: %dx%d %s view, %d chunks, %d triangles, %.1f ms (%s)\n",

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"strata/terraindata"
+	"strata/bake"
 )
 
 func init() {
@@ -13,9 +13,12 @@ func init() {
 		summary: "check a landscape the way the publish gate does; list every problem",
 		usage: `usage: strata validate PATH.terrainData
 
-Exits 0 when the container is valid. Otherwise prints every problem on stderr, one a line, as
-FILE: FIELD: what is wrong, and exits 1. Validation only reads; it does not repair a container
-an interrupted save left behind (opening it, for example with strata info, does).`,
+Exits 0 when the container is valid: info, render, export and the editor can then load it. Every
+payload is decoded (block by block, never whole), every child path must stay inside the container,
+and the stack, scatter and weights must be what a re-bake and the readers expect. Otherwise prints
+every problem on stderr, one a line, as FILE: FIELD: what is wrong, and exits 1. Validation only
+reads; it does not repair a container an interrupted save left behind (opening it, for example with
+strata info, does). docs/limits.md lists every limit it enforces.`,
 		run: runValidate,
 	})
 }
@@ -26,7 +29,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return usageError(c, stderr, "want exactly one PATH.terrainData")
 	}
 	path := args[0]
-	probs := terraindata.Validate(path)
+	probs := bake.Validate(path)
 	if len(probs) == 0 {
 		fmt.Fprintf(stdout, "%s: valid\n", path)
 		return exitOK

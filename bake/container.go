@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"strata/field"
+	"strata/internal/safeio"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -50,17 +51,14 @@ type Population struct {
 	Count    int
 }
 
-// childName turns a channel name into its child folder: "mask.snow" → "mask_snow.texture".
-func childName(prefix, name string) string {
-	r := strings.NewReplacer(".", "_", "/", "_", "\\", "_", " ", "_")
-	return prefix + r.Replace(name) + ".texture"
-}
-
 // Write saves l as the terrainData container at path, atomically (terraindata.Save): the old
 // container stays until the new one is complete and valid. Re-baking the same path keeps its guid.
 func Write(path string, l *Landscape) error {
 	if l.Weights == nil || l.Field == nil || (l.Stack == nil && l.Baked == nil) {
 		return fmt.Errorf("bake: write %s: nothing evaluated", path)
+	}
+	if _, _, err := l.childNames(); err != nil {
+		return fmt.Errorf("%w (not writing %s)", err, path)
 	}
 	c := terraindata.New()
 	c.SetGUID(l.GUID)
@@ -124,8 +122,12 @@ func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 		return err
 	}
 
+	chans, popChildren, err := l.childNames()
+	if err != nil {
+		return err
+	}
 	for name, g := range f.Channels {
-		child := childName("", name)
+		child := chans[name]
 		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, g.W, g.H, g.Data); err != nil {
 			return err
 		}
@@ -135,8 +137,8 @@ func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 	}
 
 	var pops []terraindata.Population
-	for _, p := range l.Scatter {
-		child := childName("scatter_", p.Name)
+	for i, p := range l.Scatter {
+		child := popChildren[i]
 		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, p.Density.W, p.Density.H, p.Density.Data); err != nil {
 			return err
 		}
@@ -204,6 +206,7 @@ func (l *Landscape) copySources(dir string) (*stack.Stack, []terraindata.Layer, 
 	s := *l.Stack
 	s.Layers = append([]stack.Layer(nil), l.Stack.Layers...)
 	layers := make([]terraindata.Layer, len(s.Layers))
+	used := map[string]bool{}
 	for i := range s.Layers {
 		ly := &s.Layers[i]
 		for _, m := range []struct {
@@ -217,7 +220,16 @@ func (l *Landscape) copySources(dir string) (*stack.Stack, []terraindata.Layer, 
 			if !filepath.IsAbs(src) {
 				src = filepath.Join(l.StackDir, src)
 			}
-			rel := "textures/" + strings.ReplaceAll(childName("", ly.Name+"_"+m.role), ".texture", "") + strings.ToLower(filepath.Ext(src))
+			_, format, err := terraindata.CheckSourceImage(src)
+			if err != nil {
+				return nil, nil, fmt.Errorf("bake: layers[%d] %q %s: %w", i, ly.Name, m.role, err)
+			}
+			base := strings.TrimSuffix(childName("", ly.Name+"_"+m.role), ".texture")
+			if used[strings.ToLower(base)] { // "a.b" and "a_b" clean to one name: keep both maps
+				base += fmt.Sprintf("_%d", i)
+			}
+			used[strings.ToLower(base)] = true
+			rel := "textures/" + base + "." + format
 			if err := copyFile(src, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
 				return nil, nil, fmt.Errorf("bake: layers[%d] %q %s: %w", i, ly.Name, m.role, err)
 			}
@@ -229,12 +241,17 @@ func (l *Landscape) copySources(dir string) (*stack.Stack, []terraindata.Layer, 
 	return &s, layers, nil
 }
 
+// copyFile copies a source map into the container being written: a regular file only (a FIFO or
+// /dev/zero named as a texture would otherwise fill the disk), at most MaxSourceBytes.
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, size, err := safeio.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	if size > terraindata.MaxSourceBytes {
+		return fmt.Errorf("%s is %d bytes, more than the %d a layer texture may be", src, size, int64(terraindata.MaxSourceBytes))
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -242,7 +259,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, io.LimitReader(in, terraindata.MaxSourceBytes)); err != nil {
 		out.Close()
 		return err
 	}

@@ -38,6 +38,9 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 	if l.Geometry, err = NewGeometry(l.Stack, l.Field, o.Resolution); err != nil {
 		return "", err
 	}
+	if err := l.checkMemory(); err != nil {
+		return "", err
+	}
 	l.Weights = nil
 	if !o.CPU {
 		g := o.GPU

@@ -25,10 +25,18 @@ type Baked struct {
 // container), the weights (its controls), the populations' densities and placement parameters,
 // and its guid. A container with no stack opens with Stack nil and Baked set: its weights can be
 // shown and saved again, not re-evaluated. Open reads only; it never changes the disk.
+//
+// Every read goes through the container's checks: CheckContainer first (every problem of the
+// manifest and the stack, listed at once), then each child through its terraindata.Ref —
+// contained, regular, bounded, checked against texture.yaml and its role. A broken container
+// returns an error naming the file and field and no Landscape, so the editor keeps what it had.
 func Open(path string) (*Landscape, error) {
 	c, err := terraindata.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	if probs := CheckContainer(c); len(probs) > 0 {
+		return nil, fmt.Errorf("bake: %s cannot be opened:\n%w", path, probs)
 	}
 	m := c.Manifest()
 	h, err := ContainerHeight(c)
@@ -51,28 +59,25 @@ func Open(path string) (*Landscape, error) {
 	for _, name := range names {
 		g, err := readR32F(c.Channel(name), h.W, h.H)
 		if err != nil {
-			return nil, fmt.Errorf("bake: %s: channel %q: %w", path, name, err)
+			return nil, err
 		}
 		if err := f.AddChannel(name, g); err != nil {
-			return nil, fmt.Errorf("bake: %s: %w", path, err)
+			return nil, fmt.Errorf("bake: %s: channels.%s: %w", path, name, err)
 		}
 	}
 	if m.Stack != "" {
-		if l.Stack, err = stack.Load(filepath.Join(path, filepath.FromSlash(m.Stack))); err != nil {
+		if l.Stack, _, err = containerStack(c, &m); err != nil {
 			return nil, err
 		}
 	} else {
 		l.Baked = &Baked{Layers: m.Layers, Atlas: m.Atlas, From: path}
 	}
-	resolution := 0.0
 	if l.Weights, err = containerWeights(c); err != nil {
 		return nil, err
 	}
-	if l.Weights != nil && l.Weights.W > 0 {
+	resolution := 0.0
+	if l.Weights != nil && (l.Weights.W != h.W || l.Weights.H != h.H) {
 		resolution = m.Size[0] / float64(l.Weights.W)
-		if l.Weights.W == h.W && l.Weights.H == h.H {
-			resolution = 0
-		}
 	}
 	s := l.Stack
 	if s == nil {
@@ -85,10 +90,10 @@ func Open(path string) (*Landscape, error) {
 		return nil, fmt.Errorf("bake: %s: controls are %d×%d, which is no weights grid of a %.6g×%.6g m field",
 			path, l.Weights.W, l.Weights.H, m.Size[0], m.Size[1])
 	}
-	for _, mp := range m.Scatter {
-		dens, err := readR32F(c.ScatterDensity(mp.Name), -1, -1)
+	for i, mp := range m.Scatter {
+		dens, err := readR32F(c.ScatterDensity(mp.Name), l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH)
 		if err != nil {
-			return nil, fmt.Errorf("bake: %s: population %q: %w", path, mp.Name, err)
+			return nil, fmt.Errorf("bake: %s: scatter[%d] %q: %w", path, i, mp.Name, err)
 		}
 		l.Scatter = append(l.Scatter, Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
 			Density: dens, Spacing: float32(mp.Spacing), Count: mp.Count})
@@ -106,7 +111,7 @@ func (l *Landscape) Resolution() float64 {
 	return l.Field.Size[0] / float64(g.WeightsW)
 }
 
-// readR32F reads an r32f child; w, h ≥ 0 are the size it must have.
+// readR32F reads an r32f child of size w×h.
 func readR32F(ref *terraindata.Ref, w, h int) (*field.Grid, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("the manifest names no child")
@@ -116,10 +121,10 @@ func readR32F(ref *terraindata.Ref, w, h int) (*field.Grid, error) {
 		return nil, err
 	}
 	if t.Format != terraindata.R32F || len(t.Float) != t.Width*t.Height {
-		return nil, fmt.Errorf("%s is %s, want r32f", ref.Dir, t.Format)
+		return nil, fmt.Errorf("bake: %s: %s: format %s, want r32f", ref.Dir, ref.Field, t.Format)
 	}
-	if w >= 0 && (t.Width != w || t.Height != h) {
-		return nil, fmt.Errorf("%s is %d×%d, the height is %d×%d", ref.Dir, t.Width, t.Height, w, h)
+	if t.Width != w || t.Height != h {
+		return nil, fmt.Errorf("bake: %s: %s: %d×%d, want %d×%d", ref.Dir, ref.Field, t.Width, t.Height, w, h)
 	}
 	return &field.Grid{W: t.Width, H: t.Height, Data: t.Float}, nil
 }
@@ -132,7 +137,7 @@ func containerHoles(c *terraindata.Container, w, h int) ([]bool, error) {
 	}
 	t, err := ref.Read()
 	if err != nil {
-		return nil, fmt.Errorf("bake: holes: %w", err)
+		return nil, err
 	}
 	if t.RGBA8 == nil || t.Width != w || t.Height != h {
 		return nil, fmt.Errorf("bake: %s: holes are %dx%d %s, the height is %dx%d", ref.Dir, t.Width, t.Height, t.Format, w, h)
@@ -159,7 +164,7 @@ func containerWeights(c *terraindata.Container) (*Weights, error) {
 		}
 		t, err := ref.Read()
 		if err != nil {
-			return nil, fmt.Errorf("bake: control %d: %w", i, err)
+			return nil, err
 		}
 		if t.RGBA8 == nil {
 			return nil, fmt.Errorf("bake: %s: control %d is %s, want rgba8", ref.Dir, i, t.Format)

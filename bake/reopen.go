@@ -3,6 +3,8 @@ package bake
 import (
 	"context"
 	"fmt"
+	"math"
+	"path/filepath"
 
 	"strata/field"
 	"strata/gpu"
@@ -18,10 +20,10 @@ func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
 	}
 	t, err := ref.Read()
 	if err != nil {
-		return nil, fmt.Errorf("bake: %w", err)
+		return nil, err
 	}
 	if t.Format != terraindata.RGBA32F || len(t.Float) != 4*t.Width*t.Height {
-		return nil, fmt.Errorf("bake: %s: height is %s %dx%d, want rgba32f", ref.Dir, t.Format, t.Width, t.Height)
+		return nil, fmt.Errorf("bake: %s: height: %s %dx%d, want rgba32f", ref.Dir, t.Format, t.Width, t.Height)
 	}
 	g := field.NewGrid(t.Width, t.Height)
 	for i := range g.Data {
@@ -62,6 +64,7 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 		}
 	}
 	p := c.Placement()
+	mf := filepath.Join(c.Path(), terraindata.ManifestFile)
 	var out []*PlacedPopulation
 	fail := func(err error) ([]*PlacedPopulation, error) {
 		for _, o := range out {
@@ -69,22 +72,29 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 		}
 		return nil, err
 	}
-	for _, mp := range pops {
+	for i, mp := range pops {
+		// Errors name the manifest entry: terrain.yaml: scatter[0].spacing: …
+		where := func(field string, err error) error {
+			return fmt.Errorf("bake: %s: scatter[%d].%s (%q): %w", mf, i, field, mp.Name, err)
+		}
 		dref := c.ScatterDensity(mp.Name)
 		if dref == nil {
-			return fail(fmt.Errorf("bake: %s: population %q names no density child", c.Path(), mp.Name))
+			return fail(where("density", fmt.Errorf("no density child named")))
 		}
 		t, err := dref.Read()
 		if err != nil {
-			return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+			return fail(err)
 		}
 		if t.Format != terraindata.R32F || len(t.Float) != t.Width*t.Height {
-			return fail(fmt.Errorf("bake: %s: density is %s, want r32f", dref.Dir, t.Format))
+			return fail(fmt.Errorf("bake: %s: %s: format %s, want r32f", dref.Dir, dref.Field, t.Format))
 		}
 		dens := &field.Grid{W: t.Width, H: t.Height, Data: t.Float}
-		geo, err := field.NewGeometry(field.Placement{Size: p.Size, Origin: p.Origin}, height.W, height.H, t.Width, t.Height)
+		geo, err := weightsGeometry(p, height.W, height.H, t.Width, t.Height)
 		if err != nil {
-			return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+			return fail(where("density", err))
+		}
+		if !(mp.Spacing >= 0) || math.IsInf(mp.Spacing, 0) || mp.Count < 0 {
+			return fail(where("spacing", fmt.Errorf("spacing %v, count %d: the manifest is invalid (strata validate lists why)", mp.Spacing, mp.Count)))
 		}
 		params := scatter.Params{Seed: mp.Seed, Scale: [2]float32{float32(mp.Scale[0]), float32(mp.Scale[1])}, Spacing: float32(mp.Spacing)}
 		pp := &PlacedPopulation{Population: Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
@@ -93,11 +103,17 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 		if params.Spacing == 0 {
 			continue
 		}
+		if _, _, err := scatter.SiteGrid(&geo, params.Spacing); err != nil {
+			return fail(where("spacing", err))
+		}
+		// count is what the bake placed: a reservation to start from, never trusted past the
+		// most a population may hold.
+		reserve := min(max(mp.Count, 0), scatter.MaxInstances)
 		tiles := field.Tiles(&geo, field.DefaultTileSize, 0)
 		if dev == nil {
-			pl := scatter.NewPool(params, geo, dens, height, mp.Count)
+			pl := scatter.NewPool(params, geo, dens, height, reserve)
 			if err := pl.Run(ctx, tiles); err != nil {
-				return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+				return fail(where("spacing", err))
 			}
 			pp.Matrices, pp.Count = pl.Matrices(), pl.Total()
 			continue
@@ -110,9 +126,9 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 		if err := k.UploadDensity(uint32(t.Width), uint32(t.Height), t.Float); err != nil {
 			return fail(err)
 		}
-		n, err := k.Place(ctx, gpu.PlaceJob{Params: params, Geometry: &geo, Height: height, Tiles: tiles, Reserve: mp.Count})
+		n, err := k.Place(ctx, gpu.PlaceJob{Params: params, Geometry: &geo, Height: height, Tiles: tiles, Reserve: reserve})
 		if err != nil {
-			return fail(fmt.Errorf("bake: population %q: %w", mp.Name, err))
+			return fail(where("spacing", err))
 		}
 		pp.Count = n
 	}

@@ -64,11 +64,10 @@ func placeReference(ctx context.Context, pop *stack.Population, maxD float32, ge
 	return out, nil
 }
 
-// MaxInstances is the most instances one population may place in a bake: 32 M matrices are 2 GiB,
-// the size of one storage binding on the GPUs we run on (the GPU path refuses past its device's
-// own limit with the same kind of message).
-
-const MaxInstances = 1 << 25
+// MaxInstances is the most instances one population may place in a bake (scatter.MaxInstances: 32 M
+// matrices are 2 GiB, the size of one storage binding on the GPUs we run on; the GPU path refuses
+// past its device's own limit with the same kind of message).
+const MaxInstances = scatter.MaxInstances
 
 // Scatter evaluates every population on the GPU: density from the weights target the last
 // RunTiles left (no readback of the weights), placement into a GPU pool grown to the full count,

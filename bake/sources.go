@@ -3,9 +3,12 @@ package bake
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"strata/field"
 	"strata/stack"
+	"strata/terraindata"
 )
 
 // Sources names what a landscape is baked from: a stack.yaml, and either the built-in sample or
@@ -68,8 +71,16 @@ func Load(src Sources) (*Landscape, []stack.Problem, error) {
 	}
 	if src.Origin != nil {
 		l.Field.Placement.Origin = *src.Origin
+		if err := l.Field.Placement.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("bake: origin: %w", err)
+		}
 	}
+	given := map[string]string{}
 	for _, ch := range src.Channels {
+		if first, dup := given[ch.Name]; dup {
+			return nil, nil, fmt.Errorf("bake: channel %q is given twice (%s and %s): one channel, one file", ch.Name, first, ch.File)
+		}
+		given[ch.Name] = ch.File
 		if err := AddChannelFile(l.Field, ch.Name, ch.File); err != nil {
 			return nil, nil, err
 		}
@@ -82,7 +93,46 @@ func Load(src Sources) (*Landscape, []stack.Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := checkSources(l, name); err != nil {
+		return nil, nil, err
+	}
 	return l, warnings, nil
+}
+
+// checkSources refuses, before any evaluation, what would fail or go wrong later: a rule reading
+// a channel the field does not have (named by stack file and rule), a layer texture that is not a
+// readable PNG or JPEG within the limits, and channels or populations whose children would share
+// one folder in the container.
+func checkSources(l *Landscape, stackName string) error {
+	for _, u := range l.Stack.ChannelUses() {
+		if _, ok := l.Field.Channels[u.Channel]; !ok {
+			have := "no channels"
+			if names := channelNames(l.Field); len(names) > 0 {
+				sort.Strings(names)
+				have = "channels " + strings.Join(names, ", ")
+			}
+			return &stack.ValidationError{File: stackName, Problems: []stack.Problem{{Severity: stack.Error, Where: u.Where,
+				Message: fmt.Sprintf("reads channel %q, which the field does not have (give --channel %s=FILE; the field has %s)", u.Channel, u.Channel, have)}}}
+		}
+	}
+	for i := range l.Stack.Layers {
+		L := &l.Stack.Layers[i]
+		for _, t := range []struct{ role, path string }{{"albedo", L.Albedo}, {"normal", L.Normal}, {"mask", L.Mask}} {
+			if t.path == "" {
+				continue
+			}
+			p := t.path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(l.StackDir, p)
+			}
+			if _, _, err := terraindata.CheckSourceImage(p); err != nil {
+				return &stack.ValidationError{File: stackName, Problems: []stack.Problem{{Severity: stack.Error,
+					Where: fmt.Sprintf("layers[%d] %q %s", i, L.Name, t.role), Message: err.Error()}}}
+			}
+		}
+	}
+	_, _, err := l.childNames()
+	return err
 }
 
 // LoadField reads a heightmap into a field of the given extent (nil: one metre per texel),
@@ -91,6 +141,9 @@ func LoadField(path string, opt field.ImportOptions, size *[2]float64) (*field.F
 	g, err := field.LoadHeight(path, opt)
 	if err != nil {
 		return nil, err
+	}
+	if g.W < terraindata.MinHeightSide || g.H < terraindata.MinHeightSide {
+		return nil, fmt.Errorf("field: %s: %d×%d: a heightmap has at least %d×%d texels (one quad of ground)", path, g.W, g.H, terraindata.MinHeightSide, terraindata.MinHeightSide)
 	}
 	p := field.Placement{Size: [2]float64{float64(g.W), float64(g.H)}}
 	if size != nil {

@@ -184,6 +184,10 @@ func (r *Reader) canonical(fileIndex int) int {
 // writes (8192² × 4 channels is 2²⁸).
 const maxSamples = 1 << 30
 
+// maxStreamBytes bounds what Decode holds of a reader it cannot seek: maxSamples FLOAT values
+// stored uncompressed, plus room for headers and offset tables.
+const maxStreamBytes = 4*maxSamples + 1<<24
+
 // Decode reads a whole image. Before allocating it checks the declared size against the bytes
 // the file can hold (when r is an io.Seeker, as files are), so a corrupt header claiming a huge
 // window fails with an error instead of exhausting memory.
@@ -191,10 +195,14 @@ func Decode(r io.Reader) (*Image, error) {
 	var remaining int64 = -1
 	if _, ok := r.(io.Seeker); !ok {
 		// Without a size to check the header against, hold the file: its length bounds what a
-		// lying header can make Decode allocate.
-		b, err := io.ReadAll(r)
+		// lying header can make Decode allocate. The file itself is bounded by the largest image
+		// Decode returns (an endless stream is refused, not held).
+		b, err := io.ReadAll(io.LimitReader(r, maxStreamBytes+1))
 		if err != nil {
 			return nil, fmt.Errorf("exr: reading: %w", err)
+		}
+		if len(b) > maxStreamBytes {
+			return nil, formatErr("stream longer than %d bytes, the most an image Decode returns can need", int64(maxStreamBytes))
 		}
 		r = bytes.NewReader(b)
 	}

@@ -25,6 +25,15 @@ const MaxSide = 1 << 16
 // MaxTexels is the largest grid (W·H) accepted: 1 GiB of float32.
 const MaxTexels = 1 << 28
 
+// World extent limits (docs/limits.md): positions are float32 in the kernels and the payloads, so
+// a size or origin beyond MaxExtent metres (10 000 km) no longer resolves a metre, and a size
+// under MinSize (1 mm) gives texel sizes the float32 geometry cannot invert. terraindata refuses
+// the same (a test binds them).
+const (
+	MaxExtent = 1e7
+	MinSize   = 1e-3
+)
+
 // MaskPrefix starts the name of a channel that holds a 0..1 painted mask (SPEC "Inputs").
 const MaskPrefix = "mask."
 
@@ -45,15 +54,15 @@ func (p Placement) Max() [2]float64 {
 	return [2]float64{p.Origin[0] + p.Size[0]/2, p.Origin[1] + p.Size[1]/2}
 }
 
-// Validate reports a placement a bake cannot use: a size that is not a positive finite number or
-// an origin that is not finite.
+// Validate reports a placement a bake cannot use: a size outside MinSize … MaxExtent metres or an
+// origin beyond ±MaxExtent (or not a number).
 func (p Placement) Validate() error {
 	for k, axis := range [2]string{"X", "Z"} {
-		if s := p.Size[k]; !(s > 0) || math.IsInf(s, 0) {
-			return fmt.Errorf("field: size %s = %v: must be a positive number of metres", axis, s)
+		if s := p.Size[k]; !(s >= MinSize && s <= MaxExtent) {
+			return fmt.Errorf("field: size %s = %v: must be %g … %g metres", axis, s, MinSize, MaxExtent)
 		}
-		if o := p.Origin[k]; math.IsNaN(o) || math.IsInf(o, 0) {
-			return fmt.Errorf("field: origin %s = %v: must be finite", axis, o)
+		if o := p.Origin[k]; !(math.Abs(o) <= MaxExtent) {
+			return fmt.Errorf("field: origin %s = %v: must be finite, within ±%g metres", axis, o, MaxExtent)
 		}
 	}
 	return nil

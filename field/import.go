@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"strata/exr"
+	"strata/internal/safeio"
+	"strata/internal/sysmem"
 )
 
 // DefaultRange is the height range in metres that integer heightmaps map onto when the caller
@@ -114,14 +117,25 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	if st.IsDir() {
 		return fail(errors.New("is a directory, not an image"))
 	}
-	if st.Size() > maxFileBytes {
-		return fail(fmt.Errorf("file of %d bytes is larger than the %d a field can hold", st.Size(), int64(maxFileBytes)))
+	// Only a regular file, and no more bytes than a field can hold: a FIFO or /dev/zero named as
+	// a heightmap is refused here instead of being read forever.
+	b, err := safeio.ReadFile(path, maxFileBytes)
+	if errors.Is(err, safeio.ErrTooLarge) {
+		return fail(fmt.Errorf("file of %d bytes or more is larger than the %d a field can hold", st.Size(), int64(maxFileBytes)))
 	}
-	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("field: %w", err)
+		return fail(safeio.Unnamed(err))
 	}
-	ext := strings.ToLower(filepath.Ext(path))
+	r, err := decodeBytes(b, strings.ToLower(filepath.Ext(path)), size, role)
+	if err != nil {
+		return fail(err)
+	}
+	return r, nil
+}
+
+// decodeBytes decodes a file's bytes by its extension ext (or, for an unknown extension, by its
+// magic bytes). It is decodeFile without the file system, for the import fuzzers.
+func decodeBytes(b []byte, ext string, size [2]int, role string) (*raster, error) {
 	if ext != ".r16" && ext != ".f32" && ext != ".raw" {
 		switch {
 		case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
@@ -132,27 +146,21 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 			ext = ".exr"
 		}
 	}
-	var r *raster
 	switch ext {
 	case ".png":
-		r, err = decodePNG(b, role)
+		return decodePNG(b, role)
 	case ".tif", ".tiff":
-		r, err = decodeTIFF(b, role)
+		return decodeTIFF(b, role)
 	case ".exr":
-		r, err = decodeEXR(b)
+		return decodeEXR(b)
 	case ".r16":
-		r, err = decodeRaw(b, size, 2, true)
+		return decodeRaw(b, size, 2, true)
 	case ".f32":
-		r, err = decodeRaw(b, size, 4, true)
+		return decodeRaw(b, size, 4, true)
 	case ".raw":
-		r, err = decodeRawBySize(b, size)
-	default:
-		err = fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
+		return decodeRawBySize(b, size)
 	}
-	if err != nil {
-		return fail(err)
-	}
-	return r, nil
+	return nil, fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
 }
 
 // decodePNG accepts 8- and 16-bit (and 1/2/4-bit, scaled to 8 by the decoder) grayscale without
@@ -175,6 +183,9 @@ func decodePNG(b []byte, role string) (*raster, error) {
 	if err := checkBacked(w, h, max(depth, 8)/8, len(b), deflateRatio); err != nil {
 		return nil, err
 	}
+	if err := checkMemory(w, h, max(depth, 8)/8+decodeBytesPerTexel, fmt.Sprintf("%d-bit grayscale PNG", depth)); err != nil {
+		return nil, err
+	}
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding PNG: %w", err)
@@ -188,6 +199,17 @@ const (
 	deflateRatio = 1100
 	lzwRatio     = 4100
 )
+
+// decodeBytesPerTexel is what an integer import holds per texel besides the decoded image: the
+// codes (uint16) and the float32 grid they map onto.
+const decodeBytesPerTexel = 2 + 4
+
+// checkMemory refuses a decode whose peak (bytesPerTexel for every texel of a w×h file) is more
+// than the machine can give now (internal/sysmem), before the decoder allocates it: a 249 KB PNG
+// can declare 16000² (docs/limits.md).
+func checkMemory(w, h, bytesPerTexel int, kind string) error {
+	return sysmem.Check(uint64(w)*uint64(h)*uint64(bytesPerTexel), fmt.Sprintf("decoding a %d×%d %s", w, h, kind))
+}
 
 // checkBacked refuses a header whose pixels the file's bytes cannot hold even at the codec's best
 // compression ratio, so a tiny corrupt file cannot make the decoder allocate gigabytes.
@@ -257,6 +279,9 @@ func decodeRaw(b []byte, size [2]int, bps int, allowSquare bool) (*raster, error
 	if len(b) != w*h*bps {
 		return nil, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, len(b), w, h, w*h*bps)
 	}
+	if err := checkMemory(w, h, map[int]int{2: decodeBytesPerTexel, 4: 4}[bps], kind); err != nil {
+		return nil, err
+	}
 	r := &raster{w: w, h: h, kind: kind}
 	if bps == 2 {
 		r.maxCode = 65535
@@ -292,28 +317,49 @@ func decodeRawBySize(b []byte, size [2]int) (*raster, error) {
 	return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", len(b), w, h, 2*w*h, 4*w*h)
 }
 
-// decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept.
+// decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept. The
+// file is read block by block and only the chosen channel is kept, so an RGBA EXR costs one
+// float32 per texel, not four; its declared size is checked against the file before allocating.
 func decodeEXR(b []byte) (*raster, error) {
-	img, err := exr.Decode(bytes.NewReader(b))
+	rd, err := exr.NewReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding EXR: %w", err)
 	}
-	if err := CheckSize(img.Width, img.Height); err != nil {
+	hd := rd.Header()
+	if err := CheckSize(hd.Width, hd.Height); err != nil {
 		return nil, err
 	}
+	names := rd.Channels()
 	pick := -1
 	for _, want := range []string{"Y", "R", "G"} {
-		for c, name := range img.Channels {
+		for c, name := range names {
 			if name == want && pick < 0 {
 				pick = c
 			}
 		}
 	}
-	if pick < 0 && len(img.Channels) == 1 {
+	if pick < 0 && len(names) == 1 {
 		pick = 0
 	}
-	if pick < 0 || pick >= len(img.Data) || len(img.Data[pick]) != img.Width*img.Height {
-		return nil, fmt.Errorf("EXR has channels %v: want Y, R, G or a single channel", img.Channels)
+	if pick < 0 {
+		return nil, fmt.Errorf("EXR has channels %v: want Y, R, G or a single channel", names)
 	}
-	return &raster{w: img.Width, h: img.Height, floats: img.Data[pick], kind: fmt.Sprintf("EXR channel %s", img.Channels[pick])}, nil
+	if err := checkBacked(hd.Width, hd.Height, 2*len(names), len(b), deflateRatio); err != nil {
+		return nil, fmt.Errorf("EXR %w", err)
+	}
+	kind := fmt.Sprintf("EXR channel %s", names[pick])
+	if err := checkMemory(hd.Width, hd.Height, 4, kind); err != nil {
+		return nil, err
+	}
+	r := &raster{w: hd.Width, h: hd.Height, floats: make([]float32, hd.Width*hd.Height), kind: kind}
+	for {
+		y0, n, rows, err := rd.Next()
+		if err == io.EOF {
+			return r, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decoding EXR: %w", err)
+		}
+		copy(r.floats[y0*hd.Width:(y0+n)*hd.Width], rows[pick])
+	}
 }

@@ -138,6 +138,9 @@ func decodeTIFF(b []byte, role string) (*raster, error) {
 	if err := checkBacked(d.w, d.h, d.bps/8, len(b), lzwRatio); err != nil {
 		return nil, fmt.Errorf("TIFF %w", err)
 	}
+	if err := checkMemory(d.w, d.h, d.bps/8+decodeBytesPerTexel, fmt.Sprintf("%d-bit grayscale TIFF", d.bps)); err != nil {
+		return nil, err
+	}
 	img, err := tiff.Decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("decoding TIFF: %w", err)
@@ -160,6 +163,9 @@ func readFloatTIFF(b []byte, d *tiffIFD) (*raster, error) {
 	}
 	if err := checkBacked(d.w, d.h, 4, len(b), 1); err != nil {
 		return nil, fmt.Errorf("float TIFF %w", err)
+	}
+	if err := checkMemory(d.w, d.h, 4, "32-bit float TIFF"); err != nil {
+		return nil, err
 	}
 	rps := d.get(tagRowsPerStrip, d.h)
 	if rps <= 0 || rps > d.h {

@@ -188,8 +188,11 @@ type Pool struct {
 	byTile map[int][]float32
 }
 
-// NewPool returns an empty pool of capacity instances over the given inputs.
+// NewPool returns an empty pool of capacity instances over the given inputs. The capacity is a
+// reservation (a manifest's count, say) and is clamped to [0, MaxInstances]: no claim can make
+// the pool's arithmetic overflow or its first allocation exhaust memory.
 func NewPool(p Params, geo field.Geometry, density, height *field.Grid, capacity int) *Pool {
+	capacity = min(max(capacity, 0), MaxInstances)
 	return &Pool{Params: p, Geometry: geo, Density: density, Height: height, Capacity: capacity, byTile: map[int][]float32{}}
 }
 
@@ -200,6 +203,9 @@ func (pl *Pool) Run(ctx context.Context, tiles []field.Tile) error {
 	_, total, err := Place(ctx, pl.Params, &pl.Geometry, pl.Density, pl.Height, tiles, pl.Capacity)
 	if err != nil {
 		return err
+	}
+	if total > MaxInstances {
+		return fmt.Errorf("scatter: %d instances (%.1f GB of matrices), more than the %d one population may hold", total, float64(total)*64/1e9, MaxInstances)
 	}
 	if total > pl.Capacity {
 		pl.Capacity = total
@@ -251,5 +257,6 @@ func (pl *Pool) Matrices() []float32 {
 	for _, k := range idx {
 		out = append(out, pl.byTile[k]...)
 	}
-	return out[:min(len(out), pl.Capacity*MatrixFloats)]
+	n := min(len(out)/MatrixFloats, max(pl.Capacity, 0)) // Capacity is a count: never multiply it
+	return out[:n*MatrixFloats]
 }

@@ -55,6 +55,32 @@ func Spacing(maxDensity float32) float32 {
 // this would be needed is refused instead of dispatching billions of threads.
 const MaxSitesPerAxis = 1 << 20
 
+// MaxSites bounds the whole site grid of one population (about 10⁹ candidate sites): every site is
+// evaluated twice on the Go path (count, then write), about 45 s on two cores at the measured
+// 0.024 G sites/s (docs/PERFORMANCE.md), a quarter of a second on the H200. A spacing that would
+// need more is refused by name instead of placing for hours (docs/limits.md).
+const MaxSites = 1 << 30
+
+// MaxInstances is the most instances one population may hold: 32 M matrices are 2 GiB, the size
+// of one storage binding on the GPUs we run on. A pool never reserves more, whatever a manifest's
+// count claims.
+const MaxInstances = 1 << 25
+
+// SiteGrid is the number of sites along X and Z for spacing s, refusing a grid past
+// MaxSitesPerAxis along an axis or MaxSites in all.
+func SiteGrid(geo *field.Geometry, s float32) (nx, nz int, err error) {
+	if nx, err = SiteCount(geo, 0, s); err != nil {
+		return 0, 0, err
+	}
+	if nz, err = SiteCount(geo, 1, s); err != nil {
+		return 0, 0, err
+	}
+	if int64(nx)*int64(nz) > MaxSites {
+		return 0, 0, fmt.Errorf("scatter: spacing %g m needs %d×%d sites, more than the %d one population may evaluate", s, nx, nz, int64(MaxSites))
+	}
+	return nx, nz, nil
+}
+
 // SiteRange is the block of sites one tile owns: [I0, I1) × [J0, J1) in site indices.
 type SiteRange struct {
 	I0, J0, I1, J1 int32
@@ -115,11 +141,15 @@ func SiteCount(geo *field.Geometry, k int, s float32) (int, error) {
 // kept only if its jittered position falls inside the field). Computed in Go only and handed to
 // the kernel, so both twins place exactly the same sites per tile.
 func Sites(geo *field.Geometry, s float32, t field.Tile) (SiteRange, error) {
+	nx, nz, err := SiteGrid(geo, s)
+	if err != nil {
+		return SiteRange{}, err
+	}
 	var r [2][2]int
 	for k := 0; k < 2; k++ {
-		n, err := SiteCount(geo, k, s)
-		if err != nil {
-			return SiteRange{}, err
+		n := nx
+		if k == 1 {
+			n = nz
 		}
 		t0, tn, nw := t.I0, t.W, geo.WeightsW
 		if k == 1 {

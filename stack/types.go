@@ -22,6 +22,23 @@ const (
 	MaxOctaves  = 16
 )
 
+// Limits on how much work a stack may ask for (docs/limits.md). Every rule is evaluated at every
+// texel of a bake and every population is a density pass over the weights grid plus a placement,
+// so a small file of many rules or populations would grow the work without bound (issue 12: a
+// 1.5 MB stack of 500 000 empty rules took 2.8 GB and a minute). The numbers are well above any
+// hand-made stack; validation refuses past them by name.
+const (
+	MaxRulesPerLayer      = 32
+	MaxPopulations        = 16
+	MaxRulesPerPopulation = 32
+	// MaxDensity is the largest population density in instances/m²: one instance per 10 cm
+	// square. Denser is grass-blade territory, not instanced meshes, and a 4 km field at that
+	// density needs more sites than one population may evaluate (scatter.MaxSites).
+	MaxDensity = 100
+	// MaxFileBytes bounds a stack.yaml read from disk: thousands of rules' worth of YAML.
+	MaxFileBytes = 1 << 20
+)
+
 // Defaults for every key that may be left out of stack.yaml (docs/stack.md lists them with units).
 const (
 	DefaultVersion     = 1
@@ -232,6 +249,33 @@ func (s *Stack) Channels() []string {
 		add(s.Populations[i].Rules)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// ChannelUse is one rule that reads a field channel: where it is (as Validate names it) and the
+// field channel it reads.
+type ChannelUse struct {
+	Where   string // `layers[2] "snow" rules[0]`
+	Channel string // `mask.snow`
+}
+
+// ChannelUses lists every rule reading a field channel, in file order, so a caller whose field
+// lacks one can say which rule of which file asks for it.
+func (s *Stack) ChannelUses() []ChannelUse {
+	var out []ChannelUse
+	add := func(where string, rules []Rule) {
+		for k := range rules {
+			if c := rules[k].FieldChannel(); c != "" {
+				out = append(out, ChannelUse{Where: fmt.Sprintf("%s rules[%d]", where, k), Channel: c})
+			}
+		}
+	}
+	for i := range s.Layers {
+		add(fmt.Sprintf("layers[%d] %q", i, s.Layers[i].Name), s.Layers[i].Rules)
+	}
+	for i := range s.Populations {
+		add(fmt.Sprintf("populations[%d] %q", i, s.Populations[i].Name), s.Populations[i].Rules)
+	}
 	return out
 }
 

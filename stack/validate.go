@@ -90,13 +90,13 @@ func Validate(s *Stack) []Problem {
 	if s.Version != DefaultVersion {
 		v.errf("version", "unsupported version %d (this build reads %d)", s.Version, DefaultVersion)
 	}
-	if fs := s.Noise.FeatureSize; !finite(fs) || fs <= 0 {
+	if fs := s.Noise.FeatureSize; !finite32(float32(fs)) || fs <= 0 {
 		v.errf("noise.featureSize", "must be a finite number > 0, got %s", num(fs))
 	}
 	if o := s.Noise.Octaves; o < 1 || o > MaxOctaves {
 		v.errf("noise.octaves", "must be 1..%d, got %d", MaxOctaves, o)
 	}
-	if g := s.GradientStep; g != nil && (!finite(*g) || *g <= 0) {
+	if g := s.GradientStep; g != nil && (!finite32(float32(*g)) || *g <= 0) {
 		v.errf("gradientStep", "must be a finite number > 0 metres, got %s", num(*g))
 	}
 	if len(s.Layers) == 0 {
@@ -119,8 +119,12 @@ func Validate(s *Stack) []Problem {
 		if !finite(L.Strength) || L.Strength < 0 || L.Strength > 1 {
 			v.errf(where, "strength must be in [0, 1], got %s", num(L.Strength))
 		}
-		if !finite(L.Tiling) || L.Tiling <= 0 {
-			v.errf(where, "tiling must be a finite number > 0 metres, got %s", num(L.Tiling))
+		if !finite32(float32(L.Tiling)) || L.Tiling <= 0 {
+			v.errf(where, "tiling must be a finite float32 > 0 metres, got %s", num(L.Tiling))
+		}
+		if n := len(L.Rules); n > MaxRulesPerLayer {
+			v.errf(where, "%d rules, at most %d per layer (each is evaluated at every texel)", n, MaxRulesPerLayer)
+			continue
 		}
 		if l == 0 && len(L.Rules) > 0 {
 			v.warnf(where, "layer 0 takes whatever remains; its rules cannot change that")
@@ -128,6 +132,9 @@ func Validate(s *Stack) []Problem {
 		for k := range L.Rules {
 			v.rule(fmt.Sprintf("%s rules[%d]", where, k), &L.Rules[k], false)
 		}
+	}
+	if n := len(s.Populations); n > MaxPopulations {
+		v.errf("populations", "%d populations, at most %d (each is a density pass and a placement over the whole field)", n, MaxPopulations)
 	}
 	pnames := map[string]int{}
 	for p := range s.Populations {
@@ -140,17 +147,21 @@ func Validate(s *Stack) []Problem {
 				pnames[P.Name] = p
 			}
 		}
-		if !finite(P.Density) || P.Density < 0 {
-			v.errf(where, "density must be a finite number >= 0 instances/m², got %s", num(P.Density))
+		if !finite(P.Density) || P.Density < 0 || P.Density > MaxDensity {
+			v.errf(where, "density must be 0 … %d instances/m², got %s", MaxDensity, num(P.Density))
 		}
 		lo, hi := P.Scale[0], P.Scale[1]
-		if !finite(lo) || !finite(hi) || lo <= 0 || hi <= 0 {
+		if !finite32(float32(lo)) || !finite32(float32(hi)) || lo <= 0 || hi <= 0 {
 			v.errf(where, "scale must be finite and > 0, got [%s, %s]", num(lo), num(hi))
 		} else if lo > hi {
 			v.errf(where, "scale %s > %s (write [lo, hi])", num(lo), num(hi))
 		}
 		if !knownMesh(P.Mesh) {
 			v.errf(where, "unknown mesh %q (want %s)", P.Mesh, strings.Join(Meshes, ", "))
+		}
+		if n := len(P.Rules); n > MaxRulesPerPopulation {
+			v.errf(where, "%d rules, at most %d per population (each is evaluated at every texel)", n, MaxRulesPerPopulation)
+			continue
 		}
 		for k := range P.Rules {
 			v.rule(fmt.Sprintf("%s rules[%d]", where, k), &P.Rules[k], true)

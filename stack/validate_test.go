@@ -68,7 +68,7 @@ func TestValidateEachKind(t *testing.T) {
 		{"rule featureSize", func(s *Stack) { s.Layers[2].Rules[0].FeatureSize = F(0) }, `rules[0]: featureSize must be > 0`, false},
 		{"strength", func(s *Stack) { s.Layers[1].Strength = 1.5 }, `layers[1] "rock": strength must be in [0, 1], got 1.5`, false},
 		{"tiling", func(s *Stack) { s.Layers[1].Tiling = 0 }, `layers[1] "rock": tiling must be`, false},
-		{"density", func(s *Stack) { s.Populations[0].Density = -1 }, `populations[0] "pines": density must be a finite number >= 0`, false},
+		{"density", func(s *Stack) { s.Populations[0].Density = -1 }, `populations[0] "pines": density must be 0 … 100 instances/m²`, false},
 		{"scale order", func(s *Stack) { s.Populations[0].Scale = [2]float64{2, 1} }, `populations[0] "pines": scale 2 > 1`, false},
 		{"mesh", func(s *Stack) { s.Populations[0].Mesh = "cactus" }, `unknown mesh "cactus"`, false},
 		{"version", func(s *Stack) { s.Version = 2 }, `version: unsupported version 2`, false},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"strata/internal/safeio"
 )
 
 // ErrSyntax is wrapped by every stack.yaml parse error: malformed YAML, a value of the wrong type,
@@ -39,9 +42,11 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return ErrSyntax }
 
-// Load reads and parses a stack.yaml file. It does not validate; call Validate for that.
+// Load reads and parses a stack.yaml file. It does not validate; call Validate for that. Only a
+// regular file of at most MaxFileBytes is read: a FIFO or a device named as a stack is refused by
+// name instead of being read forever.
 func Load(path string) (*Stack, error) {
-	data, err := os.ReadFile(path)
+	data, err := safeio.ReadFile(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("stack: %w", err)
 	}
@@ -58,8 +63,17 @@ func Parse(data []byte, name string) (s *Stack, err error) {
 		}
 	}()
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return nil, &ParseError{File: name, Msg: err.Error()}
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err != io.EOF {
+		if err != nil {
+			return nil, &ParseError{File: name, Msg: err.Error()}
+		}
+		// A second document would otherwise be dropped without a word (issue 12).
+		return nil, &ParseError{File: name, Line: second.Line, Msg: "a second YAML document (---): a stack.yaml holds one stack"}
 	}
 	d := &decoder{file: name}
 	s = New()

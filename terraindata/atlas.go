@@ -6,7 +6,6 @@ import (
 	"image/color"
 	_ "image/jpeg" // layer maps may be JPEG
 	_ "image/png"
-	"os"
 	"path/filepath"
 
 	"golang.org/x/image/draw"
@@ -130,14 +129,5 @@ func loadImage(p, base string) (image.Image, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return img, nil
+	return readSourceImage(p)
 }

@@ -2,7 +2,6 @@ package terraindata
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,7 +43,7 @@ func Open(path string) (*Container, error) {
 }
 
 func openAt(path string) (*Container, error) {
-	b, err := os.ReadFile(filepath.Join(path, ManifestFile))
+	b, err := readManifestFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("terraindata: %w", err)
 	}
@@ -78,37 +77,37 @@ func (c *Container) Placement() Placement {
 
 // Ref is one child texture of a container: its role, its path relative to the container and the
 // resolved folder. Reading it is separate so listing a landscape costs no payload I/O.
+//
+// Every read through a Ref (Info, Stream, Read) goes through the same checks validate makes: the
+// path stays inside the container after symlinks, files are regular and read with a bound, and
+// the payload agrees with texture.yaml; errors are *ChildError naming the file and Field.
 type Ref struct {
-	Role string // "height", "holes", "control0", "atlas.albedo", "channels.mask.snow", …
-	Rel  string // as the manifest names it
-	Dir  string // resolved against the container's folder
+	Role  string // "height", "holes", "control0", "atlas.albedo", "channels.mask.snow", "scatter.pines"
+	Field string // the manifest field naming it: "height", "controls[0]", "scatter[2].density", …
+	Rel   string // as the manifest names it
+	Dir   string // joined to the container's folder (not yet resolved: see Info)
+	root  string // the container folder every read must stay inside
 }
 
-// Info reads the child's texture.yaml.
-func (r *Ref) Info() (TextureInfo, error) { return ReadTextureInfo(r.Dir) }
-
-// Read reads the child whole.
-func (r *Ref) Read() (*Texture, error) { return ReadTexture(r.Dir) }
-
-func (c *Container) ref(role, rel string) *Ref {
+func (c *Container) ref(role, field, rel string) *Ref {
 	if rel == "" {
 		return nil
 	}
-	return &Ref{Role: role, Rel: rel, Dir: filepath.Join(c.readDir, filepath.FromSlash(rel))}
+	return &Ref{Role: role, Field: field, Rel: rel, Dir: filepath.Join(c.readDir, filepath.FromSlash(rel)), root: c.readDir}
 }
 
 // Height returns the heightfield child (nil when the manifest names none, which Validate refuses).
-func (c *Container) Height() *Ref { return c.ref("height", c.m.Height) }
+func (c *Container) Height() *Ref { return c.ref("height", "height", c.m.Height) }
 
 // Holes returns the holes mask, or nil when the ground is solid everywhere.
-func (c *Container) Holes() *Ref { return c.ref("holes", c.m.Holes) }
+func (c *Container) Holes() *Ref { return c.ref("holes", "holes", c.m.Holes) }
 
 // Control returns control texture i (0-based), nil when out of range.
 func (c *Container) Control(i int) *Ref {
 	if i < 0 || i >= len(c.m.Controls) {
 		return nil
 	}
-	return c.ref("control"+strconv.Itoa(i), c.m.Controls[i])
+	return c.ref("control"+strconv.Itoa(i), "controls["+strconv.Itoa(i)+"]", c.m.Controls[i])
 }
 
 // Controls returns the weight textures in channel order.
@@ -139,18 +138,20 @@ func (c *Container) Atlas() *AtlasRefs {
 	if size == [2]int{} {
 		size = DefaultAtlasSize
 	}
-	return &AtlasRefs{Albedo: c.ref("atlas.albedo", a.Albedo), Normal: c.ref("atlas.normal", a.Normal),
-		Mask: c.ref("atlas.mask", a.Mask), Size: size}
+	return &AtlasRefs{Albedo: c.ref("atlas.albedo", "atlas.albedo", a.Albedo), Normal: c.ref("atlas.normal", "atlas.normal", a.Normal),
+		Mask: c.ref("atlas.mask", "atlas.mask", a.Mask), Size: size}
 }
 
 // Channel returns the stored field channel name (for example "mask.snow"), nil when absent.
-func (c *Container) Channel(name string) *Ref { return c.ref("channels."+name, c.m.Channels[name]) }
+func (c *Container) Channel(name string) *Ref {
+	return c.ref("channels."+name, "channels."+name, c.m.Channels[name])
+}
 
 // ScatterDensity returns the density child of the named scatter population (nil when absent).
 func (c *Container) ScatterDensity(name string) *Ref {
-	for _, p := range c.m.Scatter {
+	for i, p := range c.m.Scatter {
 		if p.Name == name {
-			return c.ref("scatter."+name, p.Density)
+			return c.ref("scatter."+name, "scatter["+strconv.Itoa(i)+"].density", p.Density)
 		}
 	}
 	return nil

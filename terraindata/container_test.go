@@ -56,7 +56,7 @@ func TestSaveOpenRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := controlImage(7, 5, i)
+		want := fixtureControl(7, 5, i, 5)
 		if string(tx.RGBA8.Pix) != string(want.Pix) {
 			t.Errorf("control%d bytes differ", i)
 		}

@@ -36,6 +36,22 @@ func controlImage(w, h, seed int) *image.NRGBA {
 	return img
 }
 
+// fixtureControl is control texture i of a fixture with n layers: controlImage's split between
+// the first two layers (all in R for a single layer), nothing in later textures, so every texel's
+// weights sum to 255 as validation requires.
+func fixtureControl(w, h, i, n int) *image.NRGBA {
+	img := controlImage(w, h, i)
+	if i > 0 {
+		return image.NewNRGBA(img.Rect)
+	}
+	if n == 1 {
+		for k := 0; k < len(img.Pix); k += 4 {
+			img.Pix[k], img.Pix[k+1] = 255, 0
+		}
+	}
+	return img
+}
+
 func writePNG(t *testing.T, p string, w, h int, c color.NRGBA) {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -84,6 +100,9 @@ func saveFixture(t *testing.T, path string, fx fixture) *Container {
 
 // saveFixtureFrom is saveFixture without a *testing.T, for the subprocess of the kill test.
 func saveFixtureFrom(path string, fx fixture, src string, layers []Layer) (*Container, error) {
+	if layers == nil {
+		layers = []Layer{{Name: "ground"}}
+	}
 	c := New()
 	err := Save(path, c, func(dir string) error {
 		g := testGrid(fx.w, fx.h, fx.holes)
@@ -101,7 +120,8 @@ func saveFixtureFrom(path string, fx fixture, src string, layers []Layer) (*Cont
 		}
 		for i := 0; i*4 < len(layers); i++ {
 			name := "control" + string(rune('0'+i)) + ".texture"
-			if _, err := WriteTextureRGBA8(filepath.Join(dir, name), controlImage(fx.w, fx.h, i), Linear); err != nil {
+			img := fixtureControl(fx.w, fx.h, i, len(layers))
+			if _, err := WriteTextureRGBA8(filepath.Join(dir, name), img, Linear); err != nil {
 				return err
 			}
 			c.SetChild("control"+string(rune('0'+i)), name)

@@ -111,7 +111,7 @@ type Population struct {
 // manifest's shape; whether the values make a valid landscape is Validate's question.
 func DecodeManifest(b []byte) (*Manifest, error) {
 	var m Manifest
-	if err := yaml.Unmarshal(b, &m); err != nil {
+	if err := decodeOne(b, &m); err != nil {
 		return nil, fmt.Errorf("terraindata: %s: %w", ManifestFile, err)
 	}
 	return &m, nil

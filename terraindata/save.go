@@ -169,7 +169,7 @@ func existingGUID(path string) (string, error) {
 	if !fi.IsDir() {
 		return "", fmt.Errorf("terraindata: %s exists and is not a terrainData folder; not replacing it", path)
 	}
-	b, err := os.ReadFile(filepath.Join(path, ManifestFile))
+	b, err := readManifestFile(path) // regular, bounded, inside: a FIFO there cannot hang a save
 	if errors.Is(err, fs.ErrNotExist) {
 		if ents, _ := os.ReadDir(path); len(ents) > 0 {
 			return "", fmt.Errorf("terraindata: %s has no %s; not replacing a folder that is not a terrainData container", path, ManifestFile)

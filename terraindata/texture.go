@@ -2,10 +2,8 @@ package terraindata
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"image"
-	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -216,102 +214,4 @@ func writeInfo(dir string, info TextureInfo) error {
 		return fmt.Errorf("terraindata: %w", err)
 	}
 	return nil
-}
-
-// ReadTextureInfo reads a child's texture.yaml only.
-func ReadTextureInfo(dir string) (TextureInfo, error) {
-	p := filepath.Join(dir, TextureInfoFile)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
-	}
-	var info TextureInfo
-	if err := yaml.Unmarshal(b, &info); err != nil {
-		return TextureInfo{}, fmt.Errorf("terraindata: %s: %w", p, err)
-	}
-	if !info.Format.valid() {
-		return info, fmt.Errorf("terraindata: %s: format: %q is not rgba8, rgba32f or r32f", p, info.Format)
-	}
-	if info.Width <= 0 || info.Height <= 0 {
-		return info, fmt.Errorf("terraindata: %s: width/height: %dx%d is not a size", p, info.Width, info.Height)
-	}
-	return info, nil
-}
-
-// errPayload marks a payload that disagrees with its texture.yaml.
-var errPayload = errors.New("payload disagrees with texture.yaml")
-
-// checkPayload opens only the payload's header and checks it against info, so validation does
-// not decode gigabytes to learn a size.
-func checkPayload(dir string, info TextureInfo) error {
-	p := filepath.Join(dir, info.Format.DataFile())
-	f, err := os.Open(p)
-	if err != nil {
-		return fmt.Errorf("terraindata: %w", err)
-	}
-	defer f.Close()
-	var w, h int
-	if info.Format == RGBA8 {
-		cfg, err := png.DecodeConfig(bufio.NewReader(f))
-		if err != nil {
-			return fmt.Errorf("terraindata: %s: %w", p, err)
-		}
-		w, h = cfg.Width, cfg.Height
-	} else {
-		hdr, err := exr.DecodeConfig(f)
-		if err != nil {
-			return fmt.Errorf("terraindata: %s: %w", p, err)
-		}
-		w, h = hdr.Width, hdr.Height
-		if len(hdr.Channels) != info.Format.Components() {
-			return fmt.Errorf("terraindata: %s: %w: %d channels for format %s", p, errPayload, len(hdr.Channels), info.Format)
-		}
-	}
-	if w != info.Width || h != info.Height {
-		return fmt.Errorf("terraindata: %s: %w: %dx%d, texture.yaml says %dx%d", p, errPayload, w, h, info.Width, info.Height)
-	}
-	return nil
-}
-
-// ReadTexture reads a .texture folder whole, with its pixels typed by format.
-func ReadTexture(dir string) (*Texture, error) {
-	info, err := ReadTextureInfo(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkPayload(dir, info); err != nil {
-		return nil, err
-	}
-	p := filepath.Join(dir, info.Format.DataFile())
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("terraindata: %w", err)
-	}
-	defer f.Close()
-	t := &Texture{TextureInfo: info}
-	if info.Format == RGBA8 {
-		img, err := png.Decode(bufio.NewReader(f))
-		if err != nil {
-			return nil, fmt.Errorf("terraindata: %s: %w", p, err)
-		}
-		n, ok := img.(*image.NRGBA)
-		if !ok { // an opaque PNG decodes as RGBA/RGB; converting opaque pixels is exact
-			n = image.NewNRGBA(img.Bounds())
-			draw.Draw(n, n.Bounds(), img, img.Bounds().Min, draw.Src)
-		}
-		t.RGBA8 = n
-		return t, nil
-	}
-	img, err := exr.Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("terraindata: %s: %w", p, err)
-	}
-	nc := info.Format.Components()
-	t.Float = make([]float32, img.Width*img.Height*nc)
-	for c := 0; c < nc; c++ {
-		for i, v := range img.Data[c] {
-			t.Float[i*nc+c] = v
-		}
-	}
-	return t, nil
 }

@@ -4,14 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"strata/exr"
 )
 
 // Problem is one reason a container is refused, naming the file and the manifest field so the
@@ -43,6 +40,7 @@ func (ps Problems) Error() string {
 // child is one path the manifest names.
 type child struct {
 	field  string
+	role   string
 	rel    string
 	format Format // "" for a plain file (stack.yaml)
 }
@@ -50,41 +48,44 @@ type child struct {
 // children lists every child the manifest names, in manifest order.
 func children(m *Manifest) []child {
 	var out []child
-	add := func(field, rel string, f Format) {
+	add := func(field, role, rel string, f Format) {
 		if rel != "" {
-			out = append(out, child{field, rel, f})
+			out = append(out, child{field, role, rel, f})
 		}
 	}
-	add("height", m.Height, RGBA32F)
-	add("holes", m.Holes, RGBA8)
+	add("height", "height", m.Height, RGBA32F)
+	add("holes", "holes", m.Holes, RGBA8)
 	for i, c := range m.Controls {
-		add(fmt.Sprintf("controls[%d]", i), c, RGBA8)
+		add(fmt.Sprintf("controls[%d]", i), fmt.Sprintf("control%d", i), c, RGBA8)
 	}
 	if a := m.Atlas; a != nil {
-		add("atlas.albedo", a.Albedo, RGBA8)
-		add("atlas.normal", a.Normal, RGBA8)
-		add("atlas.mask", a.Mask, RGBA8)
+		add("atlas.albedo", "atlas.albedo", a.Albedo, RGBA8)
+		add("atlas.normal", "atlas.normal", a.Normal, RGBA8)
+		add("atlas.mask", "atlas.mask", a.Mask, RGBA8)
 	}
-	add("stack", m.Stack, "")
+	add("stack", "stack", m.Stack, "")
 	names := make([]string, 0, len(m.Channels))
 	for n := range m.Channels {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		add("channels."+n, m.Channels[n], R32F)
+		add("channels."+n, "channels."+n, m.Channels[n], R32F)
 	}
 	for i, p := range m.Scatter {
-		add(fmt.Sprintf("scatter[%d].density", i), p.Density, R32F)
+		add(fmt.Sprintf("scatter[%d].density", i), "scatter."+p.Name, p.Density, R32F)
 	}
 	return out
 }
 
-// Validate is the publish gate: it returns every problem of the container at path, nil when it
-// is valid. It refuses what the seed refuses — a manifest that does not decode, no placement, a
-// named child that is absent, more layers than the controls carry — and what would break a
-// reader later: unknown versions, children of the wrong format or size, NaN in height, and child
-// paths that leave the container. It only reads; it does not recover an interrupted save.
+// Validate is the publish gate and the promise behind `strata validate`: it returns every problem
+// of the container at path, nil when every reader (info, render, export, the editor) can load it.
+// It runs Check on the manifest, then reads every child through the same Ref code the readers
+// use — contained, regular, bounded — decoding every payload block by block (every row of every
+// PNG and EXR, never more than a block in memory), so a truncated or corrupt payload, a value no
+// reader accepts, or a size texture.yaml does not state is found here first. Across children it
+// checks that grids that must agree do, that control weights sum to 255 at every texel, and that
+// heightRange holds the ground. It only reads; it does not recover an interrupted save.
 func Validate(path string) []Problem {
 	v := &validator{root: path}
 	v.run()
@@ -111,9 +112,13 @@ func (v *validator) run() {
 		v.add(v.root, "", "not a terrainData container: a terrainData is a folder holding %s", ManifestFile)
 		return
 	}
-	b, err := os.ReadFile(mf)
+	b, err := readManifestFile(v.root)
 	if err != nil {
-		v.add(mf, "", "missing manifest: %v", err)
+		if errors.Is(err, os.ErrNotExist) {
+			v.add(mf, "", "missing manifest: %v", err)
+		} else {
+			v.add(mf, "", "unreadable manifest: %v", err)
+		}
 		return
 	}
 	m, err := DecodeManifest(b)
@@ -121,123 +126,180 @@ func (v *validator) run() {
 		v.add(mf, "", "manifest does not decode: %v", errors.Unwrap(err))
 		return
 	}
-	if m.Version != Version {
-		v.add(mf, "version", "unknown version %d (this build reads version %d)", m.Version, Version)
-	}
-	finite := func(x [2]float64) bool {
-		return !math.IsNaN(x[0]) && !math.IsNaN(x[1]) && !math.IsInf(x[0], 0) && !math.IsInf(x[1], 0)
-	}
-	if !(m.Size[0] > 0) || !(m.Size[1] > 0) || !finite(m.Size) {
-		v.add(mf, "size", "missing or not positive (%v): the manifest must say where its ground stands, in metres along X and Z", m.Size)
-	}
-	if !finite(m.Origin) {
-		v.add(mf, "origin", "not finite (%v)", m.Origin)
-	}
-	if !finite(m.HeightRange) || m.HeightRange[0] > m.HeightRange[1] {
-		v.add(mf, "heightRange", "%v is not a range [low, high]", m.HeightRange)
-	}
-	if m.Height == "" {
-		v.add(mf, "height", "no heightfield named: a landscape without one is ground nothing can stand on")
-	}
-	v.layers(mf, m)
+	c := &Container{path: v.root, readDir: v.root, m: *m}
+	v.probs = append(v.probs, checkManifest(mf, m)...)
 
-	sizes := map[string]TextureInfo{} // field → info of children that read fine
+	got := map[string]TextureInfo{} // field → info of children that read fine
 	for _, ch := range children(m) {
-		if info, ok := v.child(mf, ch); ok {
-			sizes[ch.field] = info
+		if checkRel(ch.rel) != nil || strings.HasPrefix(ch.field, "controls[") {
+			continue // Check reported the path; controls are read together below
+		}
+		ref := c.ref(ch.role, ch.field, ch.rel)
+		if ch.format == "" {
+			v.plainFile(c, ref)
+			continue
+		}
+		if info, ok := v.texture(ref, ch.format, m); ok {
+			got[ch.field] = info
 		}
 	}
-	v.sizes(m, sizes)
-	if info, ok := sizes["height"]; ok {
-		v.heightData(filepath.Join(v.root, filepath.FromSlash(m.Height)), info, m)
+	v.controls(c, got)
+	v.sizes(m, got)
+}
+
+// plainFile checks a child that is a file (stack.yaml) exactly as readers resolve it
+// (Container.File): present, inside, regular.
+func (v *validator) plainFile(c *Container, ref *Ref) {
+	if _, err := c.File(ref.Rel, ref.Field); err != nil {
+		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
 	}
 }
 
-func (v *validator) layers(mf string, m *Manifest) {
-	if n, c := len(m.Layers), len(m.Controls); n > 4*c {
-		v.add(mf, "layers", "%d layers but %d control texture(s) carry at most %d (four layers each)", n, c, 4*c)
-	}
-	if len(m.Layers) > MaxLayers {
-		v.add(mf, "layers", "%d layers; at most %d are supported", len(m.Layers), MaxLayers)
-	}
-	seen := map[string]bool{}
-	for i, l := range m.Layers {
-		switch {
-		case l.Name == "":
-			v.add(mf, fmt.Sprintf("layers[%d].name", i), "empty layer name")
-		case seen[l.Name]:
-			v.add(mf, fmt.Sprintf("layers[%d].name", i), "layer %q appears twice", l.Name)
-		}
-		seen[l.Name] = true
-	}
-	if a := m.Atlas; a != nil && a.Size != [2]int{} {
-		if a.Size[0] <= 0 || a.Size[1] <= 0 || a.Size[0]%AtlasColumns != 0 || a.Size[1]%AtlasRows != 0 {
-			v.add(mf, "atlas.size", "%v must be positive multiples of 4 (width) and 2 (height)", a.Size)
-		}
-	}
-}
-
-// child checks one named child: a safe path, present, inside the container, and (for textures)
-// a readable texture.yaml of the expected format whose payload agrees with it.
-func (v *validator) child(mf string, ch child) (TextureInfo, bool) {
-	if err := checkRel(ch.rel); err != nil {
-		v.add(mf, ch.field, "child path %v", err)
-		return TextureInfo{}, false
-	}
-	p := filepath.Join(v.root, filepath.FromSlash(ch.rel))
-	if _, err := os.Lstat(p); err != nil {
-		v.add(p, ch.field, "named child is absent")
-		return TextureInfo{}, false
-	}
-	if err := v.inside(p); err != nil {
-		v.add(p, ch.field, "%v", err)
-		return TextureInfo{}, false
-	}
-	if ch.format == "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			v.add(p, ch.field, "not a file")
-		}
-		return TextureInfo{}, false
-	}
-	info, err := ReadTextureInfo(p)
+// texture streams one child through every check; the height's ground heights are gathered on the
+// way for heightRange.
+func (v *validator) texture(ref *Ref, want Format, m *Manifest) (TextureInfo, bool) {
+	info, err := ref.Info()
 	if err != nil {
-		v.add(p, ch.field, "%v", strings.TrimPrefix(err.Error(), "terraindata: "))
+		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
 		return TextureInfo{}, false
 	}
-	if info.Format != ch.format {
-		v.add(p, ch.field, "format %s, want %s", info.Format, ch.format)
+	if info.Format != want {
+		v.add(ref.Dir, ref.Field, "format %s, want %s", info.Format, want)
 		return TextureInfo{}, false
 	}
-	data := filepath.Join(p, info.Format.DataFile())
-	if err := v.inside(data); err != nil {
-		v.add(data, ch.field, "%v", err)
+	if ref.Role == "height" && (info.Width < MinHeightSide || info.Height < MinHeightSide) {
+		v.add(ref.Dir, ref.Field, "%dx%d: a height grid has at least %dx%d texels (one quad of ground)", info.Width, info.Height, MinHeightSide, MinHeightSide)
 		return TextureInfo{}, false
 	}
-	if err := checkPayload(p, info); err != nil {
-		v.add(data, ch.field, "%v", strings.TrimPrefix(err.Error(), "terraindata: "+data+": "))
+	s, err := ref.Stream()
+	if err != nil {
+		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
 		return TextureInfo{}, false
+	}
+	defer s.Close()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for {
+		b, err := s.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			v.probs = append(v.probs, problem(err, s.File, ref.Field))
+			return TextureInfo{}, false
+		}
+		if ref.Role == "height" {
+			for i := 0; i+3 < len(b.Float); i += 4 {
+				if h := float64(b.Float[i]); b.Float[i+3] > 0 {
+					lo, hi = math.Min(lo, h), math.Max(hi, h)
+				}
+			}
+		}
+	}
+	if hr := m.HeightRange; ref.Role == "height" && lo <= hi && (float32(lo) < float32(hr[0]) || float32(hi) > float32(hr[1])) {
+		v.add(filepath.Join(v.root, ManifestFile), "heightRange", "%v does not contain the ground's heights [%v, %v]", hr, lo, hi)
 	}
 	return info, true
 }
 
-// inside refuses a path whose real location (after symlinks) is outside the container.
-func (v *validator) inside(p string) error {
-	root, err := filepath.EvalSymlinks(v.root)
-	if err != nil {
-		return err
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("named child is absent (dangling link)")
+// controls reads the control textures row by row together: each is checked as any child is, and
+// at every texel the weights of the manifest's layers must sum to exactly 255 with nothing in the
+// channels no layer uses (SPEC "Quantization": a shader blends by them with no renormalization).
+func (v *validator) controls(c *Container, got map[string]TextureInfo) {
+	var streams []*Stream
+	defer func() {
+		for _, s := range streams {
+			s.Close()
 		}
-		return err
+	}()
+	ok := true
+	for _, ref := range c.Controls() {
+		if ref == nil || checkRel(ref.Rel) != nil {
+			ok = false
+			continue
+		}
+		info, err := ref.Info()
+		if err == nil && info.Format != RGBA8 {
+			v.add(ref.Dir, ref.Field, "format %s, want %s", info.Format, RGBA8)
+			ok = false
+			continue
+		}
+		s, err := ref.Stream()
+		if err != nil {
+			v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
+			ok = false
+			continue
+		}
+		streams = append(streams, s)
 	}
-	rel, err := filepath.Rel(root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("resolves to %s, outside the container", real)
+	for i, s := range streams {
+		if i > 0 && (s.Info.Width != streams[0].Info.Width || s.Info.Height != streams[0].Info.Height) {
+			ok = false
+		}
 	}
-	return nil
+	if !ok || len(streams) == 0 {
+		// Sizes disagree (sizes() says so) or one failed: check each payload on its own.
+		for _, s := range streams {
+			if v.drain(s) {
+				got[s.field] = s.Info
+			}
+		}
+		return
+	}
+	layers := len(c.m.Layers)
+	w := streams[0].Info.Width
+	bad, first, firstSum := 0, "", 0
+	rows := make([][]byte, len(streams))
+	for y := 0; ; y++ {
+		for k, s := range streams {
+			b, err := s.Next()
+			if err == io.EOF {
+				for _, s := range streams {
+					got[s.field] = s.Info
+				}
+				if bad > 0 {
+					v.add(streams[0].File, "controls", "%d texel(s) whose layer weights do not sum to 255 (or that weigh channels no layer uses), first at %s: %d", bad, first, firstSum)
+				}
+				return
+			}
+			if err != nil {
+				v.probs = append(v.probs, problem(err, s.File, s.field))
+				return
+			}
+			rows[k] = b.Bytes
+		}
+		for x := 0; x < w; x++ {
+			sum, stray := 0, 0
+			for k := range rows {
+				for ch := 0; ch < 4; ch++ {
+					if 4*k+ch < layers {
+						sum += int(rows[k][4*x+ch])
+					} else {
+						stray += int(rows[k][4*x+ch])
+					}
+				}
+			}
+			if sum != 255 || stray != 0 {
+				if bad == 0 {
+					first, firstSum = fmt.Sprintf("(%d,%d)", x, y), sum+stray
+				}
+				bad++
+			}
+		}
+	}
+}
+
+// drain reads a stream to its end, reporting a problem; it says whether the payload is sound.
+func (v *validator) drain(s *Stream) bool {
+	for {
+		_, err := s.Next()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			v.probs = append(v.probs, problem(err, s.File, s.field))
+			return false
+		}
+	}
 }
 
 // sizes checks that children which must share a grid do.
@@ -280,60 +342,5 @@ func (v *validator) sizes(m *Manifest, got map[string]TextureInfo) {
 				v.add(file(r.rel), r.field, "%s, atlas.size says %dx%d", dims(ai), size[0], size[1])
 			}
 		}
-	}
-}
-
-// heightData streams the height payload: every R must be finite, and the ground texels (A > 0)
-// must lie inside heightRange.
-func (v *validator) heightData(dir string, info TextureInfo, m *Manifest) {
-	p := filepath.Join(dir, info.Format.DataFile())
-	f, err := os.Open(p)
-	if err != nil {
-		v.add(p, "height", "%v", err)
-		return
-	}
-	defer f.Close()
-	r, err := exr.NewReader(f)
-	if err != nil {
-		v.add(p, "height", "%v", err)
-		return
-	}
-	w := r.Header().Width
-	nan := 0
-	first := ""
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for {
-		y0, n, rows, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			v.add(p, "height", "%v", err)
-			return
-		}
-		if len(rows) < 4 {
-			v.add(p, "height", "height payload has %d channels, want R, G, B, A", len(rows))
-			return
-		}
-		for i := 0; i < n*w; i++ {
-			h := float64(rows[0][i])
-			if math.IsNaN(h) || math.IsInf(h, 0) {
-				if nan == 0 {
-					first = fmt.Sprintf("(%d,%d)", i%w, y0+i/w)
-				}
-				nan++
-				continue
-			}
-			if rows[3][i] > 0 {
-				lo, hi = math.Min(lo, h), math.Max(hi, h)
-			}
-		}
-	}
-	if nan > 0 {
-		v.add(p, "height", "%d texel(s) of height are NaN or infinite, first at %s", nan, first)
-	}
-	hr := m.HeightRange
-	if lo <= hi && (float32(lo) < float32(hr[0]) || float32(hi) > float32(hr[1])) {
-		v.add(filepath.Join(v.root, ManifestFile), "heightRange", "%v does not contain the ground's heights [%v, %v]", hr, lo, hi)
 	}
 }

@@ -12,19 +12,7 @@ import (
 // TestValidateRefuses builds each broken container on disk (a good one, then broken the way a
 // hand edit, a crash or a bad tool would) and expects Validate to name the file, field and cause.
 func TestValidateRefuses(t *testing.T) {
-	manifest := func(edit func(m *Manifest)) func(t *testing.T, p string) {
-		return func(t *testing.T, p string) {
-			mf := filepath.Join(p, ManifestFile)
-			b, _ := os.ReadFile(mf)
-			m, err := DecodeManifest(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			edit(m)
-			b, _ = m.Encode()
-			os.WriteFile(mf, b, 0o644)
-		}
-	}
+	manifest := editManifest
 	raw := func(s string) func(t *testing.T, p string) {
 		return func(t *testing.T, p string) { os.WriteFile(filepath.Join(p, ManifestFile), []byte(s), 0o644) }
 	}
@@ -77,7 +65,7 @@ func TestValidateRefuses(t *testing.T) {
 				}
 				return nil
 			})
-		}, "height.texture/data.exr", "height", "1 texel(s) of height are NaN or infinite, first at (2,3)", false},
+		}, "height.texture/data.exr", "height", "1 texel(s) are invalid, first at (2,3): R is NaN (values must be finite)", false},
 		{"heightRange too narrow", manifest(func(m *Manifest) { m.HeightRange = [2]float64{0, 1} }), ManifestFile, "heightRange", "does not contain", false},
 		{"absolute child", manifest(func(m *Manifest) { m.Holes = "/tmp/holes.texture" }), ManifestFile, "holes", "not a relative", false},
 		{"dotdot child", func(t *testing.T, p string) {

@@ -1,0 +1,275 @@
+package bake
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"strata/field"
+	"strata/internal/sysmem"
+	"strata/scatter"
+	"strata/stack"
+	"strata/terraindata"
+)
+
+// writeHeight writes a small 16-bit PNG heightmap and returns its path.
+func writeHeight(t *testing.T, dir string, n int) string {
+	t.Helper()
+	p := filepath.Join(dir, "h.png")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := field.EncodePNG16(f, field.SampleDunesSized(n).Height, [2]float64{-10, 80}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeMask writes an n×n 8-bit PNG channel.
+func writeMask(t *testing.T, dir, name string, n int) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	f, _ := os.Create(p)
+	defer f.Close()
+	g := field.NewGrid(n, n)
+	if err := field.EncodePNG16(f, g, [2]float64{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestLoadHostile is issue 12's classes 2, 5, 7 and 9 at bake's door: each source set used to be
+// accepted (or hang) and fail late, lose data or say nothing of where; each is now refused by
+// Load, before any evaluation, naming the file and the field.
+func TestLoadHostile(t *testing.T) {
+	dir := t.TempDir()
+	h := writeHeight(t, dir, 16)
+	snow := writeMask(t, dir, "snow.png", 16)
+	fifo := filepath.Join(dir, "fifo.png")
+	syscall.Mkfifo(fifo, 0o644)
+	zero := filepath.Join(dir, "zero.png")
+	os.Symlink("/dev/zero", zero)
+	lying := filepath.Join(dir, "lying.png")
+	ihdr := []byte("IHDR\x00\x03\r@\x00\x03\r@\x08\x06\x00\x00\x00") // 200000×200000 RGBA
+	lyingPNG := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\r"), ihdr...)
+	lyingPNG = binary.BigEndian.AppendUint32(lyingPNG, crc32.ChecksumIEEE(ihdr))
+	os.WriteFile(lying, lyingPNG, 0o644)
+	stackFile := func(body string) string {
+		p := filepath.Join(t.TempDir(), "s.yaml")
+		os.WriteFile(p, []byte("version: 1\n"+body), 0o644)
+		return p
+	}
+	two := "layers: [{name: a}, {name: b}]\n"
+	tests := []struct {
+		desc string
+		src  Sources
+		want []string
+	}{
+		{"FIFO as --height", Sources{StackPath: stackFile(two), Height: fifo}, []string{fifo, "FIFO"}},
+		{"/dev/zero as --channel", Sources{StackPath: stackFile(two), Height: h, Channels: []ChannelSource{{"mask.snow", "/dev/zero"}}}, []string{"/dev/zero", "character device"}},
+		{"FIFO as --stack", Sources{StackPath: fifo, Height: h}, []string{fifo, "FIFO"}},
+		{"FIFO as a layer texture", Sources{StackPath: stackFile("layers: [{name: a}, {name: b, albedo: " + fifo + "}]\n"), Height: h},
+			[]string{"s.yaml", `layers[1] "b" albedo`, "FIFO"}},
+		{"/dev/zero symlink as a layer texture", Sources{StackPath: stackFile("layers: [{name: a, normal: " + zero + "}]\n"), Height: h},
+			[]string{`layers[0] "a" normal`, "character device"}},
+		{"PNG texture claiming 200000²", Sources{StackPath: stackFile("layers: [{name: a, mask: " + lying + "}]\n"), Height: h},
+			[]string{`layers[0] "a" mask`, "200000x200000: a layer texture is 1 … 16384 pixels per side"}},
+		{"repeated --channel", Sources{StackPath: stackFile(two), Height: h, Channels: []ChannelSource{{"mask.snow", snow}, {"mask.snow", h}}},
+			[]string{`channel "mask.snow" is given twice`}},
+		{"mask.snow and mask_snow", Sources{StackPath: stackFile(two), Height: h, Channels: []ChannelSource{{"mask.snow", snow}, {"mask_snow", snow}}},
+			[]string{`channel "mask_snow" and channel "mask.snow" would both be stored as mask_snow.texture`}},
+		{"a channel where a population goes", Sources{StackPath: stackFile(two + "populations: [{name: trees}]\n"), Height: h, Channels: []ChannelSource{{"scatter_trees", snow}}},
+			[]string{`population "trees" (populations[0]) and channel "scatter_trees" would both be stored as scatter_trees.texture`}},
+		{"populations a/b and a_b", Sources{StackPath: stackFile(two + "populations: [{name: a/b}, {name: a_b}]\n"), Height: h},
+			[]string{`population "a_b" (populations[1]) and population "a/b" (populations[0])`}},
+		{"a channel named holes", Sources{StackPath: stackFile(two), Height: h, Channels: []ChannelSource{{"holes", snow}}},
+			[]string{`channel "holes" and the holes mask would both be stored as holes.texture`}},
+		{"names differing in case", Sources{StackPath: stackFile(two), Height: h, Channels: []ChannelSource{{"Snow", snow}, {"snow", snow}}},
+			[]string{"would both be stored as"}},
+		{"missing channel", Sources{StackPath: stackFile("layers:\n  - name: a\n  - name: snow\n    rules: [{input: mask, channel: snow}]\n"), Height: h},
+			[]string{"s.yaml", `layers[1] "snow" rules[0]: reads channel "mask.snow", which the field does not have (give --channel mask.snow=FILE; the field has no channels)`}},
+		{"1×1 heightmap", Sources{StackPath: stackFile(two), Height: writeHeight(t, t.TempDir(), 1)}, []string{"1×1: a heightmap has at least 2×2 texels"}},
+		{"origin beyond float32 reach", Sources{StackPath: stackFile(two), Height: h, Origin: &[2]float64{1e300, 0}}, []string{"origin X = 1e+300"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { _, _, err := Load(tc.src); done <- err }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Load hung")
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestBakeMemoryBudget is the "size of work" class: a bake whose working set would not fit the
+// memory budget is refused before allocating, with the figures and the budget's source.
+func TestBakeMemoryBudget(t *testing.T) {
+	l := &Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(64)}
+	t.Setenv(sysmem.EnvLimit, "1MiB")
+	_, err := Evaluate(context.Background(), l, EvalOptions{CPU: true, Options: Options{Resolution: 0.5}})
+	if !errors.Is(err, sysmem.ErrInsufficient) || !strings.Contains(err.Error(), "a bake of 8000×8000 weights over a 64×64 height with 1 population(s) needs about 1.2 GiB, 1 MiB is available (STRATA_MEMORY_LIMIT=1MiB)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// bakedContainer writes a small sample landscape with trees and returns its path.
+func bakedContainer(t *testing.T) string {
+	t.Helper()
+	l := &Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(48)}
+	if _, err := Evaluate(context.Background(), l, EvalOptions{CPU: true}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.terrainData")
+	if err := Write(path, l); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func editManifest(t *testing.T, path string, edit func(m *terraindata.Manifest)) {
+	t.Helper()
+	c, err := terraindata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Manifest()
+	edit(&m)
+	b, _ := m.Encode()
+	os.WriteFile(filepath.Join(path, terraindata.ManifestFile), b, 0o644)
+}
+
+// TestOpenHostile: the containers a hostile user hands the editor (bake.Open) and strata validate
+// (bake.Validate). Each is refused by both, naming file and field; Open returns no landscape, so
+// the editor keeps its last good state; nothing panics or hangs.
+func TestOpenHostile(t *testing.T) {
+	tests := []struct {
+		desc    string
+		breakIt func(t *testing.T, p string)
+		field   string
+		msg     string
+	}{
+		{"count overflowing the pool", func(t *testing.T, p string) {
+			editManifest(t, p, func(m *terraindata.Manifest) { m.Scatter[0].Count = 1 << 59 })
+		}, "scatter[0].count", "want 0"},
+		{"spacing needing 10¹² sites", func(t *testing.T, p string) {
+			editManifest(t, p, func(m *terraindata.Manifest) { m.Scatter[0].Spacing = 1e-3 })
+		}, "scatter[0].spacing", "sites"},
+		{"unknown mesh", func(t *testing.T, p string) {
+			editManifest(t, p, func(m *terraindata.Manifest) { m.Scatter[0].Mesh = "cactus" })
+		}, "scatter[0].mesh", `unknown mesh "cactus"`},
+		{"stack symlinked to /dev/zero", func(t *testing.T, p string) {
+			os.Remove(filepath.Join(p, "stack.yaml"))
+			os.Symlink("/dev/zero", filepath.Join(p, "stack.yaml"))
+		}, "stack", "outside the container"},
+		{"stack is a FIFO", func(t *testing.T, p string) {
+			os.Remove(filepath.Join(p, "stack.yaml"))
+			syscall.Mkfifo(filepath.Join(p, "stack.yaml"), 0o644)
+		}, "stack", "FIFO"},
+		{"stack texture outside the container", func(t *testing.T, p string) {
+			os.WriteFile(filepath.Join(p, "stack.yaml"), []byte("version: 1\nlayers: [{name: sand, albedo: /etc/passwd}, {name: rock}]\npopulations: [{name: trees}]\n"), 0o644)
+		}, `layers[0] "sand" albedo`, "not a relative"},
+		{"stack texture climbing out", func(t *testing.T, p string) {
+			os.WriteFile(filepath.Join(p, "stack.yaml"), []byte("version: 1\nlayers: [{name: sand, albedo: ../x.png}, {name: rock}]\npopulations: [{name: trees}]\n"), 0o644)
+		}, `layers[0] "sand" albedo`, "escapes the container"},
+		{"stack of other layers", func(t *testing.T, p string) {
+			os.WriteFile(filepath.Join(p, "stack.yaml"), []byte("version: 1\nlayers: [{name: sand}, {name: snow}]\npopulations: [{name: trees}]\n"), 0o644)
+		}, "layers[1]", `named "snow", the manifest's layers[1] is "rock"`},
+		{"stack reading a channel the container lacks", func(t *testing.T, p string) {
+			os.WriteFile(filepath.Join(p, "stack.yaml"), []byte("version: 1\nlayers: [{name: sand}, {name: rock, rules: [{input: mask, channel: snow}]}]\npopulations: [{name: trees}]\n"), 0o644)
+		}, `layers[1] "rock" rules[0]`, `reads channel "mask.snow", which the container does not store (channels: none)`},
+		{"stack with two documents", func(t *testing.T, p string) {
+			f, _ := os.OpenFile(filepath.Join(p, "stack.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("---\nversion: 1\n")
+			f.Close()
+		}, "stack", "second YAML document"},
+		{"controls no weights grid", func(t *testing.T, p string) {
+			img := make([]float32, 48*20)
+			terraindata.WriteTextureFloatPixels(filepath.Join(p, "scatter_trees.texture"), terraindata.R32F, 48, 20, img)
+			os.RemoveAll(filepath.Join(p, "control0.texture"))
+			terraindata.WriteTextureRGBA8(filepath.Join(p, "control0.texture"), solidControl(48, 20), terraindata.Linear)
+		}, "controls", "no weights grid"},
+		{"a channel name a field cannot carry", func(t *testing.T, p string) {
+			terraindata.WriteTextureFloatPixels(filepath.Join(p, "odd.texture"), terraindata.R32F, 48, 48, make([]float32, 48*48))
+			editManifest(t, p, func(m *terraindata.Manifest) { m.Channels = map[string]string{"a b": "odd.texture"} })
+		}, "channels.a b", "not allowed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.desc, func(t *testing.T) {
+			path := bakedContainer(t)
+			tc.breakIt(t, path)
+			var l *Landscape
+			var err error
+			var probs terraindata.Problems
+			done := make(chan struct{})
+			go func() { l, err = Open(path); probs = Validate(path); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("hung")
+			}
+			if l != nil || err == nil || !strings.Contains(err.Error(), tc.field+": ") || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("Open: %v, want an error with %q and %q", err, tc.field, tc.msg)
+			}
+			found := false
+			for _, p := range probs {
+				found = found || (p.Field == tc.field && strings.Contains(p.Msg, tc.msg))
+			}
+			if !found {
+				t.Errorf("validate: want %s: …%s…; got\n%v", tc.field, tc.msg, probs)
+			}
+		})
+	}
+}
+
+func solidControl(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 255
+	}
+	return img
+}
+
+// TestPlaceFromContainerNamesField: a spacing too small to place in reasonable time, reached by a
+// reader that skipped validate, is refused naming terrain.yaml's scatter entry.
+func TestPlaceFromContainerNamesField(t *testing.T) {
+	path := bakedContainer(t)
+	editManifest(t, path, func(m *terraindata.Manifest) { m.Scatter[0].Spacing = 1e-3; m.Scatter[0].Count = math.MaxInt32 })
+	c, err := terraindata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = PlaceFromContainer(context.Background(), c, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "terrain.yaml: scatter[0].spacing (\"trees\")") || !strings.Contains(err.Error(), "sites") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestInstanceLimitsAgree binds the limits two packages keep.
+func TestInstanceLimitsAgree(t *testing.T) {
+	if terraindata.MaxScatterCount != scatter.MaxInstances || MaxInstances != scatter.MaxInstances {
+		t.Errorf("terraindata.MaxScatterCount %d, scatter.MaxInstances %d", terraindata.MaxScatterCount, scatter.MaxInstances)
+	}
+}

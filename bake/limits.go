@@ -1,0 +1,34 @@
+package bake
+
+import (
+	"fmt"
+
+	"strata/internal/sysmem"
+)
+
+// What a bake holds per texel beyond the field it was given, calibrated on the 8192² bakes of
+// docs/PERFORMANCE.md ("Peak memory of an 8192² bake": 1.58 GiB for two layers and no population,
+// 2.12 GiB with one population, the 256 MiB height included): the two RGBA8 weight images and the
+// evaluation's scratch per weights texel, a density grid and its placement scratch per population,
+// tile buffers (apron included) and upload staging per height texel.
+const (
+	bakeBytesPerWeightsTexel    = 12
+	bakeBytesPerPopulationTexel = 8
+	bakeBytesPerHeightTexel     = 8
+)
+
+// checkMemory refuses a bake whose working set would not fit in the memory the machine can give
+// now (internal/sysmem: MemAvailable, the cgroup limit, STRATA_MEMORY_LIMIT), before anything is
+// allocated: the texel count grows with --size and --resolution far faster than the inputs do.
+func (l *Landscape) checkMemory() error {
+	fg := &l.Geometry.Field
+	wt := uint64(fg.WeightsW) * uint64(fg.WeightsH)
+	ht := uint64(fg.HeightW) * uint64(fg.HeightH)
+	pops := uint64(len(l.Stack.Populations))
+	need := wt*(bakeBytesPerWeightsTexel+pops*bakeBytesPerPopulationTexel) + ht*bakeBytesPerHeightTexel
+	what := fmt.Sprintf("a bake of %d×%d weights over a %d×%d height with %d population(s)", fg.WeightsW, fg.WeightsH, fg.HeightW, fg.HeightH, pops)
+	if err := sysmem.Check(need, what); err != nil {
+		return fmt.Errorf("bake: %w (lower --resolution or the heightmap's size, or free memory)", err)
+	}
+	return nil
+}
