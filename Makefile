@@ -10,8 +10,10 @@ setup:
 build: setup
 	$(GO) build -o bin/strata .
 
+# LANGUAGE: Fyne reads it (before LANG) when it starts; under LANG=C.UTF-8 without it, Fyne logs a
+# harmless "Error parsing user locale C" (SPEC "Known pitfalls").
 run: build
-	./bin/strata
+	LANGUAGE=$${LANGUAGE:-en} ./bin/strata
 
 test: setup
 	$(GO) vet ./...

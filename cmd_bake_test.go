@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"strata/export"
 	"strata/field"
 	"strata/terraindata"
 )
@@ -86,7 +87,7 @@ populations:
 		if code, _, stderr := runCmd("export", out, "--instances", inst); code != exitOK {
 			t.Fatalf("export --instances: exit %d: %s", code, stderr)
 		}
-		var idx instanceIndex
+		var idx export.Index
 		b, err := os.ReadFile(filepath.Join(inst, "index.yaml"))
 		if err != nil {
 			t.Fatal(err)

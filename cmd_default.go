@@ -9,14 +9,18 @@ import (
 
 func init() { defaultCommand = runDefault }
 
-// defaultOut is where `strata` with no command writes the sample: ./out, beside the README.
+// defaultOut is where `strata` with no command writes the sample when there is no display:
+// ./out, beside the README.
 const defaultOut = "out"
 
-// runDefault is `strata` with no arguments. The interactive editor is not part of this build, so
-// it does what the editor does on a machine without a display: bake the built-in sample headless,
-// render it from the default orbit camera and from above, and say where everything went.
+// runDefault is `strata` with no arguments: the editor on the built-in sample. On a machine
+// without a display it does what it can headless: bake the sample, render it from the default
+// orbit camera and from above, and say where everything went.
 func runDefault(stdout, stderr io.Writer) int {
-	fmt.Fprintln(stdout, "strata: the interactive editor is not in this build; baking and rendering the built-in sample headless.")
+	if hasDisplay() {
+		return runEditor("", stdout, stderr)
+	}
+	fmt.Fprintln(stdout, "strata: no display (DISPLAY and WAYLAND_DISPLAY are unset), so no editor window; baking and rendering the built-in sample headless.")
 	if err := os.MkdirAll(defaultOut, 0o755); err != nil {
 		fmt.Fprintf(stderr, "strata: %v\n", err)
 		return exitFail
@@ -35,4 +39,9 @@ func runDefault(stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "strata: wrote %s (the landscape), %s and %s (renders)\n",
 		filepath.Join(abs, "dunes.terrainData"), filepath.Join(abs, "dunes.png"), filepath.Join(abs, "dunes_top.png"))
 	return exitOK
+}
+
+// hasDisplay reports whether a window can be opened: an X11 or Wayland display is named.
+func hasDisplay() bool {
+	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
 }

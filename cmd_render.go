@@ -84,7 +84,7 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	if err := checkOutput(path, out, "--out"); err != nil {
+	if err := safeio.RefuseInside(path, out, "--out"); err != nil {
 		return err
 	}
 	if probs := bake.CheckContainer(c); len(probs) > 0 {

@@ -42,6 +42,9 @@ type pipeline struct {
 	scatterAll  bool            // every population's placement must be redone
 	layersDirty bool            // the viewport's layer table (tints, tiling)
 	atlasDirty  bool            // the atlas sheets (a layer's texture)
+	// stackEdited says the weights' stack changed since the last full pass: on a slow machine
+	// the next pass is a draft, so the edit shows at once and refines after.
+	stackEdited bool
 	cancel      context.CancelFunc
 	passIsFull  bool // the running pass evaluates at full resolution (cancellable by a stack edit)
 	status      Status
@@ -57,6 +60,8 @@ type pipeline struct {
 	pops       []*popState
 	wtiles     *tileCache
 	lastStack  *stack.Stack // the stack the full weights were last evaluated with
+	// draftedVersion is the version the last draft showed.
+	draftedVersion uint64
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
 	heightVer uint64
 }
@@ -146,6 +151,7 @@ func (p *pipeline) stackChanged(old, st *stack.Stack) {
 	}
 	if weightsDiffer(old, st, &p.geo) {
 		p.markAllWeights()
+		p.stackEdited = true
 	}
 	if populationsDiffer(old, st, &p.geo) {
 		p.scatterAll = true
@@ -239,6 +245,7 @@ func (p *pipeline) pass() (more bool, err error) {
 	baked := s.doc.baked
 	dragging := p.drag != nil
 	stroking := p.stroke != nil
+	edited := p.stackEdited
 	ops := p.fieldOps
 	p.fieldOps = nil
 	layers, atlas := p.layersDirty, p.atlasDirty
@@ -277,19 +284,21 @@ func (p *pipeline) pass() (more bool, err error) {
 
 	fullTiles := p.dirty.Len()
 	estimate := time.Duration(float64(fullTiles*field.DefaultTileSize*field.DefaultTileSize) * p.nsPerTexel)
-	if dragging && estimate > draftBudget && p.draft != nil {
+	if estimate > draftBudget && p.draft != nil && (dragging || (edited && p.draftedVersion != version)) {
 		t0 := time.Now()
-		if err := p.draft.run(ctx, st, s.land.Field, &p.draftGeo, p.draftGeo.Tiles(field.DefaultTileSize)); err != nil {
+		unlock := p.lockGPU()
+		err := p.draft.run(ctx, st, s.land.Field, &p.draftGeo, p.draftGeo.Tiles(field.DefaultTileSize))
+		took := time.Since(t0)
+		if err == nil {
+			err = p.draft.show(s.view, nil, true)
+		}
+		unlock()
+		if err != nil {
 			return true, err
 		}
-		p.s.rend.gpuMu.Lock()
-		err := p.draft.show(s.view, nil, true)
-		p.s.rend.gpuMu.Unlock()
-		if err != nil {
-			return false, err
-		}
 		p.showing = shown{version: version, draft: true}
-		p.publish(version, true, Pass{Duration: time.Since(t0), Tiles: len(p.draftGeo.Tiles(field.DefaultTileSize)), Draft: true})
+		p.draftedVersion = version
+		p.publish(version, true, Pass{Duration: took, Tiles: len(p.draftGeo.Tiles(field.DefaultTileSize)), Draft: true})
 		s.rend.request(true)
 		return p.pending(version), nil
 	}
@@ -307,13 +316,15 @@ func (p *pipeline) pass() (more bool, err error) {
 	p.scatterAll = false
 	s.mu.Unlock()
 	t0 := time.Now()
+	var evalTime time.Duration
 	if len(tiles) > 0 {
-		s.rend.gpuMu.Lock()
+		unlock := p.lockGPU()
 		err := p.full.run(ctx, st, s.land.Field, &p.geo, tiles)
+		evalTime = time.Since(t0)
 		if err == nil {
 			err = p.full.show(s.view, tiles, !p.showing.full)
 		}
-		s.rend.gpuMu.Unlock()
+		unlock()
 		if err != nil {
 			// Not done: mark them again so the next pass (with the newest state) covers them.
 			for _, i := range idx {
@@ -328,8 +339,13 @@ func (p *pipeline) pass() (more bool, err error) {
 		}
 		p.showing = shown{version: version, full: true}
 		p.lastStack = st
+		s.mu.Lock()
+		if s.version == version {
+			p.stackEdited = false
+		}
+		s.mu.Unlock()
+		s.flash(tiles)
 	}
-	evalTime := time.Since(t0)
 	if len(tiles) > 0 && !dragging {
 		p.nsPerTexel = 0.7*p.nsPerTexel + 0.3*float64(evalTime)/float64(max(1, len(tiles)*field.DefaultTileSize*field.DefaultTileSize))
 	}
@@ -343,10 +359,22 @@ func (p *pipeline) pass() (more bool, err error) {
 		}
 		scatterTime = time.Since(t1)
 	}
+	p.bindDensity()
 	p.showing.version = version
 	p.publish(version, false, Pass{Duration: evalTime, Tiles: len(tiles), Scatter: scatterTime})
 	s.rend.request(dragging || stroking)
 	return p.pending(version), nil
+}
+
+// lockGPU orders a pass's GPU work against frames (a frame must not sample the target between two
+// tiles of one pass). The Go evaluator writes only memory and the viewport's own locked calls, so
+// it takes nothing: a slow software frame then never delays a draft.
+func (p *pipeline) lockGPU() (unlock func()) {
+	if p.mode != GPU {
+		return func() {}
+	}
+	p.s.rend.gpuMu.Lock()
+	return p.s.rend.gpuMu.Unlock
 }
 
 // pending reports work left after a pass that evaluated version.

@@ -120,8 +120,6 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 		}
 		views = append(views, vp)
 	}
-	s.rend.gpuMu.Lock()
-	defer s.rend.gpuMu.Unlock()
 	return s.view.SetPopulations(views)
 }
 

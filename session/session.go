@@ -80,6 +80,7 @@ type Session struct {
 	mu      sync.Mutex
 	doc     document
 	hist    history
+	viewSt  viewState
 	version uint64 // counts document and field changes; frames say which version they show
 	closed  bool
 

@@ -109,3 +109,17 @@ func Within(root, p string) (bool, error) {
 	}
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))), nil
 }
+
+// RefuseInside refuses an output path inside the container being read: exporting the heightmap
+// over the container's own height payload, or rendering into it, would destroy the source while
+// reading it. what names the output for the message ("--out", "heightmap").
+func RefuseInside(container, out, what string) error {
+	in, err := Within(container, out)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, out, err)
+	}
+	if in {
+		return fmt.Errorf("%s %s is inside the container %s: write outputs elsewhere", what, out, container)
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bufio"
@@ -19,13 +19,13 @@ import (
 	"strata/terraindata"
 )
 
-// instanceIndex is index.yaml beside the exported pools.
-type instanceIndex struct {
+// Index is index.yaml beside the exported pools: each population's file, count, mesh and scale.
+type Index struct {
 	Format      string          `yaml:"format"`
-	Populations []instanceEntry `yaml:"populations"`
+	Populations []IndexEntry `yaml:"populations"`
 }
 
-type instanceEntry struct {
+type IndexEntry struct {
 	Name  string     `yaml:"name"`
 	File  string     `yaml:"file"`
 	Count int        `yaml:"count"`
@@ -43,14 +43,14 @@ func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) er
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	idx := instanceIndex{Format: "column-major 4x4 float32 matrices, little-endian, 64 bytes per instance; column 3 is the translation (x, y, z, 1)"}
+	idx := Index{Format: "column-major 4x4 float32 matrices, little-endian, 64 bytes per instance; column 3 is the translation (x, y, z, 1)"}
 	files := instanceFiles(pops)
 	for i, p := range pops {
 		file := files[i]
 		if err := writeFloats(filepath.Join(dir, file), p.Matrices); err != nil {
 			return err
 		}
-		idx.Populations = append(idx.Populations, instanceEntry{Name: p.Name, File: file, Count: p.Count, Mesh: p.Mesh, Scale: p.Scale})
+		idx.Populations = append(idx.Populations, IndexEntry{Name: p.Name, File: file, Count: p.Count, Mesh: p.Mesh, Scale: p.Scale})
 		fmt.Fprintf(stdout, "wrote %s (%d instances)\n", filepath.Join(dir, file), p.Count)
 	}
 	b, err := yaml.Marshal(&idx)

@@ -1,0 +1,56 @@
+package stack
+
+import "testing"
+
+// Renaming, moving, duplicating and removing layers keep the stack valid: population rules follow
+// a rename and go with a removed layer, names stay unique, and the eight-layer limit holds.
+func TestLayerEdits(t *testing.T) {
+	s := SampleDunes()
+	if err := s.RenameLayer(1, "cliff"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Populations[0].Rules[0].Layer; got != "cliff" {
+		t.Errorf("population rule reads %q after the rename", got)
+	}
+	if err := s.RenameLayer(0, "cliff"); err == nil {
+		t.Error("two layers called cliff")
+	}
+	if err := s.DuplicateLayer(1); err != nil {
+		t.Fatal(err)
+	}
+	if s.Layers[2].Name != "cliff copy" || len(s.Layers[2].Rules) != 1 {
+		t.Errorf("duplicate: %+v", s.Layers[2])
+	}
+	s.Layers[2].Rules[0].Min = F(40)
+	if *s.Layers[1].Rules[0].Min != 18 {
+		t.Error("the duplicate shares its rules with the original")
+	}
+	if err := s.MoveLayer(2, 0); err != nil {
+		t.Fatal(err)
+	}
+	if s.Layers[0].Name != "cliff copy" || s.Layers[1].Name != "sand" || s.Layers[2].Name != "cliff" {
+		t.Errorf("after move: %s %s %s", s.Layers[0].Name, s.Layers[1].Name, s.Layers[2].Name)
+	}
+	if err := s.RemoveLayer(2); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Populations[0].Rules {
+		if r.Input == InputLayer {
+			t.Errorf("a rule still reads the removed layer: %+v", r)
+		}
+	}
+	if ps := Errors(Validate(s)); len(ps) > 0 {
+		t.Errorf("edited stack does not validate: %v", ps)
+	}
+	for len(s.Layers) < MaxLayers {
+		if err := s.AddLayer(NewLayer(s.UniqueLayerName("layer"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AddLayer(NewLayer("ninth")); err == nil {
+		t.Error("a ninth layer was added")
+	}
+	if s.UniqueLayerName("layer") != "layer 7" && s.UniqueLayerName("layer") == "layer" {
+		t.Error("UniqueLayerName returned a taken name")
+	}
+}

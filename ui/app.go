@@ -1,0 +1,326 @@
+// Package ui is the Strata editor's window: Fyne widgets over a session.Session — the layer stack
+// panel, the rule and population editors, the viewport, the status bar, menus, dialogs. It holds
+// no math and no GPU code: every edit is a call on the session, every picture comes from it.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"strata/icons"
+	"strata/session"
+	"strata/stack"
+)
+
+// AppID names the editor to Fyne (preferences, recent files).
+const AppID = "io.strata.editor"
+
+// Options start the editor.
+type Options struct {
+	// Path is a container or a heightmap to open; "" opens the built-in sample.
+	Path string
+	// Log receives the editor's own messages (the first frame's time); nil = stderr.
+	Log io.Writer
+	// Evaluator forces the GPU or the Go reference (default: measured).
+	Evaluator session.Evaluator
+}
+
+// Run opens the editor window and returns when it is closed.
+func Run(o Options) error {
+	start := time.Now()
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	a := app.NewWithID(AppID)
+	a.SetIcon(icons.App)
+	s, err := session.New(context.Background(), session.Options{Width: 1000, Height: 700, Evaluator: o.Evaluator})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ed := newEditor(a, s, o)
+	ed.start = start
+	if err := s.Watch(); err != nil {
+		fmt.Fprintf(o.Log, "strata: %v (files will not be watched)\n", err)
+	}
+	ed.win.Show()
+	go ed.openInitial(o.Path)
+	a.Run()
+	return nil
+}
+
+// editor is one window on one session.
+type editor struct {
+	app fyne.App
+	win fyne.Window
+	s   *session.Session
+	log io.Writer
+
+	view    *viewportWidget
+	layers  *layersPanel
+	layer   *layerPanel
+	pops    *popsPanel
+	fieldp  *fieldPanel
+	status  *statusBar
+	tools   *toolbar
+	banner  *widget.Label
+	notice  *widget.Label
+	tabs    *container.AppTabs
+	menus   *menus
+	noticeT *time.Timer
+
+	tool     Tool
+	brush    session.Brush
+	selLayer int // bottom-up layer index
+	selPop   int
+
+	start      time.Time
+	firstFrame bool
+	closing    bool
+}
+
+// newEditor builds the window over s (tests build it on Fyne's test app).
+func newEditor(a fyne.App, s *session.Session, o Options) *editor {
+	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now()}
+	if ed.log == nil {
+		ed.log = os.Stderr
+	}
+	ed.brush = session.Brush{Radius: 60, Strength: 0.6, Falloff: 0.6}
+	ed.win = a.NewWindow("Strata")
+	ed.win.SetIcon(icons.App)
+	ed.win.Resize(fyne.NewSize(1440, 900))
+
+	ed.view = newViewport(ed)
+	ed.status = newStatusBar(ed)
+	ed.layers = newLayersPanel(ed)
+	ed.layer = newLayerPanel(ed)
+	ed.pops = newPopsPanel(ed)
+	ed.fieldp = newFieldPanel(ed)
+	ed.tools = newToolbar(ed)
+	ed.banner = widget.NewLabel("")
+	ed.banner.Importance = widget.WarningImportance
+	ed.banner.Wrapping = fyne.TextWrapWord
+	ed.banner.Hide()
+	ed.notice = widget.NewLabel("")
+	ed.notice.Wrapping = fyne.TextWrapWord
+	ed.notice.Hide()
+
+	ed.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Layer", icons.Rule, ed.layer.content()),
+		container.NewTabItemWithIcon("Populations", icons.Tree, ed.pops.content()),
+		container.NewTabItemWithIcon("Field", icons.Mask, ed.fieldp.content()),
+	)
+	side := container.NewVSplit(ed.layers.content(), ed.tabs)
+	side.SetOffset(0.3)
+	centre := container.NewBorder(container.NewVBox(ed.banner, ed.notice), nil, nil, nil, ed.view)
+	split := container.NewHSplit(centre, side)
+	split.SetOffset(0.68)
+	ed.win.SetContent(container.NewBorder(ed.tools.content(), ed.status.content(), nil, nil, split))
+	ed.menus = newMenus(ed)
+	ed.win.SetMainMenu(ed.menus.main)
+	ed.shortcuts()
+	ed.win.SetCloseIntercept(ed.confirmClose)
+	ed.win.SetOnDropped(ed.dropped)
+
+	s.Subscribe(func(e session.Event) { fyne.Do(func() { ed.handle(e) }) })
+	ed.refresh()
+	return ed
+}
+
+// openInitial opens what the command line named, or the sample (off the UI goroutine).
+func (ed *editor) openInitial(path string) {
+	ctx := context.Background()
+	var err error
+	switch {
+	case path == "":
+		err = ed.s.OpenSample(ctx)
+	case isContainer(path):
+		err = ed.s.OpenContainer(ctx, path)
+		if err == nil {
+			fyne.Do(func() { ed.menus.addRecent(path) })
+		}
+	default:
+		err = ed.s.OpenHeightmap(ctx, path, session.HeightmapOptions{})
+	}
+	if err != nil {
+		fmt.Fprintf(ed.log, "strata: %v\n", err)
+		fyne.Do(func() {
+			ed.notify(fmt.Errorf("could not open %s: %w — showing the sample instead", path, err))
+		})
+		if path != "" {
+			if err := ed.s.OpenSample(ctx); err != nil {
+				fyne.Do(func() { ed.notify(err) })
+			}
+		}
+	}
+}
+
+// isContainer reports a terrainData folder.
+func isContainer(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return strings.HasSuffix(strings.TrimRight(path, "/"), ".terrainData")
+	}
+	if !fi.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(path, "terrain.yaml"))
+	return err == nil
+}
+
+// handle applies one session event (the UI goroutine).
+func (ed *editor) handle(e session.Event) {
+	switch e.Kind {
+	case session.EventFrame:
+		ed.view.showFrame(e.Frame)
+		if !ed.firstFrame {
+			ed.firstFrame = true
+			fmt.Fprintf(ed.log, "strata: first frame after %d ms (%s)\n", time.Since(ed.start).Milliseconds(), ed.s.Adapter())
+		}
+	case session.EventDocument:
+		ed.refresh()
+		if e.Message != "" {
+			ed.status.setMessage(e.Message)
+		}
+	case session.EventStatus:
+		ed.status.setStatus(e.Status)
+	case session.EventError:
+		ed.notify(e.Err)
+	case session.EventReloaded:
+		ed.inform(e.Message)
+	}
+}
+
+// refresh makes every panel show the session's document.
+func (ed *editor) refresh() {
+	st := ed.s.Stack()
+	name := ed.s.Name()
+	title := "Strata"
+	if name != "" {
+		title = "Strata — " + name
+		if ed.s.Modified() {
+			title += " *"
+		}
+	}
+	ed.win.SetTitle(title)
+	if st != nil {
+		if ed.selLayer < 0 || ed.selLayer >= len(st.Layers) {
+			ed.selLayer = len(st.Layers) - 1
+		}
+		if ed.selPop >= len(st.Populations) {
+			ed.selPop = len(st.Populations) - 1
+		}
+	}
+	if ed.s.Baked() {
+		ed.banner.SetText("These weights are baked: the container carries no stack, so they are shown as saved. " +
+			"Painting holes and masks works; Layers → Edit as a stack starts a stack (its evaluation replaces the baked weights).")
+		ed.banner.Show()
+	} else {
+		ed.banner.Hide()
+	}
+	ed.layers.refresh(st)
+	ed.layer.refresh(st)
+	ed.pops.refresh(st)
+	ed.fieldp.refresh(st)
+	ed.tools.refresh()
+	ed.menus.refresh()
+}
+
+// apply records st as one step; a refusal is shown and nothing changes.
+func (ed *editor) apply(label string, st *stack.Stack) error {
+	if err := ed.s.Apply(label, st); err != nil {
+		ed.notify(err)
+		return err
+	}
+	return nil
+}
+
+// edit clones the current stack, lets change modify the clone and applies it as one step.
+func (ed *editor) edit(label string, change func(st *stack.Stack) error) error {
+	cur := ed.s.Stack()
+	if cur == nil {
+		return fmt.Errorf("no stack to edit")
+	}
+	st := cur.Clone()
+	if err := change(st); err != nil {
+		ed.notify(err)
+		return err
+	}
+	return ed.apply(label, st)
+}
+
+// drag previews a continuous change (a slider) of the current stack.
+func (ed *editor) drag(label string, change func(st *stack.Stack)) error {
+	cur := ed.s.Stack()
+	if cur == nil {
+		return fmt.Errorf("no stack to edit")
+	}
+	st := cur.Clone()
+	change(st)
+	return ed.s.Drag(label, st)
+}
+
+// notify shows an error without stopping the artist (it fades after a while).
+func (ed *editor) notify(err error) {
+	if err == nil {
+		return
+	}
+	ed.showNotice("⚠ "+err.Error(), widget.DangerImportance)
+}
+
+// inform shows a message the same way.
+func (ed *editor) inform(msg string) { ed.showNotice(msg, widget.HighImportance) }
+
+func (ed *editor) showNotice(text string, imp widget.Importance) {
+	ed.notice.SetText(text)
+	ed.notice.Importance = imp
+	ed.notice.Show()
+	ed.notice.Refresh()
+	if ed.noticeT != nil {
+		ed.noticeT.Stop()
+	}
+	ed.noticeT = time.AfterFunc(10*time.Second, func() { fyne.Do(ed.notice.Hide) })
+}
+
+// currentBrush is the brush the active tool paints with.
+func (ed *editor) currentBrush() (session.Brush, error) {
+	b := ed.brush
+	switch ed.tool {
+	case ToolPaint, ToolErase:
+		if b.Target == "" {
+			return b, fmt.Errorf("choose a mask to paint (Field → New mask creates one)")
+		}
+		b.Erase = ed.tool == ToolErase
+	case ToolHole, ToolRestore:
+		b.Target = session.HolesTarget
+		b.Erase = ed.tool == ToolRestore
+	default:
+		return b, fmt.Errorf("choose a brush")
+	}
+	return b, nil
+}
+
+// setTool switches the viewport's left-drag tool.
+func (ed *editor) setTool(t Tool) {
+	ed.tool = t
+	if t == ToolCamera {
+		ed.s.SetBrushCursor(false, 0, 0, 0)
+	}
+	ed.tools.refresh()
+}
+
+// setRadius changes the brush radius (the [ and ] keys, the toolbar).
+func (ed *editor) setRadius(r float64) {
+	ed.brush.Radius = min(max(r, 1), 5000)
+	ed.tools.refresh()
+}
