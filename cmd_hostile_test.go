@@ -236,4 +236,3 @@ func TestFullDiskLeavesNoPartialOutput(t *testing.T) {
 		}
 	}
 }
-

@@ -90,7 +90,6 @@ func export(ct *terraindata.Container, o Options, stdout io.Writer) error {
 	return nil
 }
 
-
 // exportControls copies each control payload: it already is an ordinary PNG with exact bytes. The
 // copy streams through the payload's checks, so only a payload a reader loads is exported.
 func exportControls(ct *terraindata.Container, dir string, stdout io.Writer) error {

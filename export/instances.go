@@ -21,7 +21,7 @@ import (
 
 // Index is index.yaml beside the exported pools: each population's file, count, mesh and scale.
 type Index struct {
-	Format      string          `yaml:"format"`
+	Format      string       `yaml:"format"`
 	Populations []IndexEntry `yaml:"populations"`
 }
 
