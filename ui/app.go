@@ -6,6 +6,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
@@ -78,6 +80,7 @@ type editor struct {
 	tabs    *container.AppTabs
 	menus   *menus
 	noticeT *time.Timer
+	notices []noticeBox
 
 	tool     Tool
 	brush    session.Brush
@@ -122,10 +125,13 @@ func newEditor(a fyne.App, s *session.Session, o Options) *editor {
 	)
 	side := container.NewVSplit(ed.layers.content(), ed.tabs)
 	side.SetOffset(0.3)
-	centre := container.NewBorder(container.NewVBox(ed.banner, ed.notice), nil, nil, nil, ed.view)
+	// The banner and notices float over the viewport's top edge, so showing one never resizes
+	// the picture under the artist's mouse.
+	centre := container.NewStack(ed.view, container.NewVBox(ed.backed(ed.banner), ed.backed(ed.notice)))
 	split := container.NewHSplit(centre, side)
 	split.SetOffset(0.68)
-	ed.win.SetContent(container.NewBorder(ed.tools.content(), ed.status.content(), nil, nil, split))
+	body := container.NewBorder(ed.tools.content(), ed.status.content(), nil, nil, split)
+	ed.win.SetContent(container.NewStack(body, newTipLayer()))
 	ed.menus = newMenus(ed)
 	ed.win.SetMainMenu(ed.menus.main)
 	ed.shortcuts()
@@ -135,6 +141,33 @@ func newEditor(a fyne.App, s *session.Session, o Options) *editor {
 	s.Subscribe(func(e session.Event) { fyne.Do(func() { ed.handle(e) }) })
 	ed.refresh()
 	return ed
+}
+
+// backed puts a label on a translucent panel (the label's visibility decides the panel's).
+func (ed *editor) backed(l *widget.Label) fyne.CanvasObject {
+	bg := canvas.NewRectangle(color.NRGBA{0x10, 0x14, 0x18, 0xd0})
+	box := container.NewStack(bg, l)
+	box.Hide()
+	l.Hide()
+	ed.notices = append(ed.notices, noticeBox{l, box})
+	return box
+}
+
+// noticeBox pairs a floating label with its panel.
+type noticeBox struct {
+	label *widget.Label
+	box   *fyne.Container
+}
+
+// syncNotices shows each panel exactly when its label is shown.
+func (ed *editor) syncNotices() {
+	for _, n := range ed.notices {
+		if n.label.Visible() {
+			n.box.Show()
+		} else {
+			n.box.Hide()
+		}
+	}
 }
 
 // openInitial opens what the command line named, or the sample (off the UI goroutine).
@@ -188,6 +221,11 @@ func (ed *editor) handle(e session.Event) {
 			fmt.Fprintf(ed.log, "strata: first frame after %d ms (%s)\n", time.Since(ed.start).Milliseconds(), ed.s.Adapter())
 		}
 	case session.EventDocument:
+		if strings.HasPrefix(e.Message, "Opened ") {
+			// A brush about 1/50 of the field across: visible at the framing the camera starts at.
+			fi := ed.s.Field()
+			ed.brush.Radius = max(1, float64(int(max(fi.Size[0], fi.Size[1])/50)))
+		}
 		ed.refresh()
 		if e.Message != "" {
 			ed.status.setMessage(e.Message)
@@ -221,6 +259,7 @@ func (ed *editor) refresh() {
 			ed.selPop = len(st.Populations) - 1
 		}
 	}
+	defer ed.syncNotices()
 	if ed.s.Baked() {
 		ed.banner.SetText("These weights are baked: the container carries no stack, so they are shown as saved. " +
 			"Painting holes and masks works; Layers → Edit as a stack starts a stack (its evaluation replaces the baked weights).")
@@ -286,10 +325,11 @@ func (ed *editor) showNotice(text string, imp widget.Importance) {
 	ed.notice.Importance = imp
 	ed.notice.Show()
 	ed.notice.Refresh()
+	ed.syncNotices()
 	if ed.noticeT != nil {
 		ed.noticeT.Stop()
 	}
-	ed.noticeT = time.AfterFunc(10*time.Second, func() { fyne.Do(ed.notice.Hide) })
+	ed.noticeT = time.AfterFunc(10*time.Second, func() { fyne.Do(func() { ed.notice.Hide(); ed.syncNotices() }) })
 }
 
 // currentBrush is the brush the active tool paints with.

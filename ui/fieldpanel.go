@@ -128,11 +128,12 @@ func (p *fieldPanel) refresh(st *stack.Stack) {
 
 // askNewMask asks for a mask's name and creates it.
 func (ed *editor) askNewMask() {
+	var create func(bool)
 	e := widget.NewEntry()
-	e.SetPlaceHolder("snowless")
-	dialog.ShowForm("New mask", "Create", "Cancel", []*widget.FormItem{
-		widget.NewFormItem("name", e),
-	}, func(ok bool) {
+	e.SetPlaceHolder("e.g. snowless")
+	var d dialog.Dialog
+	e.OnSubmitted = func(string) { d.Hide(); create(true) }
+	create = func(ok bool) {
 		if !ok {
 			return
 		}
@@ -144,5 +145,11 @@ func (ed *editor) askNewMask() {
 		ed.brush.Target = field.MaskPrefix + strings.TrimPrefix(name, field.MaskPrefix)
 		ed.setTool(ToolPaint)
 		ed.inform(fmt.Sprintf("Mask %s created: paint it in the viewport, and read it from a rule (input: mask).", name))
-	}, ed.win)
+	}
+	item := widget.NewFormItem("name", e)
+	item.HintText = "letters, digits, _ - ."
+	d = dialog.NewForm("New mask", "Create", "Cancel", []*widget.FormItem{item}, create, ed.win)
+	d.Resize(fyne.NewSize(420, 180))
+	d.Show()
+	ed.win.Canvas().Focus(e)
 }

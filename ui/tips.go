@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -19,7 +21,6 @@ type tip struct {
 	text  string
 	owner fyne.CanvasObject
 	timer *time.Timer
-	pop   *widget.PopUp
 	at    fyne.Position
 }
 
@@ -38,9 +39,8 @@ func (t *tip) moved(e *desktop.MouseEvent) {
 
 func (t *tip) out() {
 	t.stop()
-	if t.pop != nil {
-		t.pop.Hide()
-		t.pop = nil
+	if host.shown == t {
+		host.hide()
 	}
 }
 
@@ -51,27 +51,103 @@ func (t *tip) stop() {
 	}
 }
 
-func (t *tip) show() {
-	app := fyne.CurrentApp()
-	if app == nil || t.owner == nil {
+func (t *tip) show() { host.show(t) }
+
+// tipHost draws the tooltip in a layer above the window's content. It is no pop-up: a Fyne
+// pop-up is an overlay that takes the pointer, so the control under it would lose its hover at
+// once and the tooltip would flicker; a label in a plain layer takes no events.
+type tipHost struct {
+	layer *fyne.Container
+	bg    *canvas.Rectangle
+	label *widget.Label
+	shown *tip
+}
+
+var host tipHost
+
+// newTipLayer makes the layer tooltips are drawn in; the editor stacks it over its content.
+func newTipLayer() *fyne.Container {
+	host.bg = canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
+	host.bg.StrokeColor = theme.Color(theme.ColorNameShadow)
+	host.bg.StrokeWidth = 1
+	host.bg.CornerRadius = 4
+	host.label = widget.NewLabel("")
+	host.label.Wrapping = fyne.TextWrapWord
+	host.layer = container.NewWithoutLayout(host.bg, host.label)
+	host.bg.Hide()
+	host.label.Hide()
+	return host.layer
+}
+
+func (h *tipHost) show(t *tip) {
+	if h.layer == nil {
 		return
 	}
-	c := app.Driver().CanvasForObject(t.owner)
-	if c == nil {
-		return
-	}
+	h.shown = t
 	plain := widget.NewLabel(t.text)
-	w := fyne.Min(plain.MinSize().Width, 360)
-	l := widget.NewLabel(t.text)
-	l.Wrapping = fyne.TextWrapWord
-	l.Resize(fyne.NewSize(w, plain.MinSize().Height))
-	t.pop = widget.NewPopUp(l, c)
-	t.pop.Resize(fyne.NewSize(w+2*theme.Padding(), l.MinSize().Height+2*theme.Padding()))
-	pos := t.at.Add(fyne.NewPos(12, 20))
-	if cs := c.Size(); pos.X+t.pop.Size().Width > cs.Width {
-		pos.X = cs.Width - t.pop.Size().Width - 4
+	w := fyne.Min(plain.MinSize().Width, 380)
+	h.label.SetText(t.text)
+	h.label.Resize(fyne.NewSize(w, plain.MinSize().Height))
+	size := fyne.NewSize(w, h.label.MinSize().Height)
+	h.label.Resize(size)
+	at := t.at
+	if app := fyne.CurrentApp(); app != nil {
+		at = at.Subtract(app.Driver().AbsolutePositionForObject(h.layer))
 	}
-	t.pop.ShowAtPosition(pos)
+	pos := at.Add(fyne.NewPos(14, 22))
+	area := h.layer.Size()
+	if pos.X+size.Width > area.Width {
+		pos.X = area.Width - size.Width - 4
+	}
+	if pos.Y+size.Height > area.Height {
+		pos.Y = at.Y - size.Height - 8
+	}
+	pos = fyne.NewPos(fyne.Max(pos.X, 0), fyne.Max(pos.Y, 0))
+	h.label.Move(pos)
+	h.bg.Move(pos)
+	h.bg.Resize(size)
+	h.bg.Show()
+	h.label.Show()
+	h.layer.Refresh()
+	go h.watch(t)
+}
+
+// watch hides the tip once its control no longer lies under the pointer (the panel scrolled, or
+// the control went away) — hover events come only when the pointer moves.
+func (h *tipHost) watch(t *tip) {
+	for {
+		time.Sleep(200 * time.Millisecond)
+		gone := false
+		fyne.DoAndWait(func() {
+			if h.shown != t {
+				gone = true
+				return
+			}
+			app := fyne.CurrentApp()
+			if app == nil {
+				return
+			}
+			pos := app.Driver().AbsolutePositionForObject(t.owner)
+			size := t.owner.Size()
+			if !t.owner.Visible() || t.at.X < pos.X || t.at.Y < pos.Y || t.at.X > pos.X+size.Width || t.at.Y > pos.Y+size.Height {
+				h.hide()
+				gone = true
+			}
+		})
+		if gone {
+			return
+		}
+	}
+}
+
+func (h *tipHost) hide() {
+	h.shown = nil
+	if h.layer == nil {
+		return
+	}
+	h.bg.Hide()
+	h.label.Hide()
+	h.layer.Refresh()
 }
 
 // tipButton is a button with a tooltip.

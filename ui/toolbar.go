@@ -145,14 +145,19 @@ func (t *toolbar) refresh() {
 	} else {
 		t.target.Disable()
 	}
-	if ed.tool == ToolCamera {
-		t.brushRow.Hide()
-	} else {
-		t.brushRow.Show()
-	}
 	t.radius.set(ed.brush.Radius, false)
 	t.strength.set(ed.brush.Strength, false)
 	t.falloff.set(ed.brush.Falloff, false)
+	// The brush row stays in place (the layout does not jump); it is live only for a brush.
+	for _, f := range []*numField{t.radius, t.strength, t.falloff} {
+		if ed.tool == ToolCamera {
+			f.slider.Disable()
+			f.entry.Disable()
+		} else {
+			f.slider.Enable()
+			f.entry.Enable()
+		}
+	}
 }
 
 // applyOverlay hands the chosen overlay to the session.

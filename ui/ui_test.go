@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"strata/gpu"
+	"strata/session"
+	"strata/stack"
+)
+
+var (
+	devOnce sync.Once
+	dev     *gpu.Device
+	devErr  error
+)
+
+// newTestEditor builds the editor on Fyne's headless test app over a real session (lavapipe),
+// with a small dunes field open.
+func newTestEditor(t *testing.T) *editor {
+	t.Helper()
+	a := test.NewTempApp(t)
+	devOnce.Do(func() { dev, devErr = gpu.Open(context.Background(), gpu.Options{Label: "ui test"}) })
+	if devErr != nil {
+		t.Fatal(devErr)
+	}
+	s, err := session.New(context.Background(), session.Options{Device: dev, Width: 160, Height: 100, Evaluator: session.CPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ed := newEditor(a, s, Options{Log: io.Discard})
+	if err := s.OpenSampleSized(context.Background(), 64, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return ed.s.Stack() != nil && len(ed.layers.list) == 2 })
+	return ed
+}
+
+// waitFor polls cond (events reach the panels from the session's goroutines).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 20 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func yaml(t *testing.T, s *stack.Stack) []byte {
+	t.Helper()
+	b, err := stack.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Adding, duplicating, moving and deleting layers from the panel change the stack; one undo per
+// step brings it back exactly, and the Edit menu names the step.
+func TestLayersPanel(t *testing.T) {
+	ed := newTestEditor(t)
+	orig := yaml(t, ed.s.Stack())
+	test.Tap(ed.layers.add)
+	if n := len(ed.s.Stack().Layers); n != 3 {
+		t.Fatalf("after Add layer the stack has %d layers", n)
+	}
+	if ed.selLayer != 2 || len(ed.layers.list) != 3 {
+		t.Errorf("the new layer is not selected and listed: selected %d, %d rows", ed.selLayer, len(ed.layers.list))
+	}
+	if ed.menus.undo.Label != "Undo Add layer" {
+		t.Errorf("Edit menu says %q", ed.menus.undo.Label)
+	}
+	test.Tap(ed.layers.dup)
+	test.Tap(ed.layers.down)
+	st := ed.s.Stack()
+	if len(st.Layers) != 4 || st.Layers[2].Name != "layer copy" || st.Layers[3].Name != "layer" {
+		t.Fatalf("after duplicate and move down: %v", layerNames(st))
+	}
+	test.Tap(ed.layers.del)
+	if len(ed.s.Stack().Layers) != 3 {
+		t.Fatalf("delete left %v", layerNames(ed.s.Stack()))
+	}
+	for k := 0; k < 4; k++ {
+		ed.menus.undo.Action()
+	}
+	if got := yaml(t, ed.s.Stack()); !bytes.Equal(got, orig) {
+		t.Fatalf("four undos left\n%s\nwant\n%s", got, orig)
+	}
+	ed.menus.redo.Action()
+	if len(ed.s.Stack().Layers) != 3 {
+		t.Errorf("redo: %v", layerNames(ed.s.Stack()))
+	}
+	// The title names the landscape and says it changed.
+	if title := ed.win.Title(); title != "Strata — dunes *" {
+		t.Errorf("title %q", title)
+	}
+}
+
+func layerNames(st *stack.Stack) []string {
+	var n []string
+	for _, l := range st.Layers {
+		n = append(n, l.Name)
+	}
+	return n
+}
+
+// The rule editor: a typed value changes the rule; a value that is not a number, or out of
+// range, shows an error and changes nothing; Add rule adds one; a slider drag is one undo step.
+func TestRuleEditor(t *testing.T) {
+	ed := newTestEditor(t)
+	if ed.selLayer != 1 || len(ed.layer.rules.cards) != 1 {
+		t.Fatalf("rock should be selected with its one rule: selected %d, %d cards", ed.selLayer, len(ed.layer.rules.cards))
+	}
+	card := ed.layer.rules.cards[0]
+	if card.input.Selected != "slope (°)" || card.min.unit.Text != "°" {
+		t.Errorf("input %q unit %q", card.input.Selected, card.min.unit.Text)
+	}
+	before := yaml(t, ed.s.Stack())
+	enter := func(f *numField, text string) {
+		f.entry.SetText(text)
+		f.entry.OnSubmitted(text)
+	}
+	enter(card.min, "abc")
+	if !card.min.errMsg.Visible() || card.min.errMsg.Text == "" {
+		t.Error("a non-numeric entry shows no error")
+	}
+	if !bytes.Equal(yaml(t, ed.s.Stack()), before) {
+		t.Error("a non-numeric entry changed the stack")
+	}
+	enter(ed.layer.strength, "2")
+	if !ed.layer.strength.errMsg.Visible() {
+		t.Error("strength 2 (range 0..1) shows no error")
+	}
+	if !bytes.Equal(yaml(t, ed.s.Stack()), before) {
+		t.Error("an out-of-range entry changed the stack")
+	}
+	enter(card.min, "25")
+	if got := *ed.s.Stack().Layers[1].Rules[0].Min; got != 25 {
+		t.Fatalf("min after typing 25: %v", got)
+	}
+	if card.min.errMsg.Visible() {
+		t.Error("the error stayed after a good value")
+	}
+	// Open max, then close it again: max comes and goes.
+	test.Tap(card.max.open) // it was open: now closed, a max appears
+	if ed.s.Stack().Layers[1].Rules[0].Max == nil {
+		t.Fatal("unticking open gave no max")
+	}
+	test.Tap(card.max.open)
+	if ed.s.Stack().Layers[1].Rules[0].Max != nil {
+		t.Fatal("ticking open kept the max")
+	}
+	// A drag: many previews, one step.
+	undoBefore := ed.s.UndoLabel()
+	sl := card.soft.slider
+	size := sl.Size()
+	if size.Width < 20 {
+		t.Fatalf("the softness slider is %v wide", size)
+	}
+	for _, frac := range []float32{0.2, 0.3, 0.4, 0.5, 0.6} {
+		sl.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(size.Width*frac, size.Height/2)}})
+	}
+	sl.DragEnd()
+	if got := ed.s.Stack().Layers[1].Rules[0].Softness; math.Abs(got-sl.Value) > 1e-6 || got < 5 {
+		t.Errorf("softness after the drag %v, the slider shows %v", got, sl.Value)
+	}
+	if ed.s.UndoLabel() != "rock: softness" {
+		t.Errorf("the drag's step is %q", ed.s.UndoLabel())
+	}
+	ed.s.Undo()
+	if ed.s.UndoLabel() != undoBefore {
+		t.Errorf("one undo did not take the whole drag back: now %q", ed.s.UndoLabel())
+	}
+	test.Tap(ed.layer.rules.add)
+	if n := len(ed.s.Stack().Layers[1].Rules); n != 2 {
+		t.Fatalf("Add rule: %d rules", n)
+	}
+	waitFor(t, func() bool { return len(ed.layer.rules.cards) == 2 })
+	test.Tap(ed.layer.rules.cards[1].del)
+	if n := len(ed.s.Stack().Layers[1].Rules); n != 1 {
+		t.Errorf("delete rule: %d rules", n)
+	}
+}
+
+// A population limited to a layer: added from the panel, a layer-weight rule picks the layer.
+func TestPopulationsPanel(t *testing.T) {
+	ed := newTestEditor(t)
+	n0 := len(ed.s.Stack().Populations)
+	test.Tap(ed.pops.add)
+	st := ed.s.Stack()
+	if len(st.Populations) != n0+1 || ed.selPop != n0 {
+		t.Fatalf("add population: %d populations, selected %d", len(st.Populations), ed.selPop)
+	}
+	test.Tap(ed.pops.rules.add)
+	waitFor(t, func() bool { return len(ed.pops.rules.cards) == 1 })
+	c := ed.pops.rules.cards[0]
+	c.input.SetSelected(inputLabel(stack.InputLayer))
+	r := ed.s.Stack().Populations[n0].Rules[0]
+	if r.Input != stack.InputLayer || r.Layer != "sand" {
+		t.Fatalf("layer rule: %+v", r)
+	}
+	waitFor(t, func() bool { return len(ed.pops.rules.cards) == 1 && ed.pops.rules.cards[0].chanel.Visible() })
+	ed.pops.rules.cards[0].chanel.SetSelected("rock")
+	if got := ed.s.Stack().Populations[n0].Rules[0].Layer; got != "rock" {
+		t.Errorf("layer picker chose %q", got)
+	}
+	ed.pops.density.entry.SetText("0.002")
+	ed.pops.density.entry.OnSubmitted("0.002")
+	if got := ed.s.Stack().Populations[n0].Density; got != 0.002 {
+		t.Errorf("density %v", got)
+	}
+}
+
+// A new mask from the Field panel is at once a brush target and a rule input.
+func TestNewMaskIsUsable(t *testing.T) {
+	ed := newTestEditor(t)
+	if err := ed.s.NewMask("valley"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(ed.tools.target.Options) == 1 })
+	if ed.tools.target.Options[0] != "valley" {
+		t.Errorf("brush targets %v", ed.tools.target.Options)
+	}
+	ed.tool = ToolPaint
+	b, err := ed.currentBrush()
+	if err != nil || b.Target != "mask.valley" {
+		t.Errorf("brush %+v, %v", b, err)
+	}
+	if err := ed.edit("mask rule", func(st *stack.Stack) error {
+		st.Layers[1].Rules = append(st.Layers[1].Rules, stack.Rule{Input: stack.InputMask, Channel: "valley", Max: stack.F(0.5)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
