@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEditorWindow is the real-window test: it starts `strata` under Xvfb, waits for its first
+// frame, adds a layer with the keyboard through xdotool (Ctrl+Shift+N: a layer with no rules
+// covers everything in its own tint) and checks in screenshots (ImageMagick import) that the
+// picture changed where the ground is and not in the sky around it.
+func TestEditorWindow(t *testing.T) {
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed (scripts/setup.sh installs it): %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "strata")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	display := startXvfb(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+dir, "LANGUAGE=en", "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	first := make(chan string, 1)
+	var log bytes.Buffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			log.WriteString(line + "\n")
+			if strings.Contains(line, "first frame after") {
+				first <- line
+			}
+		}
+	}()
+	select {
+	case line := <-first:
+		t.Log(line)
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no first frame within 2 minutes; stderr:\n%s", log.String())
+	}
+	x := func(args ...string) string {
+		t.Helper()
+		c := exec.Command("xdotool", args...)
+		c.Env = append(os.Environ(), "DISPLAY="+display)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("xdotool %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	win := strings.Fields(x("search", "--sync", "--name", "Strata — dunes"))[0]
+	before := stableShot(t, display, dir)
+	x("windowfocus", "--sync", win)
+	x("mousemove", "10", "500") // away from any control, over the viewport's left edge
+	x("key", "ctrl+shift+n")
+	after := waitChange(t, display, dir, before)
+
+	// The ground: pixels of the viewport's area (the left 55% of the window, between its
+	// toolbars and status bar) that are not the sky's colour in the first shot.
+	b := before.Bounds()
+	sky := before.At(b.Min.X+20, b.Min.Y+b.Dy()*20/100)
+	ground, groundChanged, skyPix, skyChanged := 0, 0, 0, 0
+	for y := b.Dy() * 20 / 100; y < b.Dy()*65/100; y += 2 {
+		for xx := 20; xx < b.Dx()*50/100; xx += 2 {
+			c0, c1 := before.At(xx, y), after.At(xx, y)
+			changed := !near(c0, c1, 24)
+			if near(c0, sky, 6) {
+				skyPix++
+				if changed {
+					skyChanged++
+				}
+			} else {
+				ground++
+				if changed {
+					groundChanged++
+				}
+			}
+		}
+	}
+	t.Logf("ground %d pixels, %d changed; sky %d, %d changed", ground, groundChanged, skyPix, skyChanged)
+	if ground < 1000 || skyPix < 1000 {
+		t.Fatalf("the first screenshot shows no landscape in the viewport (ground %d, sky %d pixels)", ground, skyPix)
+	}
+	if groundChanged < ground*6/10 {
+		t.Errorf("adding a covering layer changed %d of %d ground pixels", groundChanged, ground)
+	}
+	if skyChanged > skyPix/50 {
+		t.Errorf("the sky changed in %d of %d pixels", skyChanged, skyPix)
+	}
+}
+
+func near(a, b interface{ RGBA() (r, g, b, a uint32) }, tol int) bool {
+	r0, g0, b0, _ := a.RGBA()
+	r1, g1, b1, _ := b.RGBA()
+	d := func(p, q uint32) int {
+		v := int(p>>8) - int(q>>8)
+		if v < 0 {
+			v = -v
+		}
+		return v
+	}
+	return d(r0, r1) <= tol && d(g0, g1) <= tol && d(b0, b1) <= tol
+}
+
+// startXvfb starts a virtual display on a free number and returns its name.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	for n := 140; n < 180; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			continue
+		}
+		d := fmt.Sprintf(":%d", n)
+		cmd := exec.Command("Xvfb", d, "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		for k := 0; k < 100; k++ {
+			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+				return d
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("Xvfb %s did not start", d)
+	}
+	t.Fatal("no free X display number")
+	return ""
+}
+
+var shots int
+
+// shot takes a screenshot of the whole display.
+func shot(t *testing.T, display, dir string) image.Image {
+	t.Helper()
+	shots++
+	p := filepath.Join(dir, fmt.Sprintf("shot%d.png", shots))
+	c := exec.Command("import", "-window", "root", p)
+	c.Env = append(os.Environ(), "DISPLAY="+display)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// stableShot waits until two screenshots a second apart are the same (the refined frame is up).
+func stableShot(t *testing.T, display, dir string) image.Image {
+	t.Helper()
+	prev := shot(t, display, dir)
+	for k := 0; k < 90; k++ {
+		time.Sleep(time.Second)
+		cur := shot(t, display, dir)
+		if differing(prev, cur) == 0 {
+			return cur
+		}
+		prev = cur
+	}
+	t.Fatal("the window never settled within 90 s")
+	return nil
+}
+
+// waitChange waits for the picture to change from before and settle again.
+func waitChange(t *testing.T, display, dir string, before image.Image) image.Image {
+	t.Helper()
+	for k := 0; k < 90; k++ {
+		time.Sleep(time.Second)
+		if differing(before, shot(t, display, dir)) > 1000 {
+			return stableShot(t, display, dir)
+		}
+	}
+	t.Fatal("the window did not change within 90 s of the edit")
+	return nil
+}
+
+// differing counts pixels of the viewport region that differ (the status bar's text may
+// change while nothing else does, so only the upper-left area is compared).
+func differing(a, b image.Image) int {
+	n := 0
+	r := a.Bounds()
+	for y := r.Dy() * 15 / 100; y < r.Dy()*70/100; y += 3 {
+		for x := 0; x < r.Dx()*50/100; x += 3 {
+			if !near(a.At(x, y), b.At(x, y), 2) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
