@@ -221,4 +221,3 @@ func differing(a, b image.Image) int {
 	}
 	return n
 }
-
