@@ -302,3 +302,101 @@ func TestSaveReopen(t *testing.T) {
 func stackLoad(p string) (*stack.Stack, error) { return stack.Load(p) }
 func stackSave(s *stack.Stack, p string) error { return stack.Save(s, p) }
 func floatPtr(v float64) *float64              { return &v }
+
+// A tint change reaches the picture without evaluating a tile; a brush stroke re-evaluates only
+// the tiles under it; a hole stroke cuts the ground (the picture and the saved container) and
+// undo puts it back.
+func TestWhatEditsTouch(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.s.FitCamera(true)
+	base := h.waitFrame(h.s.Version())
+	if got := h.s.Status().Last.Tiles; got != 16 {
+		t.Fatalf("first pass: %d tiles, want 16", got)
+	}
+	passes := h.count(EventStatus)
+	st := h.s.Stack().Clone()
+	st.Layers[0].Tint = stack.Color{255, 0, 0}
+	if err := h.s.Apply("sand: tint", st); err != nil {
+		t.Fatal(err)
+	}
+	red := h.waitFrame(h.s.Version())
+	if d := diffPixels(base.Image, red.Image); d < 500 {
+		t.Errorf("a red tint changed %d pixels", d)
+	}
+	for _, e := range h.events(passes) {
+		if e.Kind == EventStatus && e.Status.Last.Tiles > 0 && e.Status.Last.Tiles != 16 {
+			t.Errorf("a tint change evaluated %d tiles", e.Status.Last.Tiles)
+		}
+	}
+	if h.s.Status().Last.Tiles != 16 {
+		t.Errorf("after a tint change the last pass is %+v: a tint must not evaluate tiles", h.s.Status().Last)
+	}
+
+	// A mask stroke in one corner: a mask rule reads it, so its tiles (and only those) re-run.
+	if err := h.s.NewMask("m"); err != nil {
+		t.Fatal(err)
+	}
+	st = h.s.Stack().Clone()
+	st.Layers[1].Rules = append(st.Layers[1].Rules, stack.Rule{Input: stack.InputMask, Channel: "m", Max: stack.F(0.5)})
+	if err := h.s.Apply("rock: mask rule", st); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	mn := [2]float64{-2000, -2000}
+	if err := h.s.BeginStroke(Brush{Target: "mask.m", Radius: 100, Strength: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Stroke(mn[0]+300, mn[1]+300)
+	h.s.EndStroke()
+	h.waitFrame(h.s.Version())
+	if got := h.s.Status().Last.Tiles; got < 1 || got > 4 {
+		t.Errorf("a 100 m dab re-evaluated %d tiles of 32 texels (31 m each... 1000 m): want 1–4", got)
+	}
+
+	// Holes: a stroke cuts, the frame changes, the container keeps them, undo restores.
+	before := h.waitFrame(h.s.Version())
+	if err := h.s.BeginStroke(Brush{Target: HolesTarget, Radius: 400, Strength: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Stroke(0, 0)
+	h.s.EndStroke()
+	holed := h.waitFrame(h.s.Version())
+	if d := diffPixels(before.Image, holed.Image); d < 50 {
+		t.Errorf("a 400 m hole changed %d pixels", d)
+	}
+	path := t.TempDir() + "/holes.terrainData"
+	if err := h.s.SaveAs(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	l, err := bake.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, hole := range l.Holes {
+		if hole {
+			n++
+		}
+	}
+	if n < 10 {
+		t.Errorf("the saved container has %d hole texels", n)
+	}
+	if !h.s.Undo() {
+		t.Fatal("nothing to undo")
+	}
+	back := h.waitFrame(h.s.Version())
+	if d := diffPixels(before.Image, back.Image); d != 0 {
+		t.Errorf("undoing the holes left %d pixels changed", d)
+	}
+}
+
+// events returns the events from index k on.
+func (h *harness) events(k int) []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Event(nil), h.ev[min(k, len(h.ev)):]...)
+}
