@@ -77,6 +77,12 @@ func children(m *Manifest) []child {
 	for i, p := range m.Scatter {
 		add(fmt.Sprintf("scatter[%d].density", i), p.Density, R32F)
 	}
+	if s := m.Script; s != nil {
+		add("script.file", s.File, "")
+		for i, a := range s.Assets {
+			add(fmt.Sprintf("script.assets[%d]", i), a, "")
+		}
+	}
 	return out
 }
 
