@@ -6,7 +6,6 @@ import (
 	"image/color"
 	_ "image/jpeg" // layer maps may be JPEG
 	_ "image/png"
-	"os"
 	"path/filepath"
 
 	"golang.org/x/image/draw"
@@ -44,7 +43,7 @@ func AtlasCell(i int, size [2]int) image.Rectangle {
 
 // PackAtlas writes the atlas sheets for layers into dir (the container being written) as
 // atlas_albedo.texture, atlas_normal.texture and atlas_mask.texture, resampling each source map
-// (PNG or JPEG; relative paths resolve against base, the stack file's folder) into its cell with
+// (PNG, JPEG, TGA or EXR: DecodeImageFile; relative paths resolve against base, the stack file's folder) into its cell with
 // Catmull-Rom. A cell whose layer has no map for a role keeps the neutral colour; a role no layer
 // declares is not written. It returns nil when no layer carries any texture.
 func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, error) {
@@ -75,7 +74,7 @@ func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, er
 			if src == "" {
 				continue
 			}
-			img, err := loadImage(src, base)
+			img, err := loadImage(src, base, role.colorSpace)
 			if err != nil {
 				return nil, fmt.Errorf("terraindata: atlas: layer %q %s: %w", l.Name, role.name, err)
 			}
@@ -100,18 +99,9 @@ func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, er
 	return a, nil
 }
 
-func loadImage(p, base string) (image.Image, error) {
+func loadImage(p, base, colorSpace string) (image.Image, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return img, nil
+	return DecodeImageFile(p, colorSpace)
 }
