@@ -51,7 +51,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.controls, "controls", "", "")
 	fs.StringVar(&o.heightmap, "heightmap", "", "")
 	fs.StringVar(&o.instances, "instances", "", "")
-	path, err := parseWithPath(fs, args)
+	path, err := parseWithPath(fs, args, "PATH.terrainData")
 	if err != nil {
 		return usageError(c, stderr, "%v", err)
 	}

@@ -47,12 +47,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&assets, "assets", "")
 	fs.BoolVar(&opt.CPU, "cpu", false, "")
 	fs.DurationVar(&opt.Timeout, "timeout", procgen.DefaultTimeout, "")
-	script, err := parseWithPath(fs, args)
+	script, err := parseWithPath(fs, args, "SCRIPT.lua")
 	switch {
 	case err != nil:
 		return usageError(c, stderr, "%v", err)
-	case script == "":
-		return usageError(c, stderr, "missing SCRIPT.lua")
 	case opt.Timeout <= 0:
 		return usageError(c, stderr, "--timeout %v: must be positive", opt.Timeout)
 	}

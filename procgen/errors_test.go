@@ -77,6 +77,11 @@ func TestScriptErrors(t *testing.T) {
 		{"scatter reading an unwritten layer", src + mask + "local t = g:node(\"t\", \"terrain.scatter\"):input(\"raster\", m):param(\"rules\", {{input = \"layer\", layer = \"snow\"}})\n" +
 			"g:node(\"w\", \"terrain.write\"):input(\"raster\", t):param(\"name\", \"x\"):param(\"layers\", {\"m\"})\n",
 			[]string{"s.lua:4: ", `node "t" (terrain.scatter)`, `"snow"`, `written by node "w"`}},
+		{"scatter too dense", src + "local t = g:node(\"t\", \"terrain.scatter\"):input(\"raster\", s):param(\"name\", \"grass\")\n  :param(\"density\", 1e6)\n" +
+			"local m = g:node(\"m\", \"terrain.mask\"):input(\"raster\", t)\n" + write,
+			[]string{"s.lua:4: ", `node "t" (terrain.scatter)`, `param "density"`, `population "grass"`, "candidate sites"}},
+		{"catastrophic pattern", "print(string.find(string.rep(\"a\", 40), \".-.-.-.-.-.-.-b\"))\n",
+			[]string{"s.lua:1: ", "string.find", "may backtrack", "40 bytes"}},
 		{"lua runtime error", "local x = nil\nx.y = 1\n", []string{"s.lua:2: ", "attempt to index"}},
 		{"syntax error", "local g = proc.graph(\nlocal x = \n", []string{"s.lua:2: ", "syntax error"}},
 		{"huge raster", "local g = proc.graph()\nlocal s = g:node(\"s\", \"terrain.source\"):param(\"size\", {1e7, 1e7})\n" + mask + write,
@@ -143,8 +148,11 @@ func TestPcallAndPrint(t *testing.T) {
 local ok, err = pcall(function() g:node("x", "terrain.nope") end)
 print(ok, err)
 print(tostring(s))
+local words = {}
+for w in ("one two"):gmatch("%a+") do words[#words + 1] = w end
+print(table.concat(words, "+"), (("  x  "):gsub("^%s*(.-)%s*$", "%1")))
 `, nil, nil)
-	if len(r.printed) != 2 || !strings.HasPrefix(r.printed[0], "false\t") || !strings.Contains(r.printed[0], "unknown node type") ||
+	if len(r.printed) != 3 || r.printed[2] != "one+two\tx" || !strings.HasPrefix(r.printed[0], "false\t") || !strings.Contains(r.printed[0], "unknown node type") ||
 		r.printed[1] != `node "s" (terrain.source)` {
 		t.Errorf("printed %q", r.printed)
 	}

@@ -289,3 +289,57 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("doubling loop: err = %v, want ErrMemory", r.err)
 	}
 }
+
+// testdata/valley.lua, the richer script of docs/procgen.md, runs and validates: a real
+// heightmap, masks over height, slope, curvature and noise, and a forest. Every surface shows,
+// and the height masks sit where their heights are.
+func TestValleyScript(t *testing.T) {
+	out := t.TempDir()
+	var warnings []string
+	res, err := RunFile(context.Background(), "../testdata/valley.lua", Options{Out: out, CPU: true,
+		Warn: func(m string) { warnings = append(warnings, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+	l := openValid(t, res.Written[0])
+	if l.Field.Height.W != 480 || l.Field.Height.H != 364 {
+		t.Fatalf("grid %dx%d, want 480x364", l.Field.Height.W, l.Field.Height.H)
+	}
+	lo, hi := l.Field.Height.MinMax()
+	if lo > -1000 || hi < 1800 {
+		t.Errorf("heights %v … %v: the sea floor and the peaks of the data are gone", lo, hi)
+	}
+	n := l.Weights.W * l.Weights.H
+	for k, layer := range l.Baked.Layers {
+		cover := 0
+		for i, b := range l.Weights.Layer(k) {
+			if b > 127 {
+				cover++
+				h := l.Field.Height.Data[i]
+				switch layer.Name {
+				case "seabed":
+					if h > 0 {
+						t.Fatalf("seabed at %v m", h)
+					}
+				case "snow":
+					if h < 1300 {
+						t.Fatalf("snow at %v m", h)
+					}
+				}
+			}
+		}
+		t.Logf("%-6s covers %5.1f%% of texels (> 50%%)", layer.Name, 100*float64(cover)/float64(n))
+		if cover < n/500 {
+			t.Errorf("layer %s covers %d of %d texels", layer.Name, cover, n)
+		}
+	}
+	if len(l.Scatter) != 1 || l.Scatter[0].Count < 1000 {
+		t.Errorf("pines: %+v", l.Scatter)
+	}
+	if l.Field.Channels["mask.snow"] == nil {
+		t.Error("the snow mask was not kept")
+	}
+}

@@ -67,6 +67,16 @@ func newState(out func(string)) *lua.LState {
 	L.SetMetatable(g, mt)
 	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
 		s.RawSetString("rep", L.NewFunction(strRep))
+		for _, name := range []string{"find", "match", "gmatch", "gsub"} {
+			if orig, ok := s.RawGetString(name).(*lua.LFunction); ok && orig.IsG {
+				// Keep the original's upvalues: gmatch hands out its iterator from upvalue 1.
+				up := make([]lua.LValue, len(orig.Upvalues))
+				for i, u := range orig.Upvalues {
+					up[i] = u.Value()
+				}
+				s.RawSetString(name, L.NewClosure(guardPattern(name, orig.GFunction), up...))
+			}
+		}
 	}
 	if m, ok := L.GetGlobal("math").(*lua.LTable); ok {
 		rnd := rand.New(rand.NewPCG(0, 0))
@@ -93,6 +103,68 @@ func strRep(L *lua.LState) int {
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
+}
+
+// maxPatternSteps bounds the worst case of one Lua pattern match. gopher-lua's matcher backtracks
+// in Go, where the timeout cannot reach it: ".-.-.-.-.-.-.-b" over 40 bytes runs for 20 s, over
+// 60 for hours. A match whose worst case is past this bound is refused instead.
+const maxPatternSteps = 1e9
+
+// guardPattern wraps string.find/match/gmatch/gsub: it refuses a pattern whose backtracking over
+// the subject could exceed maxPatternSteps (a plain find never backtracks).
+func guardPattern(name string, orig lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		subj, ok1 := L.Get(1).(lua.LString)
+		pat, ok2 := L.Get(2).(lua.LString)
+		plain := name == "find" && lua.LVAsBool(L.Get(4))
+		if ok1 && ok2 && !plain {
+			if c := patternCost(len(subj), string(pat)); c > maxPatternSteps {
+				L.RaiseError("string.%s: the pattern %q may backtrack about %.2g steps over %d bytes; the sandbox allows %.0g (use fewer repetitions or a shorter string)",
+					name, string(pat), c, len(subj), float64(maxPatternSteps))
+			}
+		}
+		return orig(L)
+	}
+}
+
+// patternCost is the worst-case number of steps of matching pat against n bytes: each unbounded
+// repetition (*, -, +) can try every position, each ? two ways, and an unanchored pattern is
+// tried at every start.
+func patternCost(n int, pat string) float64 {
+	steps := float64(max(n, 1))
+	if strings.HasPrefix(pat, "^") {
+		steps = 1
+	}
+	for i := 0; i < len(pat); i++ {
+		switch pat[i] {
+		case '%':
+			i++ // the escaped character is an item, not a quantifier
+		case '[':
+			i++
+			if i < len(pat) && pat[i] == '^' {
+				i++
+			}
+			if i < len(pat) && pat[i] == ']' {
+				i++
+			}
+			for i < len(pat) && pat[i] != ']' {
+				if pat[i] == '%' {
+					i++
+				}
+				i++
+			}
+		case '*', '-', '+':
+			if i > 0 {
+				steps *= float64(max(n, 1))
+			}
+		case '?':
+			steps *= 2
+		}
+		if steps > 1e300 {
+			return steps
+		}
+	}
+	return steps
 }
 
 // mathRandom is math.random over the state's own generator, seeded 0 until math.randomseed: a

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,7 +187,16 @@ func (e *evaluator) writeStack(n *node, layers []layerSpec, r *raster) (*stack.S
 		}
 		s.Layers = append(s.Layers, l)
 	}
+	area := r.field.Size[0] * r.field.Size[1]
 	for _, p := range r.populations {
+		if sites := area * p.spec.Density; sites > maxSites {
+			key := "density"
+			if p.node.typ.name == "terrain.stack" {
+				key = "stack"
+			}
+			return nil, nil, p.node.paramErr(key, "population %q: %.3g instances/m² over %.3g m² is up to %.3g candidate sites, more than the %.3g a write places (lower the density)",
+				p.spec.Name, p.spec.Density, area, sites, float64(maxSites))
+		}
 		s.Populations = append(s.Populations, p.spec)
 	}
 	if _, err := bake.CheckStack(s, ""); err != nil {
@@ -200,6 +208,11 @@ func (e *evaluator) writeStack(n *node, layers []layerSpec, r *raster) (*stack.S
 	}
 	return s, tints, nil
 }
+
+// maxSites bounds a population's candidate sites (area × density): placement counts every site
+// before it places, so a density meant per hectare typed per m² would otherwise run for hours
+// before the bake refuses more than bake.MaxInstances instances.
+const maxSites = 8 * bake.MaxInstances
 
 var popIndex = regexp.MustCompile(`^populations\[(\d+)\]`)
 
@@ -255,14 +268,4 @@ func (e *evaluator) script(n *node, tints []string) *bake.Script {
 		}
 	}
 	return s
-}
-
-// sortedKeys returns m's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for key := range m {
-		k = append(k, key)
-	}
-	sort.Strings(k)
-	return k
 }
