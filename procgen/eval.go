@@ -40,6 +40,13 @@ func (e *evaluator) maxTexels() int {
 	return field.MaxTexels
 }
 
+func (e *evaluator) maxSites() float64 {
+	if e.opt.maxSites > 0 {
+		return e.opt.maxSites
+	}
+	return maxSites
+}
+
 func (e *evaluator) report(stage string, done, total int) {
 	if e.opt.Progress != nil {
 		e.opt.Progress(stage, done, total)

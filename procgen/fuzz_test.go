@@ -13,10 +13,10 @@ import (
 	"strata/terraindata"
 )
 
-// fuzzOptions keep a fuzzed run small and short: rasters of at most 64×64, 50 ms of Lua and
-// 256 MiB of it, the Go reference.
+// fuzzOptions keep a fuzzed run small and short: rasters of at most 64×64, populations of at most
+// a million candidate sites, 50 ms of Lua and 256 MiB of it, the Go reference.
 func fuzzOptions(out string) Options {
-	return Options{Out: out, CPU: true, Timeout: 50 * time.Millisecond, maxTexels: 64 * 64, maxMemory: 256 << 20}
+	return Options{Out: out, CPU: true, Timeout: 50 * time.Millisecond, maxTexels: 64 * 64, maxSites: 1e6, maxMemory: 256 << 20}
 }
 
 // checkFuzzRun holds a run to its contract: it fails with a message (never a panic, never an empty

@@ -15,8 +15,8 @@ import (
 // (missing inputs, cycles, params that depend on each other) is checked when the script returns.
 
 const (
-	graphType = "procgen.graph"
-	nodeType_ = "procgen.node"
+	graphMeta = "procgen.graph"
+	nodeMeta  = "procgen.node"
 )
 
 // builder collects the graphs one script builds.
@@ -35,7 +35,7 @@ const maxNodes = 100000
 
 // install puts proc and the two userdata types into L.
 func (b *builder) install(L *lua.LState) {
-	gm := L.NewTypeMetatable(graphType)
+	gm := L.NewTypeMetatable(graphMeta)
 	gm.RawSetString("__index", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"node": b.node}))
 	gm.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		if g, ok := L.CheckUserData(1).Value.(*graph); ok {
@@ -44,7 +44,7 @@ func (b *builder) install(L *lua.LState) {
 		}
 		return 0
 	}))
-	nm := L.NewTypeMetatable(nodeType_)
+	nm := L.NewTypeMetatable(nodeMeta)
 	nm.RawSetString("__index", L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{"input": b.input, "param": b.param}))
 	nm.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.CheckUserData(1).Value.(*node); ok {
@@ -88,7 +88,7 @@ func (b *builder) graph(L *lua.LState) int {
 	b.graphs = append(b.graphs, g)
 	ud := L.NewUserData()
 	ud.Value = g
-	L.SetMetatable(ud, L.GetTypeMetatable(graphType))
+	L.SetMetatable(ud, L.GetTypeMetatable(graphMeta))
 	L.Push(ud)
 	return 1
 }
@@ -132,7 +132,7 @@ func (b *builder) node(L *lua.LState) int {
 	g.byName[n.name] = n
 	ud := L.NewUserData()
 	ud.Value = n
-	L.SetMetatable(ud, L.GetTypeMetatable(nodeType_))
+	L.SetMetatable(ud, L.GetTypeMetatable(nodeMeta))
 	L.Push(ud)
 	return 1
 }

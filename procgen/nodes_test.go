@@ -221,14 +221,16 @@ func TestGPUMatchesReference(t *testing.T) {
 
 func grid(v ...float32) *field.Grid { return &field.Grid{W: len(v), H: 1, Data: v} }
 
-// Normalize: masks divided by their sum, the exact-255 quantization, the first layer where every
-// mask is zero.
+// Normalize: masks divided by their sum (however small it is, down to MinMaskSum), the exact-255
+// quantization, the first layer where every mask is zero (or their sum is below MinMaskSum).
 func TestNormalize(t *testing.T) {
-	w, err := Normalize([]*field.Grid{grid(0.5, 0.2, 0, 1, 0.3, float32(math.NaN())), grid(0.5, 0.2, 0, 0, 0.6, 0.4), grid(0, 0.2, 0, 1.5, 0.3, 0)})
+	w, err := Normalize([]*field.Grid{grid(0.5, 0.2, 0, 1, 0.3, float32(math.NaN()), 0, 1e-3, 1e-6),
+		grid(0.5, 0.2, 0, 0, 0.6, 0.4, 0.5/65536, 0, 1e-6), grid(0, 0.2, 0, 1.5, 0.3, 0, 0.5/65536, 1e-3, 1e-6)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range [][3]uint8{{128, 127, 0}, {85, 85, 85}, {255, 0, 0}, {128, 0, 127}, {64, 127, 64}, {0, 255, 0}} {
+	for i, want := range [][3]uint8{{128, 127, 0}, {85, 85, 85}, {255, 0, 0}, {128, 0, 127}, {64, 127, 64}, {0, 255, 0},
+		{0, 128, 127}, {128, 0, 127}, {255, 0, 0}} {
 		q := w.Texel(i, 0)
 		if [3]uint8{q[0], q[1], q[2]} != want {
 			t.Errorf("texel %d = %v, want %v", i, q[:3], want)

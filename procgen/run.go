@@ -63,8 +63,9 @@ type Options struct {
 	// Print receives what the script prints; nil discards it.
 	Print func(line string)
 
-	maxTexels int    // tests and fuzzing: the largest raster (0 = field.MaxTexels)
-	maxMemory uint64 // 0 = DefaultMaxMemory
+	maxTexels int     // tests and fuzzing: the largest raster (0 = field.MaxTexels)
+	maxSites  float64 // tests and fuzzing: a population's most candidate sites (0 = maxSites)
+	maxMemory uint64  // 0 = DefaultMaxMemory
 }
 
 // Result is what a run wrote.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"strata/bake"
 	"strata/field"
 	"strata/terraindata"
 )
@@ -341,5 +342,35 @@ func TestValleyScript(t *testing.T) {
 	}
 	if l.Field.Channels["mask.snow"] == nil {
 		t.Error("the snow mask was not kept")
+	}
+}
+
+// The editor saving a script's landscape again (bake.Open → bake.Write, the Baked path) keeps
+// its script and assets, so it can still be run again; validation names a missing copy.
+func TestResaveKeepsScript(t *testing.T) {
+	r := mustRun(t, `
+local g = proc.graph()
+local s = g:node("s", "terrain.source"):param("size", {40, 40})
+local m = g:node("m", "terrain.mask"):input("raster", s)
+g:node("w", "terrain.write"):input("raster", m):param("name", "x"):param("layers", {{name = "m", albedo = "textures.a"}})
+`, map[string][]byte{"textures/a.png": pngBytes(t, 4, 4)}, nil)
+	l := openValid(t, r.res.Written[0])
+	saved := filepath.Join(t.TempDir(), "saved.terrainData")
+	if err := bake.Write(saved, l); err != nil {
+		t.Fatal(err)
+	}
+	again := openValid(t, saved)
+	if again.Script == nil || string(again.Script.Source) != string(l.Script.Source) || len(again.Script.Assets) != 1 {
+		t.Fatalf("re-saved script %+v", again.Script)
+	}
+	if _, err := Rerun(context.Background(), saved, Options{CPU: true}); err != nil {
+		t.Fatalf("Rerun of the re-saved container: %v", err)
+	}
+	if err := os.Remove(filepath.Join(saved, "script", "textures", "a.png")); err != nil {
+		t.Fatal(err)
+	}
+	probs := terraindata.Validate(saved)
+	if len(probs) != 1 || probs[0].Field != "script.assets[0]" {
+		t.Errorf("validation of a container missing its script's asset: %v", probs)
 	}
 }

@@ -37,7 +37,8 @@ func checkWrite(n *node) error {
 // Normalize turns mask layers into weights the terrainData seed's way: at each texel the masks
 // (clamped to 0..1) are divided by their sum, so a texel half sand and half rock reads 128/127
 // whatever the masks evaluated to, then quantized with stack.Quantize (bytes summing to exactly
-// 255). Where every mask is zero the texel goes to the first layer. At most 8 masks, one grid.
+// 255). Where every mask is zero — their sum below MinMaskSum — the texel goes to the first
+// layer. At most 8 masks, one grid.
 func Normalize(masks []*field.Grid) (*bake.Weights, error) {
 	if len(masks) == 0 || len(masks) > stack.MaxLayers {
 		return nil, fmt.Errorf("procgen: %d masks; want 1 to %d", len(masks), stack.MaxLayers)
@@ -69,6 +70,12 @@ func Normalize(masks []*field.Grid) (*bake.Weights, error) {
 	return out, nil
 }
 
+// MinMaskSum is the smallest sum of masks Normalize divides by; below it every mask counts as
+// zero. 2⁻¹⁶ is 0.004 of a byte: nothing a control texture can show. Dividing by less would
+// magnify the masks' float rounding (which differs between the GPU and the Go reference) into
+// whole bytes: a mask in a band's far tail is known only to a few percent of itself.
+const MinMaskSum = 1.0 / 65536
+
 // normalizeTexel is Normalize at one texel.
 func normalizeTexel(masks []*field.Grid, i int) [8]uint8 {
 	var share [8]float32
@@ -77,7 +84,7 @@ func normalizeTexel(masks []*field.Grid, i int) [8]uint8 {
 		share[k] = clamp01(m.Data[i])
 		sum += share[k]
 	}
-	if sum == 0 {
+	if !(sum >= MinMaskSum) {
 		return stack.Quantize([8]float32{1})
 	}
 	for k := range masks {
@@ -189,13 +196,13 @@ func (e *evaluator) writeStack(n *node, layers []layerSpec, r *raster) (*stack.S
 	}
 	area := r.field.Size[0] * r.field.Size[1]
 	for _, p := range r.populations {
-		if sites := area * p.spec.Density; sites > maxSites {
+		if sites := area * p.spec.Density; sites > e.maxSites() {
 			key := "density"
 			if p.node.typ.name == "terrain.stack" {
 				key = "stack"
 			}
 			return nil, nil, p.node.paramErr(key, "population %q: %.3g instances/m² over %.3g m² is up to %.3g candidate sites, more than the %.3g a write places (lower the density)",
-				p.spec.Name, p.spec.Density, area, sites, float64(maxSites))
+				p.spec.Name, p.spec.Density, area, sites, e.maxSites())
 		}
 		s.Populations = append(s.Populations, p.spec)
 	}
