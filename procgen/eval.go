@@ -17,9 +17,8 @@ type evaluator struct {
 	opt     *Options
 	res     *resolver
 	src     source
-	gpu     *bake.GPU // the device every node shares; nil: the Go reference (or not opened yet)
-	ownGPU  bool
-	cpu     bool // the Go reference: asked for, or no GPU could be opened
+	gpu     *bake.GPU // the evaluator every node shares; nil: the Go reference (or not opened yet)
+	cpu     bool      // the Go reference: asked for, or no GPU could be opened
 	tried   bool
 	backend []string
 	written []string
@@ -82,18 +81,20 @@ func (e *evaluator) used(backend string) {
 func (e *evaluator) evalOptions(n *node) bake.EvalOptions {
 	if !e.cpu && e.gpu == nil && !e.tried {
 		e.tried = true
-		if e.opt.GPU != nil {
-			e.gpu = e.opt.GPU
+		var g *bake.GPU
+		var err error
+		if e.opt.Device != nil {
+			g, err = bake.NewGPU(e.opt.Device)
 		} else {
-			g, err := bake.OpenGPU(e.ctx)
-			switch {
-			case errors.Is(err, gpu.ErrNoAdapter):
-				e.warnf("no GPU adapter (%v); using the Go reference", err)
-			case err != nil:
-				e.warnf("the GPU could not be used (%v); using the Go reference", err)
-			default:
-				e.gpu, e.ownGPU = g, true
-			}
+			g, err = bake.OpenGPU(e.ctx)
+		}
+		switch {
+		case errors.Is(err, gpu.ErrNoAdapter):
+			e.warnf("no GPU adapter (%v); using the Go reference", err)
+		case err != nil:
+			e.warnf("the GPU could not be used (%v); using the Go reference", err)
+		default:
+			e.gpu = g
 		}
 		e.cpu = e.gpu == nil
 	}
@@ -106,12 +107,10 @@ func (e *evaluator) evalOptions(n *node) bake.EvalOptions {
 	}
 }
 
-// release frees the device the run opened.
+// release frees the run's kernels and targets, and the device when the run opened it.
 func (e *evaluator) release() {
-	if e.ownGPU {
-		e.gpu.Release()
-	}
-	e.gpu, e.ownGPU = nil, false
+	e.gpu.Release()
+	e.gpu = nil
 }
 
 // run evaluates the given write nodes and what they depend on, and writes each. A node's raster

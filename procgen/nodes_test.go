@@ -6,11 +6,13 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strings"
 	"testing"
 
 	"strata/bake"
 	"strata/exr"
 	"strata/field"
+	"strata/gpu"
 	"strata/noise"
 	"strata/stack"
 )
@@ -266,6 +268,23 @@ g:node("w", "terrain.write"):input("raster", m):param("name", "x"):param("layers
 			if got := l.Field.Height.At(i, j); got != want {
 				t.Fatalf("(%d,%d) height %v, want %v", i, j, got, want)
 			}
+		}
+	}
+}
+
+// A lent device (the editor's) is used and left open: the run frees only what it made on it.
+func TestLentDevice(t *testing.T) {
+	dev, err := gpu.Open(t.Context(), gpu.Options{Label: "procgen test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Release()
+	script := src + "local m = g:node(\"m\", \"terrain.mask\"):input(\"raster\", s):param(\"input\", \"slope\"):param(\"max\", 1)\n" +
+		"g:node(\"w\", \"terrain.write\"):input(\"raster\", m):param(\"name\", \"x\"):param(\"layers\", {\"m\"})\n"
+	for range 2 {
+		r := mustRun(t, script, nil, func(o *Options) { o.CPU, o.Device = false, dev })
+		if !strings.HasPrefix(r.res.Backend, "GPU") {
+			t.Fatalf("backend %q", r.res.Backend)
 		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
-	"strata/bake"
+	"strata/gpu"
 	"strata/progress"
 	"strata/terraindata"
 )
@@ -50,9 +50,10 @@ type Options struct {
 	Assets []string
 	// CPU evaluates with the Go reference instead of the GPU kernels.
 	CPU bool
-	// GPU is a device to borrow (the editor keeps one open); nil opens one when a node needs it
-	// and frees it when the run ends.
-	GPU *bake.GPU
+	// Device is a GPU device to borrow (the editor keeps one open): the run compiles its own
+	// kernels and targets on it, so an evaluator the viewport shows is left alone, and frees them
+	// when it ends. Nil opens a device when a node first needs one and closes it at the end.
+	Device *gpu.Device
 	// Timeout bounds the script's own run (building its graphs); 0 = DefaultTimeout. Evaluation
 	// is not bounded by it: it reports progress and stops when ctx is cancelled.
 	Timeout time.Duration
