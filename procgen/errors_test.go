@@ -84,6 +84,8 @@ func TestScriptErrors(t *testing.T) {
 			[]string{"s.lua:1: ", "string.find", "may backtrack", "40 bytes"}},
 		{"lua runtime error", "local x = nil\nx.y = 1\n", []string{"s.lua:2: ", "attempt to index"}},
 		{"syntax error", "local g = proc.graph(\nlocal x = \n", []string{"s.lua:2: ", "syntax error"}},
+		{"shebang and BOM keep line numbers", "\xef\xbb\xbf#!/usr/bin/env strata run\nlocal g = proc.graph()\ng:node(\"x\", 3)\n",
+			[]string{"s.lua:3: ", "type must be a string"}},
 		{"huge raster", "local g = proc.graph()\nlocal s = g:node(\"s\", \"terrain.source\"):param(\"size\", {1e7, 1e7})\n" + mask + write,
 			[]string{"s.lua:2: ", `param "resolution"`, "more than"}},
 	} {

@@ -167,7 +167,7 @@ func run(ctx context.Context, file string, text []byte, roots []string, opt Opti
 
 // exec runs the script to its end in a fresh sandbox, collecting its graphs into b.
 func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Options) error {
-	chunk, err := parse.Parse(bytes.NewReader(text), file)
+	chunk, err := parse.Parse(bytes.NewReader(luaText(text)), file)
 	if err != nil {
 		var pe *parse.Error
 		if errors.As(err, &pe) {
@@ -216,4 +216,18 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 		return &Error{Pos: pos, Err: cause}
 	}
 	return b.luaError(err)
+}
+
+// luaText is the script as the parser should see it: a UTF-8 byte order mark dropped and a first
+// line starting with # (a shebang) blanked, as the standalone lua does, keeping line numbers.
+func luaText(text []byte) []byte {
+	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+	if len(text) > 0 && text[0] == '#' {
+		end := bytes.IndexByte(text, '\n')
+		if end < 0 {
+			return nil
+		}
+		return text[end:]
+	}
+	return text
 }
