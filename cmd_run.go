@@ -69,7 +69,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "strata run: interrupted: %v (nothing half-written: %d container(s) written before it stay)\n", err, len(res.Written))
+			fmt.Fprintf(stderr, "strata run: interrupted: %v; nothing is half-written (%d container(s) written, complete)\n", err, len(res.Written))
 		} else {
 			fmt.Fprintf(stderr, "strata run: %v\n", err)
 		}

@@ -152,6 +152,11 @@ func (e *evaluator) run(writes []*node) error {
 			out[n] = r
 		}
 	}
+	if err := e.ctx.Err(); err != nil {
+		// Stopped while the last container was being saved: the save finished (it is atomic),
+		// and the caller still hears that the run was stopped.
+		return fmt.Errorf("procgen: stopped as the last container was saved: %w", context.Cause(e.ctx))
+	}
 	return nil
 }
 
