@@ -134,16 +134,25 @@ func inside(root, p string) error {
 	return nil
 }
 
-// outputPath is where terrain.write name writes below out: out/<name>.terrainData. The name is a
-// slash path that stays below out (folders are made as needed); a link leading out is refused.
-func outputPath(out, name string) (string, error) {
+// checkOutputName refuses a terrain.write name that is not a relative slash path staying below
+// --out (the part of outputPath that needs no disk).
+func checkOutputName(name string) error {
 	if name == "" || strings.ContainsAny(name, "\\:\x00") || strings.HasPrefix(name, "/") || filepath.IsAbs(name) {
-		return "", fmt.Errorf("%q must be a relative slash path below --out", name)
+		return fmt.Errorf("%q must be a relative slash path below --out", name)
 	}
 	for _, part := range strings.Split(name, "/") {
 		if part == "" || part == "." || part == ".." {
-			return "", fmt.Errorf("%q would write outside --out (no empty, . or .. parts)", name)
+			return fmt.Errorf("%q would write outside --out (no empty, . or .. parts)", name)
 		}
+	}
+	return nil
+}
+
+// outputPath is where terrain.write name writes below out: out/<name>.terrainData. The name is a
+// slash path that stays below out (folders are made as needed); a link leading out is refused.
+func outputPath(out, name string) (string, error) {
+	if err := checkOutputName(name); err != nil {
+		return "", err
 	}
 	if !strings.HasSuffix(name, ".terrainData") {
 		name += ".terrainData"

@@ -162,3 +162,22 @@ print(table.concat(words, "+"), (("  x  "):gsub("^%s*(.-)%s*$", "%1")))
 		t.Errorf("warnings %q, want one saying nothing was written", r.warnings)
 	}
 }
+
+// A link below --out that leads out of it is not written through.
+func TestOutputLink(t *testing.T) {
+	outside := t.TempDir()
+	r := runScript(t, src+"local m = g:node(\"m\", \"terrain.mask\"):input(\"raster\", s)\n"+
+		"g:node(\"w\", \"terrain.write\"):input(\"raster\", m):param(\"name\", \"cells/x\"):param(\"layers\", {\"m\"})\n", nil,
+		func(o *Options) {
+			os.MkdirAll(o.Out, 0o755)
+			if err := os.Symlink(outside, filepath.Join(o.Out, "cells")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	if r.err == nil || !strings.Contains(r.err.Error(), "leads outside") {
+		t.Fatalf("write through a link leading out: %v", r.err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("wrote %d entries outside --out", len(entries))
+	}
+}

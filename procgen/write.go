@@ -24,7 +24,7 @@ func checkWrite(n *node) error {
 	if err := requireParams(n, "name", "layers"); err != nil {
 		return err
 	}
-	if _, err := outputPath(".", n.str("name", "")); err != nil {
+	if err := checkOutputName(n.str("name", "")); err != nil {
 		return n.paramErr("name", "%v", err)
 	}
 	if s := n.vec2("atlasSize", [2]float64{4, 2}); s[0] != math.Trunc(s[0]) || s[1] != math.Trunc(s[1]) ||
