@@ -39,7 +39,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Controls, "controls", "", "")
 	fs.StringVar(&o.Heightmap, "heightmap", "", "")
 	fs.StringVar(&o.Instances, "instances", "", "")
-	path, err := parseWithPath(fs, args)
+	path, err := parseWithPath(fs, args, "PATH.terrainData")
 	if err != nil {
 		return usageError(c, stderr, "%v", err)
 	}

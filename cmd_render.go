@@ -41,7 +41,7 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "")
 	size := fs.String("size", "1280x720", "")
 	view := fs.String("view", "orbit", "")
-	path, err := parseWithPath(fs, args)
+	path, err := parseWithPath(fs, args, "PATH.terrainData")
 	if err != nil {
 		return usageError(c, stderr, "%v", err)
 	}

@@ -6,6 +6,7 @@ require (
 	fyne.io/fyne/v2 v2.7.1
 	github.com/cogentcore/webgpu v0.23.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/image v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
 )

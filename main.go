@@ -83,8 +83,8 @@ func usage(w io.Writer) {
 
 // parseWithPath parses flags around one positional PATH argument, which may come before or after
 // the flags (`strata render dunes.terrainData --out f.png` and `strata render --out f.png
-// dunes.terrainData` both work). It reports a missing or second positional argument.
-func parseWithPath(fs *flag.FlagSet, args []string) (path string, err error) {
+// dunes.terrainData` both work). It reports a missing (named what) or second positional argument.
+func parseWithPath(fs *flag.FlagSet, args []string, what string) (path string, err error) {
 	rest := args
 	for len(rest) > 0 {
 		if err := fs.Parse(rest); err != nil {
@@ -100,7 +100,7 @@ func parseWithPath(fs *flag.FlagSet, args []string) (path string, err error) {
 		path, rest = rest[0], rest[1:]
 	}
 	if path == "" {
-		return "", fmt.Errorf("missing PATH.terrainData")
+		return "", fmt.Errorf("missing %s", what)
 	}
 	return path, nil
 }

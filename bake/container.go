@@ -35,6 +35,9 @@ type Landscape struct {
 	// Baked is set, and Stack nil, for a container baked elsewhere: its weights are kept as they
 	// are and its surface table and atlas are carried over.
 	Baked *Baked
+	// Script is set for a landscape a procgen script generated: Write keeps a copy of the script
+	// (and of what it read) inside the container instead of a stack.yaml (script.go).
+	Script *Script
 }
 
 // Population is one baked scatter population: its density over the weights grid and the
@@ -62,7 +65,13 @@ func Write(path string, l *Landscape) error {
 	}
 	c := terraindata.New()
 	c.SetGUID(l.GUID)
-	if err := terraindata.Save(path, c, func(dir string) error { return l.writeChildren(dir, c) }); err != nil {
+	write := func(dir string) error {
+		if err := l.writeChildren(dir, c); err != nil {
+			return err
+		}
+		return l.Script.write(dir, c)
+	}
+	if err := terraindata.Save(path, c, write); err != nil {
 		return err
 	}
 	l.GUID = c.GUID()
@@ -157,12 +166,16 @@ func (l *Landscape) writeStack(dir string, c *terraindata.Container) error {
 	if err != nil {
 		return err
 	}
+	l.Script.layerTable(layers)
 	c.SetLayers(layers)
 	atlas, err := terraindata.PackAtlas(dir, layers, dir, l.AtlasSize)
 	if err != nil {
 		return err
 	}
 	c.SetAtlas(atlas)
+	if l.Script != nil {
+		return nil // a script's landscape: its editable source is the script, not a stack
+	}
 	data, err := stack.Marshal(saved)
 	if err != nil {
 		return err

@@ -72,6 +72,9 @@ func Open(path string) (*Landscape, error) {
 	} else {
 		l.Baked = &Baked{Layers: m.Layers, Atlas: m.Atlas, From: path}
 	}
+	if l.Script, err = openScript(path, m.Script); err != nil {
+		return nil, err
+	}
 	if l.Weights, err = containerWeights(c); err != nil {
 		return nil, err
 	}

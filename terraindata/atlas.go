@@ -7,6 +7,7 @@ import (
 	_ "image/jpeg" // layer maps may be JPEG
 	_ "image/png"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/image/draw"
 )
@@ -43,7 +44,7 @@ func AtlasCell(i int, size [2]int) image.Rectangle {
 
 // PackAtlas writes the atlas sheets for layers into dir (the container being written) as
 // atlas_albedo.texture, atlas_normal.texture and atlas_mask.texture, resampling each source map
-// (PNG or JPEG; relative paths resolve against base, the stack file's folder) into its cell with
+// (PNG, JPEG, TGA or EXR: DecodeImageFile; relative paths resolve against base, the stack file's folder) into its cell with
 // Catmull-Rom. A cell whose layer has no map for a role keeps the neutral colour; a role no layer
 // declares is not written. It returns nil when no layer carries any texture.
 func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, error) {
@@ -116,7 +117,7 @@ func AtlasSheet(roleName string, layers []Layer, base string, size [2]int) (*ima
 		if src == "" {
 			continue
 		}
-		img, err := loadImage(src, base)
+		img, err := loadImage(src, base, role.colorSpace)
 		if err != nil {
 			return nil, fmt.Errorf("terraindata: atlas: layer %q %s: %w", l.Name, role.name, err)
 		}
@@ -125,9 +126,15 @@ func AtlasSheet(roleName string, layers []Layer, base string, size [2]int) (*ima
 	return sheet, nil
 }
 
-func loadImage(p, base string) (image.Image, error) {
+// loadImage reads a layer's source map: PNG and JPEG through the checked reader, TGA and EXR
+// through DecodeImageFile (both bounded; see source.go).
+func loadImage(p, base, colorSpace string) (image.Image, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(base, p)
+	}
+	switch strings.ToLower(filepath.Ext(p)) {
+	case ".tga", ".exr":
+		return DecodeImageFile(p, colorSpace)
 	}
 	return readSourceImage(p)
 }

@@ -43,6 +43,17 @@ type Manifest struct {
 	Stack       string            `yaml:"stack,omitempty"`    // the editable stack.yaml the controls were baked from
 	Channels    map[string]string `yaml:"channels,omitempty"` // field channel name → r32f child
 	Scatter     []Population      `yaml:"scatter,omitempty"`
+	// Script is set when a procgen script wrote the container: a copy of it (and of the files it
+	// read) lives inside, so the landscape can be generated again in place.
+	Script *Script `yaml:"script,omitempty"`
+}
+
+// Script names the procgen script a container was written by. The copies keep their paths
+// relative to the script, so running the copy inside the container resolves the same assets.
+type Script struct {
+	File   string   `yaml:"file"`             // the script's copy, e.g. script/dunes.lua
+	Write  string   `yaml:"write"`            // the terrain.write name that wrote this container
+	Assets []string `yaml:"assets,omitempty"` // copies of the files the script read, beside File
 }
 
 // Layer is one row of the surface table: what a control channel stands for.

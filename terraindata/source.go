@@ -3,6 +3,8 @@ package terraindata
 import (
 	"fmt"
 	"image"
+	"path/filepath"
+	"strings"
 
 	"strata/internal/safeio"
 	"strata/internal/sysmem"
@@ -20,6 +22,18 @@ const (
 // more pixels than its bytes can hold. It returns the header and the format ("png", "jpeg"); a
 // bake calls it for every map before any work, PackAtlas before decoding one.
 func CheckSourceImage(p string) (image.Config, string, error) {
+	if ext := strings.ToLower(filepath.Ext(p)); ext == ".tga" || ext == ".exr" {
+		// No header-only decoder for these: decode (bounded by MaxSourceBytes) and measure.
+		img, err := DecodeImageFile(p, Linear)
+		if err != nil {
+			return image.Config{}, "", err
+		}
+		b := img.Bounds()
+		if b.Dx() < 1 || b.Dy() < 1 || b.Dx() > MaxSourceSide || b.Dy() > MaxSourceSide {
+			return image.Config{}, "", fmt.Errorf("%s: %dx%d: a layer texture is 1 … %d pixels per side", p, b.Dx(), b.Dy(), MaxSourceSide)
+		}
+		return image.Config{Width: b.Dx(), Height: b.Dy()}, ext[1:], nil
+	}
 	f, size, err := safeio.Open(p)
 	if err != nil {
 		return image.Config{}, "", err
@@ -30,7 +44,7 @@ func CheckSourceImage(p string) (image.Config, string, error) {
 	}
 	cfg, format, err := image.DecodeConfig(f)
 	if err != nil {
-		return image.Config{}, "", fmt.Errorf("%s: not a PNG or JPEG image (%w)", p, err)
+		return image.Config{}, "", fmt.Errorf("%s: not a PNG, JPEG, TGA or EXR image (%w)", p, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxSourceSide || cfg.Height > MaxSourceSide {
 		return image.Config{}, "", fmt.Errorf("%s: %dx%d: a layer texture is 1 … %d pixels per side", p, cfg.Width, cfg.Height, MaxSourceSide)

@@ -75,6 +75,12 @@ func children(m *Manifest) []child {
 	for i, p := range m.Scatter {
 		add(fmt.Sprintf("scatter[%d].density", i), "scatter."+p.Name, p.Density, R32F)
 	}
+	if s := m.Script; s != nil {
+		add("script.file", "script", s.File, "")
+		for i, a := range s.Assets {
+			add(fmt.Sprintf("script.assets[%d]", i), "script.asset", a, "")
+		}
+	}
 	return out
 }
 

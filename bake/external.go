@@ -1,0 +1,179 @@
+package bake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"strata/field"
+	"strata/gpu"
+	"strata/scatter"
+	"strata/stack"
+)
+
+// This file serves landscapes whose weights do not come from evaluating their stack: a procgen
+// graph computes masks with the density kernel and weights of its own, then scatters over them.
+
+// EvaluateDensity evaluates population pop of s over f on the weights grid of the given
+// resolution: density · Π band(rule) per texel, on the GPU unless o.CPU (falling back to the Go
+// reference, scatter.Density, with a warning), and returns the grid, its largest value and the
+// evaluator used. A procgen mask is a one-rule population of density 1. No `layer` rule may be
+// read: there are no weights to read it from.
+func EvaluateDensity(ctx context.Context, s *stack.Stack, pop int, f *field.Field, o EvalOptions) (*field.Grid, float32, string, error) {
+	geo, err := NewGeometry(s, f, o.Resolution)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if !o.CPU {
+		g, own, err := o.gpu(ctx)
+		if g != nil {
+			backend := "GPU " + g.Dev.Info.String()
+			dens, mx, err := g.Density(ctx, s, pop, f, &geo, o.Options)
+			if own {
+				g.Release()
+			}
+			if !errors.Is(err, gpu.ErrTooLarge) {
+				return dens, mx, backend, err
+			}
+			o.warn("%v; using the Go reference", err)
+		} else if err != nil {
+			return nil, 0, "", err
+		}
+	}
+	dens, mx, err := scatter.Density(ctx, s, pop, f, geo.scatterGeometry(), nil, nil)
+	if err != nil {
+		return nil, 0, "", fmt.Errorf("bake: %w", err)
+	}
+	return dens, mx, o.referenceName(), nil
+}
+
+// EvaluateScatter places every population of l.Stack over weights already in l.Weights (computed
+// elsewhere, e.g. by a procgen graph), on the GPU unless o.CPU, falling back to the Go reference as
+// Evaluate does. It sets l.Geometry and l.Scatter and returns the evaluator used.
+func EvaluateScatter(ctx context.Context, l *Landscape, o EvalOptions) (string, error) {
+	if l.Stack == nil || l.Field == nil || l.Weights == nil {
+		return "", errors.New("bake: scatter: no stack, field or weights")
+	}
+	var err error
+	if l.Geometry, err = NewGeometry(l.Stack, l.Field, o.Resolution); err != nil {
+		return "", err
+	}
+	if w := l.Weights; w.W != l.Geometry.Field.WeightsW || w.H != l.Geometry.Field.WeightsH {
+		return "", fmt.Errorf("bake: scatter: weights are %d×%d, the grid is %d×%d", w.W, w.H, l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH)
+	}
+	if len(l.Stack.Populations) == 0 {
+		l.Scatter = nil
+		return "", nil
+	}
+	if !o.CPU {
+		g, own, err := o.gpu(ctx)
+		if g != nil {
+			backend := "GPU " + g.Dev.Info.String()
+			err := g.UploadWeights(l.Weights)
+			if err == nil {
+				err = g.Scatter(ctx, l, o.Options)
+			}
+			if own {
+				g.Release()
+			}
+			if !errors.Is(err, gpu.ErrTooLarge) {
+				return backend, err
+			}
+			o.warn("%v; scattering with the Go reference", err)
+		} else if err != nil {
+			return "", err
+		}
+	}
+	return o.referenceName(), ScatterReference(ctx, l, o.Options)
+}
+
+// gpu returns the evaluator to use: the borrowed one, or a new one the caller must release (own).
+// With no adapter, or a device that cannot be opened, it warns and returns nil, nil: the caller
+// uses the Go reference.
+func (o *EvalOptions) gpu(ctx context.Context) (g *GPU, own bool, err error) {
+	if o.GPU != nil {
+		return o.GPU, false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("bake: %w", err)
+	}
+	g, err = OpenGPU(ctx)
+	switch {
+	case errors.Is(err, gpu.ErrNoAdapter):
+		o.warn("no GPU adapter (%v); using the Go reference", err)
+		return nil, false, nil
+	case err != nil:
+		o.warn("the GPU could not be used (%v); using the Go reference", err)
+		return nil, false, nil
+	}
+	return g, true, nil
+}
+
+func (o *EvalOptions) referenceName() string {
+	if o.CPU {
+		return "Go reference (--cpu)"
+	}
+	return "Go reference (no GPU)"
+}
+
+// Density evaluates population pop of s over f on the GPU with terrain_scatter_density, tile by
+// tile, and reads the grid back: the GPU twin of scatter.Density for a population with no `layer`
+// rule.
+func (g *GPU) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *Geometry, opt Options) (*field.Grid, float32, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.weights == nil {
+		return nil, 0, errors.New("bake: GPU evaluator is released")
+	}
+	fg := &geo.Field
+	if lim, need := g.Dev.Limits.MaxStorageBufferBindingSize, 16+4*uint64(fg.WeightsW)*uint64(fg.WeightsH); lim > 0 && need > lim {
+		return nil, 0, fmt.Errorf("bake: a %dx%d density grid needs %d bytes, the GPU binds at most %d: %w",
+			fg.WeightsW, fg.WeightsH, need, lim, gpu.ErrTooLarge)
+	}
+	params, err := stack.PackPopulation(s, pop, geo.Stack)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bake: %w", err)
+	}
+	k, err := g.Dev.NewScatterKernel()
+	if err != nil {
+		return nil, 0, fmt.Errorf("bake: %w", err)
+	}
+	defer k.Release()
+	tiles := geo.Tiles(opt.TileSize)
+	chans := s.Channels()
+	wtiles := make([]gpu.WeightsTile, len(tiles))
+	for i, t := range tiles {
+		if wtiles[i], err = gpu.FieldTile(f, chans, t); err != nil {
+			return nil, 0, fmt.Errorf("bake: %w", err)
+		}
+	}
+	mx, err := k.Density(ctx, params, uint32(fg.WeightsW), uint32(fg.WeightsH), nil, wtiles)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bake: %w", err)
+	}
+	vals, err := k.ReadDensity()
+	if err != nil {
+		return nil, 0, fmt.Errorf("bake: %w", err)
+	}
+	return &field.Grid{W: fg.WeightsW, H: fg.WeightsH, Data: vals}, mx, nil
+}
+
+// UploadWeights makes w the GPU weights target, for Scatter's `layer` rules to read, when the
+// weights were computed elsewhere rather than by RunTiles.
+func (g *GPU) UploadWeights(w *Weights) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.weights == nil {
+		return errors.New("bake: GPU evaluator is released")
+	}
+	if err := g.ensureTarget(w.W, w.H); err != nil {
+		return err
+	}
+	if err := g.target.Lo.Write(w.Lo); err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if err := g.target.Hi.Write(w.Hi); err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	return nil
+}

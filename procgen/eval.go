@@ -1,0 +1,173 @@
+package procgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"strata/bake"
+	"strata/field"
+	"strata/gpu"
+)
+
+// evaluator runs the nodes the writes need, in dependency order, each once, and writes.
+type evaluator struct {
+	ctx     context.Context
+	opt     *Options
+	res     *resolver
+	src     source
+	gpu     *bake.GPU // the evaluator every node shares; nil: the Go reference (or not opened yet)
+	cpu     bool      // the Go reference: asked for, or no GPU could be opened
+	tried   bool
+	backend []string
+	written []string
+	// dest, when set, is where the one write evaluated goes (Rerun: the container itself).
+	dest string
+}
+
+// source is the script being run: its name for messages and its text, kept byte for byte.
+type source struct {
+	name string // file name only ("dunes.lua"): what the container's copy is called
+	text []byte
+}
+
+func (e *evaluator) maxTexels() int {
+	if e.opt.maxTexels > 0 {
+		return e.opt.maxTexels
+	}
+	return field.MaxTexels
+}
+
+func (e *evaluator) maxSites() float64 {
+	if e.opt.maxSites > 0 {
+		return e.opt.maxSites
+	}
+	return maxSites
+}
+
+func (e *evaluator) report(stage string, done, total int) {
+	if e.opt.Progress != nil {
+		e.opt.Progress(stage, done, total)
+	}
+}
+
+// stage names a node's work for progress: "mask sand".
+func (e *evaluator) stage(n *node) string {
+	return strings.TrimPrefix(n.typ.name, "terrain.") + " " + n.name
+}
+
+func (e *evaluator) warnf(format string, a ...any) {
+	if e.opt.Warn != nil {
+		e.opt.Warn(fmt.Sprintf(format, a...))
+	}
+}
+
+// used records an evaluator a node ran on, for the run's summary.
+func (e *evaluator) used(backend string) {
+	if backend == "" {
+		return
+	}
+	for _, b := range e.backend {
+		if b == backend {
+			return
+		}
+	}
+	e.backend = append(e.backend, backend)
+}
+
+// evalOptions are the bake options node n evaluates with: the run's device (opened on first use;
+// with none, the Go reference and one warning), and progress under the node's stage name.
+func (e *evaluator) evalOptions(n *node) bake.EvalOptions {
+	if !e.cpu && e.gpu == nil && !e.tried {
+		e.tried = true
+		var g *bake.GPU
+		var err error
+		if e.opt.Device != nil {
+			g, err = bake.NewGPU(e.opt.Device)
+		} else {
+			g, err = bake.OpenGPU(e.ctx)
+		}
+		switch {
+		case errors.Is(err, gpu.ErrNoAdapter):
+			e.warnf("no GPU adapter (%v); using the Go reference", err)
+		case err != nil:
+			e.warnf("the GPU could not be used (%v); using the Go reference", err)
+		default:
+			e.gpu = g
+		}
+		e.cpu = e.gpu == nil
+	}
+	stage := e.stage(n)
+	return bake.EvalOptions{
+		Options: bake.Options{Progress: func(s string, done, total int) { e.report(stage+": "+s, done, total) }},
+		CPU:     e.cpu,
+		GPU:     e.gpu,
+		Warn:    func(msg string) { e.warnf("node %s: %s", n.label(), msg) },
+	}
+}
+
+// release frees the run's kernels and targets, and the device when the run opened it.
+func (e *evaluator) release() {
+	e.gpu.Release()
+	e.gpu = nil
+}
+
+// run evaluates the given write nodes and what they depend on, and writes each. A node's raster
+// is dropped as soon as the last node reading it has run, so a long chain holds only what it must.
+func (e *evaluator) run(writes []*node) error {
+	ord, err := order(writes)
+	if err != nil {
+		return err
+	}
+	uses := map[*node]int{}
+	for _, n := range ord {
+		for _, ed := range n.inputs {
+			uses[ed.from]++
+		}
+	}
+	out := map[*node]*raster{}
+	for _, n := range ord {
+		if err := e.ctx.Err(); err != nil {
+			return fmt.Errorf("procgen: before node %s: %w", n.label(), context.Cause(e.ctx))
+		}
+		in := map[string]*raster{}
+		for slot, ed := range n.inputs {
+			in[slot] = out[ed.from]
+			if uses[ed.from]--; uses[ed.from] == 0 {
+				delete(out, ed.from)
+			}
+		}
+		if n.typ.writes {
+			if err := e.evalWrite(n, in["raster"]); err != nil {
+				return err
+			}
+			continue
+		}
+		r, err := n.typ.eval(e, n, in)
+		if err != nil {
+			return err
+		}
+		if uses[n] > 0 {
+			out[n] = r
+		}
+	}
+	if err := e.ctx.Err(); err != nil {
+		// Stopped while the last container was being saved: the save finished (it is atomic),
+		// and the caller still hears that the run was stopped.
+		return fmt.Errorf("procgen: stopped as the last container was saved: %w", context.Cause(e.ctx))
+	}
+	return nil
+}
+
+// destination is where write node n goes: below --out by its name, or the Rerun container.
+func (e *evaluator) destination(n *node) (string, error) {
+	if e.dest != "" {
+		return e.dest, nil
+	}
+	p, err := outputPath(e.opt.Out, n.str("name", ""))
+	if err != nil {
+		return "", n.paramErr("name", "%v", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,176 @@
+package terraindata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"strata/exr"
+)
+
+// tgaFile encodes img as TGA: kind 2/3 plain or 10/11 run-length (every pixel its own raw packet
+// or, for a run of equal pixels, one repeat packet), bottom-up unless topDown.
+func tgaFile(img *image.NRGBA, kind byte, bpp int, topDown bool) []byte {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	hdr := make([]byte, 18)
+	hdr[2] = kind
+	binary.LittleEndian.PutUint16(hdr[12:], uint16(w))
+	binary.LittleEndian.PutUint16(hdr[14:], uint16(h))
+	hdr[16] = byte(bpp)
+	if topDown {
+		hdr[17] = 0x20
+	}
+	var px [][]byte
+	for y := 0; y < h; y++ {
+		row := h - 1 - y
+		if topDown {
+			row = y
+		}
+		for x := 0; x < w; x++ {
+			c := img.NRGBAAt(x, row)
+			switch bpp {
+			case 8:
+				px = append(px, []byte{c.R})
+			case 24:
+				px = append(px, []byte{c.B, c.G, c.R})
+			default:
+				px = append(px, []byte{c.B, c.G, c.R, c.A})
+			}
+		}
+	}
+	out := bytes.NewBuffer(hdr)
+	rle := kind >= 10
+	for i := 0; i < len(px); {
+		if !rle {
+			out.Write(px[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(px) && j-i < 128 && bytes.Equal(px[j], px[i]) {
+			j++
+		}
+		if j-i > 1 {
+			out.WriteByte(0x80 | byte(j-i-1))
+			out.Write(px[i])
+			i = j
+			continue
+		}
+		out.WriteByte(0)
+		out.Write(px[i])
+		i++
+	}
+	return out.Bytes()
+}
+
+func testPicture() *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, 5, 3))
+	for y := 0; y < 3; y++ {
+		for x := 0; x < 5; x++ {
+			img.SetNRGBA(x, y, color.NRGBA{uint8(40 * x), uint8(80 * y), 200, uint8(255 - 30*x)})
+		}
+	}
+	img.SetNRGBA(1, 1, color.NRGBA{7, 7, 7, 255}) // breaks up the runs
+	return img
+}
+
+func TestDecodeTGA(t *testing.T) {
+	want := testPicture()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name    string
+		kind    byte
+		bpp     int
+		topDown bool
+	}{
+		{"rgb bottom-up", 2, 24, false},
+		{"rgba top-down", 2, 32, true},
+		{"rle rgba bottom-up", 10, 32, false},
+		{"rle rgb top-down", 10, 24, true},
+		{"gray", 3, 8, false},
+		{"rle gray", 11, 8, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, "m.tga")
+			if err := os.WriteFile(p, tgaFile(want, tc.kind, tc.bpp, tc.topDown), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeImageFile(p, SRGB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for y := 0; y < 3; y++ {
+				for x := 0; x < 5; x++ {
+					w := want.NRGBAAt(x, y)
+					switch tc.bpp {
+					case 8:
+						w = color.NRGBA{w.R, w.R, w.R, 255}
+					case 24:
+						w.A = 255
+					}
+					if g := got.(*image.NRGBA).NRGBAAt(x, y); g != w {
+						t.Fatalf("(%d,%d) = %v, want %v", x, y, g, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Broken TGA files are errors, never panics: every truncation and a few header lies.
+func TestDecodeTGARejects(t *testing.T) {
+	good := tgaFile(testPicture(), 10, 32, false)
+	for n := 0; n < len(good); n++ {
+		if _, err := decodeTGA(good[:n]); err == nil && n < len(good) {
+			t.Errorf("truncated to %d bytes: no error", n)
+		}
+	}
+	for _, mut := range []func(b []byte){
+		func(b []byte) { b[1] = 1 },                                   // colour map
+		func(b []byte) { b[2] = 1 },                                   // colour-mapped kind
+		func(b []byte) { b[16] = 16 },                                 // 16-bit
+		func(b []byte) { binary.LittleEndian.PutUint16(b[12:], 0) },   // empty
+		func(b []byte) { binary.LittleEndian.PutUint16(b[14:], 900) }, // taller than the data
+	} {
+		b := append([]byte(nil), good...)
+		mut(b)
+		if _, err := decodeTGA(b); err == nil {
+			t.Errorf("mutated header %v: no error", b[:18])
+		}
+	}
+}
+
+func TestDecodeEXRMap(t *testing.T) {
+	img := &exr.Image{Width: 2, Height: 1, Channels: []string{"R", "G", "B"},
+		Data: [][]float32{{0, 1}, {0.5, 2}, {0.0031308, -1}}}
+	var buf bytes.Buffer
+	if err := exr.Encode(&buf, img, exr.None); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "m.exr")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lin, err := DecodeImageFile(p, Linear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lin.(*image.NRGBA).NRGBAAt(0, 0), (color.NRGBA{0, 128, 1, 255}); got != want {
+		t.Errorf("linear (0,0) = %v, want %v", got, want)
+	}
+	srgb, err := DecodeImageFile(p, SRGB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 0.5 linear is 188 in sRGB; 0.0031308 is the curve's knee, 0.04045 → 10; above 1 clamps.
+	if got, want := srgb.(*image.NRGBA).NRGBAAt(0, 0), (color.NRGBA{0, 188, 10, 255}); got != want {
+		t.Errorf("sRGB (0,0) = %v, want %v", got, want)
+	}
+	if got, want := srgb.(*image.NRGBA).NRGBAAt(1, 0), (color.NRGBA{255, 255, 0, 255}); got != want {
+		t.Errorf("sRGB (1,0) = %v, want %v", got, want)
+	}
+}
