@@ -417,7 +417,7 @@ func (s *Session) snapshot() (*bake.Landscape, uint64, error) {
 	for k, g := range l.Field.Channels {
 		f.Channels[k] = g.Clone()
 	}
-	snap := &bake.Landscape{Stack: st, StackDir: l.StackDir, Field: f, GUID: l.GUID, AtlasSize: l.AtlasSize, Baked: l.Baked}
+	snap := &bake.Landscape{Stack: st, StackDir: l.StackDir, Field: f, GUID: l.GUID, AtlasSize: l.AtlasSize, Baked: l.Baked, Script: l.Script}
 	if l.Holes != nil {
 		snap.Holes = append([]bool(nil), l.Holes...)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"strata/bake"
 	"strata/field"
 )
 
@@ -140,5 +141,50 @@ func TestWatchContainer(t *testing.T) {
 	}
 	if !h.s.Undo() || *h.s.Stack().Layers[1].Rules[0].Min != 18 {
 		t.Error("undo did not take the reload back")
+	}
+}
+
+// File → Run script and Run script again: a script's container opens with its weights shown as
+// written (it carries the script, not a stack), and running it again regenerates it in place
+// with the same guid.
+func TestRunScript(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "small.lua")
+	src := `local g = proc.graph()
+local ground = g:node("ground", "terrain.source"):param("size", { 256, 256 }):param("resolution", 2)
+local hills = g:node("hills", "terrain.fbm"):input("raster", ground):param("amplitude", 18):param("featureSize", 60)
+local low = g:node("low", "terrain.mask"):input("raster", hills):param("name", "low"):param("input", "height"):param("max", 0):param("feather", 2)
+local high = g:node("high", "terrain.mask"):input("raster", low):param("name", "high"):param("input", "height"):param("min", 0):param("feather", 2)
+g:node("bake", "terrain.write"):input("raster", high):param("name", "small"):param("layers", { "low", "high" })
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.RunScript(ctx, script, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "small.terrainData")
+	if h.s.Path() != path || !h.s.Baked() || !h.s.HasScript() {
+		t.Fatalf("after Run script: path %q baked %v script %v", h.s.Path(), h.s.Baked(), h.s.HasScript())
+	}
+	h.waitFrame(h.s.Version())
+	c1, err := bake.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.RerunScript(ctx, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := bake.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c1.GUID == "" || c2.GUID != c1.GUID {
+		t.Errorf("guid %q then %q", c1.GUID, c2.GUID)
+	}
+	if eq, _ := bake.CompareWeights(c1.Weights, c2.Weights); eq != 1 {
+		t.Errorf("running the script again changed %.4f%% of the weights", 100*(1-eq))
 	}
 }

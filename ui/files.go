@@ -393,3 +393,30 @@ func formHint(label string, w fyne.CanvasObject, hint string) *widget.FormItem {
 	it.HintText = hint
 	return it
 }
+
+// runScript runs a procgen script (a .lua graph) and opens what it wrote.
+func (ed *editor) runScript() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		ed.unsavedThen(func() {
+			ed.runLong("Running "+filepath.Base(path), func(ctx context.Context, report progress.Func) error {
+				return ed.s.RunScript(ctx, path, report, func(msg string) { fyne.Do(func() { ed.inform(msg) }) })
+			}, nil)
+		})
+	}, ed.win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".lua"}))
+	d.Show()
+}
+
+// rerunScript regenerates the open landscape from the script it carries, in place.
+func (ed *editor) rerunScript() {
+	ed.unsavedThen(func() {
+		ed.runLong("Running the script again", func(ctx context.Context, report progress.Func) error {
+			return ed.s.RerunScript(ctx, report, func(msg string) { fyne.Do(func() { ed.inform(msg) }) })
+		}, nil)
+	})
+}

@@ -21,6 +21,7 @@ type menus struct {
 	undo   *fyne.MenuItem
 	redo   *fyne.MenuItem
 	recent *fyne.MenuItem
+	rerun  *fyne.MenuItem
 	tiles  *fyne.MenuItem
 }
 
@@ -40,6 +41,7 @@ func newMenus(ed *editor) *menus {
 		fyne.NewMenuItem("From a heightmap…", ed.newFromHeightmap),
 		fyne.NewMenuItem("Flat…", ed.newFlat),
 	)
+	m.rerun = fyne.NewMenuItem("Run script again", ed.rerunScript)
 	m.recent = fyne.NewMenuItem("Open Recent", nil)
 	m.recent.ChildMenu = fyne.NewMenu("")
 	file := fyne.NewMenu("File",
@@ -50,6 +52,9 @@ func newMenus(ed *editor) *menus {
 		item("Save", ed.save, fyne.KeyS, ctrl),
 		item("Save As…", ed.saveAs, fyne.KeyS, ctrl|fyne.KeyModifierShift),
 		item("Export for engines…", ed.exportDialog, fyne.KeyE, ctrl),
+		fyne.NewMenuItemSeparator(),
+		item("Run script…", ed.runScript, "", 0),
+		m.rerun,
 		fyne.NewMenuItemSeparator(),
 		item("Quit", ed.confirmClose, fyne.KeyQ, ctrl),
 	)
@@ -98,6 +103,7 @@ func (m *menus) refresh() {
 		m.redo.Label = "Redo " + r
 	}
 	m.tiles.Checked = m.ed.tools.tiles.Checked
+	m.rerun.Disabled = !m.ed.s.HasScript()
 	m.main.Refresh()
 }
 
