@@ -471,3 +471,53 @@ func TestEditorUpdates(t *testing.T) {
 		t.Error("UpdateHeight outside the grid: no error")
 	}
 }
+
+// An instance standing over a hole is not drawn: with rock 0 of a ring in a hole, the frame is
+// the frame of the ring without it.
+func TestInstancesOverHolesHidden(t *testing.T) {
+	ring := instanceMatrices(6, 0, 0, 40, 0, 6)
+	holed := func(pops []float32) *Scene {
+		s := flatTwoLayerScene()
+		// flatTwoLayerScene: 64×64 texels over 256 m centred on 0; rock 0 stands at (40, 0).
+		for j := 28; j < 36; j++ {
+			for i := 40; i < 48; i++ {
+				s.Height.Data[4*(j*64+i)+3] = 0
+			}
+		}
+		s.Populations = []Population{{Name: "rocks", Mesh: MeshRock, Matrices: pops, Count: len(pops) / 16}}
+		return s
+	}
+	cam := OrbitCamera(flatTwoLayerScene().Placement, [2]float64{0, 10}, 1.6)
+	a := newTestRenderer(t, 160, 100, holed(ring))
+	a.SetCamera(cam)
+	b := newTestRenderer(t, 160, 100, holed(ring[16:]))
+	b.SetCamera(cam)
+	b.bounds = a.bounds
+	if n := countDiffering(render(t, a), render(t, b)); n > 2 {
+		t.Errorf("the rock over the hole was drawn: %d pixels differ from the ring without it", n)
+	}
+	c := newTestRenderer(t, 160, 100, holed(ring))
+	c.SetCamera(cam)
+	full := flatTwoLayerScene()
+	full.Populations = []Population{{Name: "rocks", Mesh: MeshRock, Matrices: ring, Count: 6}}
+	d := newTestRenderer(t, 160, 100, full)
+	d.SetCamera(cam)
+	d.bounds = c.bounds
+	if n := countDiffering(render(t, c), render(t, d)); n < 30 {
+		t.Errorf("the hole changed %d pixels: the test shows nothing", n)
+	}
+}
+
+// countDiffering counts pixels whose colour differs by more than 8 in a channel.
+func countDiffering(a, b *image.RGBA) int {
+	n := 0
+	for i := 0; i+3 < len(a.Pix) && i+3 < len(b.Pix); i += 4 {
+		for c := 0; c < 3; c++ {
+			if d := int(a.Pix[i+c]) - int(b.Pix[i+c]); d > 8 || d < -8 {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}

@@ -37,7 +37,8 @@ func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error
 	in.pipe, err = newRenderPipeline(d, pipelineSpec{
 		file: shaders.ViewportInstances,
 		groups: [][]wgpu.BindGroupLayoutEntry{
-			{uniformEntry(0, wgpu.ShaderStageVertex|wgpu.ShaderStageFragment)},
+			{uniformEntry(0, wgpu.ShaderStageVertex|wgpu.ShaderStageFragment),
+				textureEntry(1, wgpu.ShaderStageVertex, wgpu.TextureSampleTypeUnfilterableFloat)},
 			{storageEntry(0, wgpu.ShaderStageVertex)},
 		},
 		buffers: []wgpu.VertexBufferLayout{{ArrayStride: 36, StepMode: wgpu.VertexStepModeVertex,
@@ -49,9 +50,6 @@ func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error
 		cull: wgpu.CullModeBack,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if in.frame, err = in.pipe.bindGroup(d, "viewport instances frame", 0, bufEntry(0, frameBuf)); err != nil {
 		return nil, err
 	}
 	for _, m := range []Mesh{MeshTree, MeshRock, MeshBush} {
@@ -67,6 +65,22 @@ func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error
 		in.counts[m] = uint32(len(v) / 9)
 	}
 	return in, nil
+}
+
+// bindFrame binds the frame uniforms and the scene's height payload, whose coverage hides the
+// instances standing over a hole (a quarry's trees go with its ground).
+func (in *instances) bindFrame(d *gpu.Device, frameBuf *gpu.Buffer, height *gpu.Texture) error {
+	if in.frame != nil {
+		in.frame.Release()
+		in.frame = nil
+	}
+	bg, err := in.pipe.bindGroup(d, "viewport instances frame", 0, bufEntry(0, frameBuf),
+		wgpu.BindGroupEntry{Binding: 1, TextureView: height.View})
+	if err != nil {
+		return err
+	}
+	in.frame = bg
+	return nil
 }
 
 func (in *instances) releaseScene() {
@@ -137,6 +151,9 @@ func (in *instances) setScene(d *gpu.Device, s *Scene) error {
 
 // draw records every population; it returns the triangles drawn.
 func (in *instances) draw(pass *wgpu.RenderPassEncoder) int {
+	if in.frame == nil {
+		return 0
+	}
 	if len(in.pops) == 0 {
 		return 0
 	}

@@ -156,6 +156,9 @@ func (r *Renderer) SetScene(s *Scene) error {
 	if err := r.terrain.setScene(r.dev, s, r.frameBuf); err != nil {
 		return err
 	}
+	if err := r.inst.bindFrame(r.dev, r.frameBuf, r.terrain.height); err != nil {
+		return err
+	}
 	if err := r.inst.setScene(r.dev, s); err != nil {
 		return err
 	}
