@@ -350,6 +350,13 @@ func (p *pipeline) pass() (more bool, err error) {
 		p.nsPerTexel = 0.7*p.nsPerTexel + 0.3*float64(evalTime)/float64(max(1, len(tiles)*field.DefaultTileSize*field.DefaultTileSize))
 	}
 	var scatterTime time.Duration
+	if len(st.Populations) == 0 && len(p.pops) > 0 {
+		// The last population went: so do its instances.
+		p.syncPops(st)
+		if err := s.view.SetPopulations(nil); err != nil {
+			return false, err
+		}
+	}
 	if len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField) {
 		t1 := time.Now()
 		if err := p.scatter(ctx, st, tiles, scatterAll, dragging || stroking); err != nil {

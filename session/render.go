@@ -136,6 +136,8 @@ func (r *renderLoop) run() {
 		}
 		version, draft, refining := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()
+		// A reduced frame is also a lighter one: coarser terrain, a thinned forest.
+		r.s.view.SetDraft(scale < 1)
 		if vw, vh := r.s.view.Size(); vw != w || vh != h {
 			if err := r.s.view.Resize(w, h); err != nil {
 				r.gpuMu.Unlock()

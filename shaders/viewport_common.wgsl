@@ -12,7 +12,7 @@ struct Frame {
     overlay: vec4<f32>,    // mode (0 none, 1 weight, 2 slope, 3 curvature, 4 density), layer or 1/density max, slope max deg, curvature scale
     tiles: vec4<f32>,      // tile size X, Z (metres; 0 = grid off), tiles across, tiles down
     brush: vec4<f32>,      // centre X, Z, radius (metres), on (1/0)
-    misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, 0
+    misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, instance stride
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;

@@ -149,8 +149,14 @@ func (in *instances) setScene(d *gpu.Device, s *Scene) error {
 	return nil
 }
 
-// draw records every population; it returns the triangles drawn.
-func (in *instances) draw(pass *wgpu.RenderPassEncoder) int {
+// drawnInstances is how many of count instances a stride draws (every stride-th, from the first).
+func drawnInstances(count, stride uint32) uint32 {
+	return (count + stride - 1) / stride
+}
+
+// draw records every population, every stride-th instance (1: all); it returns the triangles
+// drawn.
+func (in *instances) draw(pass *wgpu.RenderPassEncoder, stride uint32) int {
 	if in.frame == nil {
 		return 0
 	}
@@ -164,8 +170,9 @@ func (in *instances) draw(pass *wgpu.RenderPassEncoder) int {
 		mb := in.meshes[p.mesh]
 		pass.SetBindGroup(1, p.bg, nil)
 		pass.SetVertexBuffer(0, mb.Buf, 0, mb.Size)
-		pass.Draw(in.counts[p.mesh], p.count, 0, 0)
-		tris += int(in.counts[p.mesh]/3) * int(p.count)
+		n := drawnInstances(p.count, stride)
+		pass.Draw(in.counts[p.mesh], n, 0, 0)
+		tris += int(in.counts[p.mesh]/3) * int(n)
 	}
 	return tris
 }

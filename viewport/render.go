@@ -119,7 +119,7 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	if o.Brush {
 		u.Brush = [4]float32{float32(o.BrushCenter[0]), float32(o.BrushCenter[1]), float32(o.BrushRadius), 1}
 	}
-	u.Misc = [4]float32{float32(max(len(s.Layers), 1)), 0, 0, 0}
+	u.Misc = [4]float32{float32(max(len(s.Layers), 1)), 0, 0, float32(r.instanceStride())}
 	if r.terrain.hasAtlas[0] {
 		u.Misc[1] = 1
 	}
@@ -167,6 +167,9 @@ func (r *Renderer) prepare(order func([]chunkInst) []chunkInst) (FrameStats, err
 		if !(maxErr > 0) {
 			maxErr = 2
 		}
+		if r.draft {
+			maxErr *= draftPixelError
+		}
 		p := lodParams{f: &f, min: r.scene.Placement.Min(), texel: r.scene.texel(), maxPxErr: maxErr}
 		r.chunks = r.terrain.tree.selectChunks(&p, r.chunks[:0])
 		r.cull = r.terrain.cullSafe(&f, r.bounds)
@@ -188,7 +191,7 @@ func (r *Renderer) prepare(order func([]chunkInst) []chunkInst) (FrameStats, err
 		stats.Chunks = len(r.chunks)
 		stats.Triangles = len(r.chunks) * gridTriangles
 		for _, p := range r.inst.pops {
-			stats.Instances += int(p.count)
+			stats.Instances += int(drawnInstances(p.count, r.instanceStride()))
 		}
 	}
 	stats.SelectMs = msSince(start)
@@ -224,7 +227,7 @@ func (r *Renderer) encodeFrame(enc *wgpu.CommandEncoder, stats *FrameStats, o en
 		if !o.noTerrain {
 			r.terrain.draw(pass, len(r.chunks), r.cull && !o.noCull, o.noSkirts)
 		}
-		stats.Triangles += r.inst.draw(pass)
+		stats.Triangles += r.inst.draw(pass, r.instanceStride())
 	}
 	return pass.End()
 }

@@ -52,6 +52,7 @@ type Renderer struct {
 	cull    bool // this frame may cull the terrain's back faces (terrain.cullSafe)
 	flashes []float32
 
+	draft     bool // SetDraft: a coarser terrain and a thinned forest while the picture moves
 	dirty     bool
 	animating bool
 	last      *image.RGBA
@@ -197,6 +198,30 @@ func (r *Renderer) SetOverlay(o Overlay) {
 	r.overlay = o
 	r.overlay.Flashes = append([]TileFlash(nil), o.Flashes...)
 	r.dirty = true
+}
+
+// Draft quality, for a device too slow to draw the full picture while the camera or a rule moves
+// (a software rasteriser): the terrain's error budget is draftPixelError times larger and one
+// instance in draftInstanceStride is drawn — the forest keeps its extent and pattern, thinned.
+const (
+	draftPixelError     = 4
+	draftInstanceStride = 8
+)
+
+// SetDraft switches draft quality on or off; the next Frame renders when it changes.
+func (r *Renderer) SetDraft(on bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.draft != on {
+		r.draft, r.dirty = on, true
+	}
+}
+
+func (r *Renderer) instanceStride() uint32 {
+	if r.draft {
+		return draftInstanceStride
+	}
+	return 1
 }
 
 // Invalidate forces the next Frame to render (e.g. after the caller rewrote a borrowed pool).
