@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/cogentcore/webgpu/wgpu"
+
 	"strata/bake"
 	"strata/field"
 	"strata/progress"
@@ -137,7 +139,14 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	}
 	mode := s.opts.Evaluator
 	var gpuNs, cpuNs float64
-	if l.Stack != nil {
+	switch {
+	case l.Stack == nil:
+	case mode == Auto && s.dev.Info.Type == wgpu.AdapterTypeCPU:
+		// A software adapter (lavapipe) runs the kernels on the same cores as the Go reference,
+		// about ten times slower: the Go reference, without spending the open on proving it.
+		mode = CPU
+		_, cpuNs = measure(ctx, nil, l.Stack, l.Field, &geo)
+	default:
 		gpuNs, cpuNs = measure(ctx, s.dev, l.Stack, l.Field, &geo)
 		if mode == Auto {
 			mode = CPU
