@@ -81,17 +81,5 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 }
 
 func evaluateGPU(ctx context.Context, g *GPU, l *Landscape, o *EvalOptions) error {
-	w, err := g.Weights(ctx, l.Stack, l.Field, o.Options)
-	if err != nil {
-		return err
-	}
-	l.Weights = w
-	err = g.Scatter(ctx, l, o.Options)
-	if errors.Is(err, gpu.ErrTooLarge) {
-		// lavapipe binds 128 MiB: an 8192² density grid does not fit there, but the reference
-		// places the same forest from the weights just read back.
-		o.warn("%v; scattering with the Go reference", err)
-		return ScatterReference(ctx, l, o.Options)
-	}
-	return err
+	return g.Bake(ctx, l, o.Options)
 }

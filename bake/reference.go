@@ -20,7 +20,11 @@ type Options struct {
 	Resolution float64
 	// Workers is the number of goroutines; 0 = GOMAXPROCS.
 	Workers int
-	// Progress receives ("weights", tilesDone, tilesTotal); nil = none.
+	// BandBytes bounds one band of a GPU bake (bytes of one RGBA8 weights texture of the band);
+	// 0 = DefaultBandBytes. The device's own limits bound it too; tests lower it to band a small
+	// field.
+	BandBytes int64
+	// Progress receives the bake's stages (StageEvaluate with tiles done of total, …); nil = none.
 	Progress progress.Func
 }
 
@@ -70,7 +74,7 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 	}
 	report := opt.progress()
 	total := len(tiles)
-	report("weights", 0, total)
+	report(StageEvaluate, 0, total)
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
@@ -91,7 +95,7 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 					return
 				}
 				evalTile(c, &g.Field, f.Height, chans, tiles[k], w)
-				report("weights", int(done.Add(1)), total)
+				report(StageEvaluate, int(done.Add(1)), total)
 			}
 		}()
 	}

@@ -215,7 +215,7 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 	if job.Height == nil || job.Height.W != g.HeightW || job.Height.H != g.HeightH || len(job.Height.Data) < g.HeightW*g.HeightH {
 		return 0, fmt.Errorf("gpu: scatter place: the height grid is not the geometry's %dx%d", g.HeightW, g.HeightH)
 	}
-	if uint32(g.WeightsW) != k.gridW || uint32(g.WeightsH) != k.gridH {
+	if uint32(g.WeightsW) != k.gridW || uint32(g.WeightsH) != k.gridH || k.gridAt != [2]uint32{} {
 		return 0, fmt.Errorf("gpu: scatter place: the density grid is %dx%d, the geometry's weights grid %dx%d", k.gridW, k.gridH, g.WeightsW, g.WeightsH)
 	}
 	ranges := make([]scatter.SiteRange, len(job.Tiles))

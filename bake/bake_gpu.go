@@ -1,0 +1,255 @@
+package bake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"strata/field"
+	"strata/gpu"
+	"strata/scatter"
+	"strata/stack"
+)
+
+// Stage names a bake reports to its progress.Func, one bar each on the command line.
+const (
+	StageDevice   = "gpu start" // opening the device and compiling the kernels (0/1, 1/1)
+	StageEvaluate = "evaluate"  // weights (and, on the GPU, density) tiles run
+	StageReadBack = "read back" // MiB copied from the GPU into the landscape
+	StageScatter  = "scatter"   // populations placed (the Go reference: density too)
+	StageEncode   = "encode"    // MiB of payload compressed into the container
+	StageValidate = "validate"  // the written container checked, made durable and swapped in
+)
+
+// Bake evaluates l.Stack over l.Field on the GPU into l.Weights and l.Scatter (l.Geometry must be
+// set, as Evaluate does). The weights grid is cut into bands of whole tiles (planBands: no texture
+// or buffer past the device's limits or past opt.BandBytes); band by band the tiles run into a
+// band-sized target, every population's density runs over the same band reading it, and both
+// are read straight into their place in l.Weights and the density grids. So any grid the host can
+// hold is baked with bounded device memory, on the H200 and on lavapipe's 128 MiB bindings alike.
+// Then each population is placed: on the GPU from the density buffer when the whole grid was one
+// band and it and the height fit a binding, else with the Go reference from the density the GPU
+// computed — the same instances, bit for bit (placement from one density is exact between the
+// twins, gpu.TestScatterPlaceMatchesReference).
+func (g *GPU) Bake(ctx context.Context, l *Landscape, opt Options) error {
+	return g.bake(ctx, l, opt, true)
+}
+
+// Weights evaluates s over f on the GPU band by band, as Bake does, and returns the weights.
+func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*Weights, error) {
+	geo, err := NewGeometry(s, f, opt.Resolution)
+	if err != nil {
+		return nil, err
+	}
+	l := &Landscape{Stack: s, Field: f, Geometry: geo}
+	if err := g.bake(ctx, l, opt, false); err != nil {
+		return nil, err
+	}
+	return l.Weights, nil
+}
+
+func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter bool) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.weights == nil {
+		return errors.New("bake: GPU evaluator is released")
+	}
+	s, f, geo := l.Stack, l.Field, &l.Geometry
+	params, err := stack.Pack(s, geo.Stack)
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if _, err := channelGrids(s, f); err != nil {
+		return err
+	}
+	pops := 0
+	if withScatter {
+		pops = len(s.Populations)
+	}
+	W, H := geo.Field.WeightsW, geo.Field.WeightsH
+	tileSize := opt.TileSize
+	if tileSize <= 0 {
+		tileSize = field.DefaultTileSize
+	}
+	tiles := geo.Tiles(tileSize)
+	bands, err := planBands(W, H, tileSize, tiles, limitsOf(g.Dev.Limits, opt.BandBytes), pops > 0)
+	if err != nil {
+		return err
+	}
+
+	popParams := make([][]uint32, pops)
+	for p := range popParams {
+		if popParams[p], err = stack.PackPopulation(s, p, geo.Stack); err != nil {
+			return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
+		}
+	}
+	if pops > 0 && g.scatter == nil {
+		if g.scatter, err = g.Dev.NewScatterKernel(); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+	}
+
+	// The weights and the density grids are filled band by band. Layers 4–7 exist only in stacks
+	// of more than four layers: otherwise Hi is all zero by construction and not read back, so
+	// its pages are never touched (an untouched 1 GiB at 16384²).
+	w := NewWeights(W, H)
+	readHi := len(s.Layers) > 4
+	dens := make([]*field.Grid, pops)
+	maxD := make([]float32, pops)
+	for p := range dens {
+		dens[p] = field.NewGrid(W, H)
+	}
+	report := opt.progress()
+	chans := s.Channels()
+	evalTotal := len(tiles) * (1 + pops)
+	perTexel := 4 // bytes read back per texel: Lo, Hi, each population's density
+	if readHi {
+		perTexel += 4
+	}
+	perTexel += 4 * pops
+	readTotal := mib(int64(W) * int64(H) * int64(perTexel))
+	report(StageEvaluate, 0, evalTotal)
+	report(StageReadBack, 0, readTotal)
+	evaluated, read := 0, int64(0)
+	for _, b := range bands {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+		if err := g.ensureBand(b.W, b.H); err != nil {
+			return err
+		}
+		g.band.Origin = [2]uint32{uint32(b.I0), uint32(b.J0)}
+		err := g.runTiles(ctx, g.band, params, f, chans, b.Tiles, func(int) {
+			evaluated++
+			report(StageEvaluate, evaluated, evalTotal)
+		})
+		if err != nil {
+			return err
+		}
+		for p := range pops {
+			tick := func() {
+				evaluated++
+				report(StageEvaluate, evaluated, evalTotal)
+			}
+			m, err := g.densityBand(ctx, popParams[p], b, f, chans, tick)
+			if err != nil {
+				return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
+			}
+			tick() // the band's last tile
+			maxD[p] = max(maxD[p], m)
+			// The density read back now: the next population (or band) overwrites the buffer.
+			if err := g.scatter.ReadDensityInto(dens[p].Data[b.J0*W+b.I0:], W); err != nil {
+				return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
+			}
+			read += int64(b.W) * int64(b.H) * 4
+			report(StageReadBack, mib(read), readTotal)
+		}
+		off := (b.J0*W + b.I0) * 4
+		if err := g.Dev.ReadTextureInto(g.band.Lo, w.Lo[off:], 4*W); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+		if readHi {
+			if err := g.Dev.ReadTextureInto(g.band.Hi, w.Hi[off:], 4*W); err != nil {
+				return fmt.Errorf("bake: %w", err)
+			}
+		}
+		read += int64(b.W) * int64(b.H) * int64(4+4*btoi(readHi))
+		report(StageReadBack, mib(read), readTotal)
+	}
+	l.Weights = w
+	l.Scatter = l.Scatter[:0]
+	if pops == 0 {
+		return nil
+	}
+	report(StageScatter, 0, pops)
+	onGPU := len(bands) == 1 && g.placeFits(geo)
+	for p := range pops {
+		pop := &s.Populations[p]
+		out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens[p]}
+		var err error
+		if onGPU {
+			out, err = g.placeGPU(ctx, l, p, maxD[p], p < pops-1, tiles, out)
+		}
+		if !onGPU || errors.Is(err, gpu.ErrTooLarge) {
+			// A pool past the device's binding, or a grid evaluated in bands: place from the
+			// density on the host, with the Go reference (the same instances).
+			out, err = placeReference(ctx, pop, maxD[p], &geo.Field, dens[p], f.Height, tiles)
+		}
+		if err != nil {
+			return fmt.Errorf("bake: population %q: %w", pop.Name, err)
+		}
+		l.Scatter = append(l.Scatter, out)
+		report(StageScatter, p+1, pops)
+	}
+	return nil
+}
+
+// densityBand runs population params over band b's tiles into the scatter kernel's density
+// buffer, reading the band target's weights, and returns the largest density reached there.
+func (g *GPU) densityBand(ctx context.Context, params []uint32, b band, f *field.Field, chans []string, done func()) (float32, error) {
+	origin := [2]uint32{uint32(b.I0), uint32(b.J0)}
+	return g.scatter.DensityBand(ctx, params, origin, uint32(b.W), uint32(b.H), g.band, len(b.Tiles), func(i int) (gpu.WeightsTile, error) {
+		if i > 0 {
+			done()
+		}
+		return g.cut.Cut(f, chans, b.Tiles[i])
+	})
+}
+
+// placeFits reports whether the GPU can place from the density buffer: the height grid (uploaded
+// whole for the place kernel) fits a binding.
+func (g *GPU) placeFits(geo *Geometry) bool {
+	lim := g.Dev.Limits
+	need := 4 * uint64(geo.Field.HeightW) * uint64(geo.Field.HeightH)
+	return (lim.MaxStorageBufferBindingSize == 0 || need <= lim.MaxStorageBufferBindingSize) &&
+		(lim.MaxBufferSize == 0 || need <= lim.MaxBufferSize)
+}
+
+// placeGPU places population p from the whole-grid density in the scatter kernel: the last
+// population's is still there from its density run; an earlier one's (upload) is put back first.
+func (g *GPU) placeGPU(ctx context.Context, l *Landscape, p int, maxD float32, upload bool, tiles []field.Tile, out Population) (Population, error) {
+	sp := scatter.ParamsFor(&l.Stack.Populations[p], maxD)
+	out.Spacing = sp.Spacing
+	if sp.Spacing == 0 {
+		return out, nil
+	}
+	if upload {
+		if err := g.scatter.UploadDensity(uint32(out.Density.W), uint32(out.Density.H), out.Density.Data); err != nil {
+			return out, err
+		}
+	}
+	n, err := g.scatter.Place(ctx, gpu.PlaceJob{Params: sp, Geometry: &l.Geometry.Field, Height: l.Field.Height, Tiles: tiles})
+	if err != nil {
+		return out, err
+	}
+	if out.Matrices, err = g.scatter.ReadMatrices(); err != nil {
+		return out, err
+	}
+	out.Count = n
+	return out, nil
+}
+
+// ensureBand sizes the bake's band target (re-used while the band size stays the same).
+func (g *GPU) ensureBand(w, h int) error {
+	if g.band != nil && g.band.W == uint32(w) && g.band.H == uint32(h) {
+		return nil
+	}
+	g.band.Release()
+	g.band = nil
+	t, err := g.Dev.NewWeightsTarget(uint32(w), uint32(h))
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	g.band = t
+	return nil
+}
+
+// mib is n bytes in MiB, rounded up, for progress in units a bar can show.
+func mib(n int64) int { return int((n + 1<<20 - 1) >> 20) }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
