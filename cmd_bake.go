@@ -13,6 +13,7 @@ import (
 
 	"strata/bake"
 	"strata/progress"
+	"strata/stack"
 )
 
 func init() {
@@ -169,32 +170,38 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	l, warnings, err := bake.Load(src)
-	if err != nil {
-		return err
-	}
-	for _, p := range warnings {
-		fmt.Fprintf(stderr, "strata bake: %s\n", p) // Problem.String says "warning:"
-	}
-	bar := progress.NewBar(stderr)
+	bar := newBakeBar(stderr)
 	defer bar.Finish()
-	backend, err := bake.Evaluate(ctx, l, bake.EvalOptions{
-		Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()},
-		CPU:     o.cpu,
-		Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+	r, err := bake.Run(ctx, bake.Job{
+		Sources: src,
+		Out:     o.out,
+		EvalOptions: bake.EvalOptions{
+			Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()},
+			CPU:     o.cpu,
+			Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+		},
+		StackWarning: func(p stack.Problem) { fmt.Fprintf(stderr, "strata bake: %s\n", p) },
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; %s is as it was: %w", o.out, err)
+		}
 		return err
 	}
-	bar.Update("write", 0, 1)
-	if err := bake.Write(o.out, l); err != nil {
-		return err
-	}
-	bar.Update("write", 1, 1)
 	bar.Finish()
-	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", o.out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), backend)
+	l := r.Landscape
+	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", o.out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), r.Backend)
 	for _, p := range l.Scatter {
 		fmt.Fprintf(stdout, "  %s: %d instances (spacing %.3g m)\n", p.Name, p.Count, p.Spacing)
 	}
 	return nil
+}
+
+// newBakeBar is the terminal progress of a bake: one line per stage, MiB where a stage counts
+// bytes.
+func newBakeBar(w io.Writer) *progress.Bar {
+	bar := progress.NewBar(w)
+	bar.SetUnit(bake.StageReadBack, "MiB")
+	bar.SetUnit(bake.StageEncode, "MiB")
+	return bar
 }

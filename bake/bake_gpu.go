@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"strata/field"
 	"strata/gpu"
@@ -32,7 +33,7 @@ const (
 // computed — the same instances, bit for bit (placement from one density is exact between the
 // twins, gpu.TestScatterPlaceMatchesReference).
 func (g *GPU) Bake(ctx context.Context, l *Landscape, opt Options) error {
-	return g.bake(ctx, l, opt, true)
+	return g.bake(ctx, l, opt, true, nil)
 }
 
 // Weights evaluates s over f on the GPU band by band, as Bake does, and returns the weights.
@@ -42,13 +43,14 @@ func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt O
 		return nil, err
 	}
 	l := &Landscape{Stack: s, Field: f, Geometry: geo}
-	if err := g.bake(ctx, l, opt, false); err != nil {
+	if err := g.bake(ctx, l, opt, false, nil); err != nil {
 		return nil, err
 	}
 	return l.Weights, nil
 }
 
-func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter bool) error {
+// bake is Bake (withScatter) or Weights, timing its phases into tm (may be nil).
+func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter bool, tm *Timings) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {
@@ -115,6 +117,7 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("bake: %w", err)
 		}
+		t0 := time.Now()
 		if err := g.ensureBand(b.W, b.H); err != nil {
 			return err
 		}
@@ -126,6 +129,10 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 		if err != nil {
 			return err
 		}
+		// The band's weights are finished before its densities read them (same queue), and
+		// waiting here keeps the kernels' time out of the read back's.
+		g.Dev.Wait()
+		t0 = tm.Since(StageEvaluate, t0)
 		for p := range pops {
 			tick := func() {
 				evaluated++
@@ -136,6 +143,8 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 				return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
 			}
 			tick() // the band's last tile
+			g.Dev.Wait()
+			t0 = tm.Since(StageEvaluate, t0)
 			maxD[p] = max(maxD[p], m)
 			// The density read back now: the next population (or band) overwrites the buffer.
 			if err := g.scatter.ReadDensityInto(dens[p].Data[b.J0*W+b.I0:], W); err != nil {
@@ -143,6 +152,7 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 			}
 			read += int64(b.W) * int64(b.H) * 4
 			report(StageReadBack, mib(read), readTotal)
+			t0 = tm.Since(StageReadBack, t0)
 		}
 		off := (b.J0*W + b.I0) * 4
 		if err := g.Dev.ReadTextureInto(g.band.Lo, w.Lo[off:], 4*W); err != nil {
@@ -155,6 +165,7 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 		}
 		read += int64(b.W) * int64(b.H) * int64(4+4*btoi(readHi))
 		report(StageReadBack, mib(read), readTotal)
+		tm.Since(StageReadBack, t0)
 	}
 	l.Weights = w
 	l.Scatter = l.Scatter[:0]
@@ -162,6 +173,7 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 		return nil
 	}
 	report(StageScatter, 0, pops)
+	defer tm.Since(StageScatter, time.Now())
 	onGPU := len(bands) == 1 && g.placeFits(geo)
 	for p := range pops {
 		pop := &s.Populations[p]

@@ -111,9 +111,6 @@ func (s *placeState) init(d *Device) error {
 	if s.pipe, err = d.LoadComputePipeline("terrain_scatter_place", "main", nil); err != nil {
 		return err
 	}
-	if s.keep, err = d.LoadComputePipeline("terrain_scatter_place", "keep", nil); err != nil {
-		return err
-	}
 	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {
 		if err != nil {
 			return nil
@@ -242,6 +239,14 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		s.heightUploads++
 	}
 	keepCount := 0
+	if keep && s.keep == nil {
+		// The keep pass only serves re-placing some tiles (the editor): compiled on first use, so
+		// a bake does not pay for it.
+		var err error
+		if s.keep, err = k.dev.LoadComputePipeline("terrain_scatter_place", "keep", nil); err != nil {
+			return 0, err
+		}
+	}
 	if keep {
 		keepCount = s.count
 		if err := k.uploadDirty(job.Tiles, maxTile); err != nil {

@@ -1,12 +1,15 @@
 package terraindata
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"strata/progress"
 )
 
 // Saving is atomic (SPEC "terrainData on disk"): the whole new container is written into a
@@ -83,6 +86,33 @@ func Recover(path string) error {
 // there is one (re-baking keeps references resolved), else a new random one. Children get guids
 // derived from the landscape's and their path.
 func Save(path string, c *Container, write func(dir string) error) error {
+	return SaveWith(path, c, write, SaveOptions{})
+}
+
+// StageValidate is the stage SaveOptions.Progress reports: the written container validated (1 of
+// 3), made durable (2) and swapped in (3).
+const StageValidate = "validate"
+
+// SaveOptions add cancellation and progress to Save.
+type SaveOptions struct {
+	// Context cancels the save at any point before the swap (write should watch it too): the
+	// temporary folder is removed and the old container stays as it was. Once the swap has begun
+	// it runs to the end, a few renames.
+	Context context.Context
+	// Progress receives (StageValidate, done, 3) after write returns; nil = none.
+	Progress progress.Func
+}
+
+// SaveWith is Save with cancellation and progress.
+func SaveWith(path string, c *Container, write func(dir string) error, o SaveOptions) error {
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	report := o.Progress
+	if report == nil {
+		report = progress.Nop
+	}
 	if err := Recover(path); err != nil {
 		return err
 	}
@@ -106,11 +136,24 @@ func Save(path string, c *Container, write func(dir string) error) error {
 		os.RemoveAll(newDir)
 		return err
 	}
+	cancelled := func() error {
+		if err := ctx.Err(); err != nil {
+			return fail(fmt.Errorf("terraindata: not saving %s (%w): the old container is unchanged", path, err))
+		}
+		return nil
+	}
 	if write != nil {
 		if err := write(newDir); err != nil {
+			if ctx.Err() != nil {
+				return cancelled()
+			}
 			return fail(fmt.Errorf("terraindata: writing %s: %w", path, err))
 		}
 	}
+	if err := cancelled(); err != nil {
+		return err
+	}
+	report(StageValidate, 0, 3)
 	if err := stampGUIDs(newDir, &c.m); err != nil {
 		return fail(err)
 	}
@@ -124,8 +167,13 @@ func Save(path string, c *Container, write func(dir string) error) error {
 	if probs := Validate(newDir); len(probs) > 0 {
 		return fail(fmt.Errorf("terraindata: not saving %s, the written container is invalid:\n%w", path, Problems(probs)))
 	}
+	report(StageValidate, 1, 3)
 	if err := syncTree(newDir); err != nil {
 		return fail(err)
+	}
+	report(StageValidate, 2, 3)
+	if err := cancelled(); err != nil {
+		return err
 	}
 	parent := filepath.Dir(filepath.Clean(path))
 	had, err := exists(path)
@@ -152,6 +200,7 @@ func Save(path string, c *Container, write func(dir string) error) error {
 		}
 	}
 	c.path, c.readDir = path, path
+	report(StageValidate, 3, 3)
 	return nil
 }
 

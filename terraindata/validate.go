@@ -1,15 +1,16 @@
 package terraindata
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"strata/exr"
 )
@@ -299,35 +300,47 @@ func (v *validator) heightData(dir string, info TextureInfo, m *Manifest) {
 		return
 	}
 	w := r.Header().Width
+	// The blocks are decoded on every core (a 8192² payload is 1 GiB of floats); each folds its
+	// rows into the totals under mu. first is the lowest NaN texel in row order.
+	var mu sync.Mutex
 	nan := 0
-	first := ""
+	firstAt := -1
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for {
-		y0, n, rows, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			v.add(p, "height", "%v", err)
-			return
-		}
+	err = r.Blocks(context.Background(), 0, func(y0, n int, rows [][]float32) error {
 		if len(rows) < 4 {
-			v.add(p, "height", "height payload has %d channels, want R, G, B, A", len(rows))
-			return
+			return fmt.Errorf("height payload has %d channels, want R, G, B, A", len(rows))
 		}
+		bn, bfirst := 0, -1
+		blo, bhi := math.Inf(1), math.Inf(-1)
 		for i := 0; i < n*w; i++ {
 			h := float64(rows[0][i])
 			if math.IsNaN(h) || math.IsInf(h, 0) {
-				if nan == 0 {
-					first = fmt.Sprintf("(%d,%d)", i%w, y0+i/w)
+				if bn == 0 {
+					bfirst = y0*w + i
 				}
-				nan++
+				bn++
 				continue
 			}
 			if rows[3][i] > 0 {
-				lo, hi = math.Min(lo, h), math.Max(hi, h)
+				blo, bhi = math.Min(blo, h), math.Max(bhi, h)
 			}
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		nan += bn
+		if bfirst >= 0 && (firstAt < 0 || bfirst < firstAt) {
+			firstAt = bfirst
+		}
+		lo, hi = math.Min(lo, blo), math.Max(hi, bhi)
+		return nil
+	})
+	if err != nil {
+		v.add(p, "height", "%v", err)
+		return
+	}
+	first := ""
+	if firstAt >= 0 {
+		first = fmt.Sprintf("(%d,%d)", firstAt%w, firstAt/w)
 	}
 	if nan > 0 {
 		v.add(p, "height", "%d texel(s) of height are NaN or infinite, first at %s", nan, first)
