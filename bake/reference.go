@@ -148,7 +148,11 @@ func evalTile(c *stack.Compiled, fg *field.Geometry, height *field.Grid, chans [
 			q := c.Weights(&row[k])
 			o := (j*w.W + t.I0 + k) * 4
 			w.Lo[o], w.Lo[o+1], w.Lo[o+2], w.Lo[o+3] = q[0], q[1], q[2], q[3]
-			w.Hi[o], w.Hi[o+1], w.Hi[o+2], w.Hi[o+3] = q[4], q[5], q[6], q[7]
+			// Layers 4–7 are zero for a stack of at most four layers: written only when they
+			// change, so a fresh Hi is never touched and costs no memory (1 GiB at 16384²).
+			if q[4]|q[5]|q[6]|q[7] != 0 || w.Hi[o]|w.Hi[o+1]|w.Hi[o+2]|w.Hi[o+3] != 0 {
+				w.Hi[o], w.Hi[o+1], w.Hi[o+2], w.Hi[o+3] = q[4], q[5], q[6], q[7]
+			}
 		}
 	}
 }

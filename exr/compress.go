@@ -101,14 +101,32 @@ func (e *blockEncoder) zip(raw []byte) []byte {
 	return e.buf.Bytes()
 }
 
-// unzipBlock decompresses a ZIP/ZIPS block into out, which has the exact expected size.
-func unzipBlock(out, packed []byte) error {
-	zr, err := zlib.NewReader(bytes.NewReader(packed))
-	if err != nil {
+// blockDecoder holds what decompressing a block needs, re-used from block to block (a fresh zlib
+// reader and scratch per block were a block's size of garbage each: 256 MiB while validating a
+// 4096² height). One per goroutine.
+type blockDecoder struct {
+	tmp []byte
+	br  bytes.Reader
+	zr  io.ReadCloser
+}
+
+// unzip decompresses a ZIP/ZIPS block into out, which has the exact expected size.
+func (d *blockDecoder) unzip(out, packed []byte) error {
+	d.br.Reset(packed)
+	if d.zr == nil {
+		zr, err := zlib.NewReader(&d.br)
+		if err != nil {
+			return formatErr("zip block: %v", err)
+		}
+		d.zr = zr
+	} else if err := d.zr.(zlib.Resetter).Reset(&d.br, nil); err != nil {
 		return formatErr("zip block: %v", err)
 	}
-	tmp := make([]byte, len(out)+1)
-	n, err := io.ReadFull(zr, tmp)
+	if cap(d.tmp) < len(out)+1 {
+		d.tmp = make([]byte, len(out)+1)
+	}
+	tmp := d.tmp[:len(out)+1]
+	n, err := io.ReadFull(d.zr, tmp)
 	if err != io.ErrUnexpectedEOF && err != nil && err != io.EOF {
 		return formatErr("zip block: %v", err)
 	}

@@ -26,6 +26,7 @@ type Reader struct {
 	done     []bool   // per block: already read
 	raw, buf []byte
 	rows     [][]float32
+	dec      blockDecoder
 }
 
 // NewReader reads the header and the line offset table.
@@ -71,7 +72,7 @@ func (r *Reader) Next() (y0, n int, rows [][]float32, err error) {
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	rows, err = r.decode(row, n, packed, &r.raw, &r.rows)
+	rows, err = r.decode(row, n, packed, &r.raw, &r.rows, &r.dec)
 	return row, n, rows, err
 }
 
@@ -103,6 +104,7 @@ func (r *Reader) Blocks(ctx context.Context, workers int, fn func(y0, n int, row
 			defer wg.Done()
 			var buf, raw []byte
 			var rows [][]float32
+			var dec blockDecoder
 			for !failed.Load() {
 				if err := ctx.Err(); err != nil {
 					fail(err)
@@ -116,7 +118,7 @@ func (r *Reader) Blocks(ctx context.Context, workers int, fn func(y0, n int, row
 				}
 				if err == nil {
 					var out [][]float32
-					if out, err = r.decode(row, n, packed, &raw, &rows); err == nil {
+					if out, err = r.decode(row, n, packed, &raw, &rows, &dec); err == nil {
 						err = fn(row, n, out)
 					}
 				}
@@ -170,9 +172,9 @@ func (r *Reader) readNext(buf *[]byte) (row, n int, packed []byte, err error) {
 	return int(rel), n, packed, nil
 }
 
-// decode decompresses a block's stored bytes (into *rawBuf) and converts them into rows (*rowsBuf,
-// reused), one slice per channel in Channels order.
-func (r *Reader) decode(row, n int, packed []byte, rawBuf *[]byte, rowsBuf *[][]float32) ([][]float32, error) {
+// decode decompresses a block's stored bytes (into *rawBuf, with dec) and converts them into rows
+// (*rowsBuf, reused), one slice per channel in Channels order.
+func (r *Reader) decode(row, n int, packed []byte, rawBuf *[]byte, rowsBuf *[][]float32, dec *blockDecoder) ([][]float32, error) {
 	h := r.h
 	y := row + h.MinY
 	rawSize := n * h.bytesPerLine()
@@ -185,7 +187,7 @@ func (r *Reader) decode(row, n int, packed []byte, rawBuf *[]byte, rowsBuf *[][]
 		var err error
 		switch h.Compression {
 		case ZIP, ZIPS:
-			err = unzipBlock(raw, packed)
+			err = dec.unzip(raw, packed)
 		case RLE:
 			err = unrleBlock(raw, packed)
 		}
@@ -231,18 +233,19 @@ func (r *Reader) decode(row, n int, packed []byte, rawBuf *[]byte, rowsBuf *[][]
 	return rows, nil
 }
 
-// readPacked reads a block's stored bytes. A large claimed size is read through a growing
-// buffer, so a corrupt size field costs what the file really holds, not what it claims.
+// readPacked reads a block's stored bytes into *buf (grown when needed, kept for the next block).
+// A large claimed size that *buf cannot hold yet is read through a growing buffer, so a corrupt
+// size field costs what the file really holds, not what it claims.
 func (r *Reader) readPacked(size int64, buf *[]byte) ([]byte, error) {
-	if size <= 1<<20 {
-		if cap(*buf) < int(size) {
+	if int64(cap(*buf)) >= size || size <= 1<<20 {
+		if int64(cap(*buf)) < size {
 			*buf = make([]byte, size)
 		}
 		b := (*buf)[:size]
 		return b, readFull(r.r, b, "block")
 	}
-	var bb bytes.Buffer
-	if _, err := io.Copy(&bb, io.LimitReader(r.r, size)); err != nil {
+	bb := bytes.NewBuffer((*buf)[:0])
+	if _, err := io.Copy(bb, io.LimitReader(r.r, size)); err != nil {
 		return nil, fmt.Errorf("exr: reading block: %w", err)
 	}
 	if int64(bb.Len()) != size {

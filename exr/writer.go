@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"strata/internal/ordered"
 )
@@ -156,7 +157,8 @@ func (w *Writer) WriteBlocks(ctx context.Context, workers int, fill FillFunc, pr
 		enc    blockEncoder
 	}
 	scr := make([]scratch, min(workers, blocks))
-	err := ordered.Run(ctx, blocks, workers, func(k, b int) ([]byte, error) {
+	var free sync.Pool // *[]byte: written blocks' buffers, for the next ones
+	err := ordered.Run(ctx, blocks, workers, func(k, b int) (*[]byte, error) {
 		sc := &scr[k]
 		y0 := b * lines
 		n := min(lines, w.height-y0)
@@ -173,10 +175,19 @@ func (w *Writer) WriteBlocks(ctx context.Context, workers int, fill FillFunc, pr
 		if err := fill(y0, n, cut); err != nil {
 			return nil, fmt.Errorf("rows %d–%d: %w", y0, y0+n-1, err)
 		}
-		return bytes.Clone(sc.enc.encode(cut, w.index, w.width, n, w.comp)), nil
-	}, func(b int, data []byte) error {
+		// The encoder's buffers are reused for the next block before this one is written: copy
+		// it into a buffer the writer hands back once written, so blocks leave no garbage.
+		data := sc.enc.encode(cut, w.index, w.width, n, w.comp)
+		out, _ := free.Get().(*[]byte)
+		if out == nil {
+			out = new([]byte)
+		}
+		*out = append((*out)[:0], data...)
+		return out, nil
+	}, func(b int, data *[]byte) error {
+		defer free.Put(data)
 		n := min(lines, w.height-b*lines)
-		if err := w.emit(data, n); err != nil {
+		if err := w.emit(*data, n); err != nil {
 			return err
 		}
 		if progress != nil {

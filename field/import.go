@@ -1,16 +1,19 @@
 package field
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"strata/exr"
 )
@@ -117,20 +120,27 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	if st.Size() > maxFileBytes {
 		return fail(fmt.Errorf("file of %d bytes is larger than the %d a field can hold", st.Size(), int64(maxFileBytes)))
 	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".r16" || ext == ".f32" || ext == ".raw" {
+		// Headerless samples are read straight into the grid's own memory: an 8192² float32
+		// file is 256 MiB that a copy would hold twice.
+		r, err := readRaw(path, st.Size(), size, ext)
+		if err != nil {
+			return fail(err)
+		}
+		return r, nil
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("field: %w", err)
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext != ".r16" && ext != ".f32" && ext != ".raw" {
-		switch {
-		case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-			ext = ".png"
-		case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
-			ext = ".tif"
-		case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
-			ext = ".exr"
-		}
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		ext = ".png"
+	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+		ext = ".tif"
+	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
+		ext = ".exr"
 	}
 	var r *raster
 	switch ext {
@@ -140,12 +150,6 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 		r, err = decodeTIFF(b, role)
 	case ".exr":
 		r, err = decodeEXR(b)
-	case ".r16":
-		r, err = decodeRaw(b, size, 2, true)
-	case ".f32":
-		r, err = decodeRaw(b, size, 4, true)
-	case ".raw":
-		r, err = decodeRawBySize(b, size)
 	default:
 		err = fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
 	}
@@ -229,67 +233,92 @@ func fromImage(img image.Image, kind, role string) (*raster, error) {
 	return r, nil
 }
 
-// decodeRaw reads headerless little-endian samples of bps bytes (2: uint16 codes, 4: float32).
-// With no size given and allowSquare, the file must hold a square grid.
-func decodeRaw(b []byte, size [2]int, bps int, allowSquare bool) (*raster, error) {
-	kind := map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	n := len(b) / bps
-	w, h := size[0], size[1]
+// rawShape is the grid of a headerless file of n bytes with bps-byte samples: size, or when size
+// is zero and allowSquare the square the bytes make.
+func rawShape(n int64, size [2]int, bps int, allowSquare bool) (w, h int, kind string, err error) {
+	kind = map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
+	samples := n / int64(bps)
+	w, h = size[0], size[1]
 	if w == 0 && h == 0 {
 		if !allowSquare {
-			return nil, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
+			return 0, 0, kind, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
 		}
-		s := int(math.Sqrt(float64(n)))
-		for s*s < n {
+		s := int64(math.Sqrt(float64(samples)))
+		for s*s < samples {
 			s++
 		}
-		for s*s > n {
+		for s*s > samples {
 			s--
 		}
-		if len(b)%bps != 0 || s*s != n || s == 0 {
-			return nil, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, len(b), bps)
+		if n%int64(bps) != 0 || s*s != samples || s == 0 || s > 1<<31 {
+			return 0, 0, kind, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, n, bps)
 		}
-		w, h = s, s
+		w, h = int(s), int(s)
 	}
 	if err := CheckSize(w, h); err != nil {
-		return nil, err
+		return 0, 0, kind, err
 	}
-	if len(b) != w*h*bps {
-		return nil, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, len(b), w, h, w*h*bps)
+	if n != int64(w)*int64(h)*int64(bps) {
+		return 0, 0, kind, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, n, w, h, int64(w)*int64(h)*int64(bps))
 	}
-	r := &raster{w: w, h: h, kind: kind}
-	if bps == 2 {
-		r.maxCode = 65535
-		r.codes = make([]uint16, n)
-		for k := range r.codes {
-			r.codes[k] = binary.LittleEndian.Uint16(b[2*k:])
-		}
-		return r, nil
-	}
-	r.floats = make([]float32, n)
-	for k := range r.floats {
-		r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
-	}
-	return r, nil
+	return w, h, kind, nil
 }
 
-// decodeRawBySize reads a .raw file, a name engines use for both 16-bit and float32 dumps. The
-// size is required and decides: 2·W·H bytes is 16-bit, 4·W·H is float32; the two cannot collide.
-func decodeRawBySize(b []byte, size [2]int) (*raster, error) {
-	w, h := size[0], size[1]
-	if w == 0 && h == 0 {
-		return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
+// readRaw reads a headerless little-endian file (.r16: uint16 codes; .f32: float32; .raw: either,
+// told apart by the given size) straight into the raster's samples.
+func readRaw(path string, n int64, size [2]int, ext string) (*raster, error) {
+	bps, square := 2, true
+	switch ext {
+	case ".f32":
+		bps = 4
+	case ".raw":
+		square = false
+		w, h := size[0], size[1]
+		if w == 0 && h == 0 {
+			return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
+		}
+		if err := CheckSize(w, h); err != nil {
+			return nil, err
+		}
+		switch n {
+		case 2 * int64(w) * int64(h):
+		case 4 * int64(w) * int64(h):
+			bps = 4
+		default:
+			return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", n, w, h, 2*w*h, 4*w*h)
+		}
 	}
-	if err := CheckSize(w, h); err != nil {
+	w, h, kind, err := rawShape(n, size, bps, square)
+	if err != nil {
 		return nil, err
 	}
-	switch len(b) {
-	case 2 * w * h:
-		return decodeRaw(b, size, 2, false)
-	case 4 * w * h:
-		return decodeRaw(b, size, 4, false)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", len(b), w, h, 2*w*h, 4*w*h)
+	defer f.Close()
+	r := &raster{w: w, h: h, kind: kind}
+	var view []byte
+	if bps == 2 {
+		r.maxCode = 65535
+		r.codes = make([]uint16, w*h)
+		view = unsafe.Slice((*byte)(unsafe.Pointer(&r.codes[0])), 2*len(r.codes))
+	} else {
+		r.floats = make([]float32, w*h)
+		view = unsafe.Slice((*byte)(unsafe.Pointer(&r.floats[0])), 4*len(r.floats))
+	}
+	if _, err := io.ReadFull(bufio.NewReaderSize(f, 1<<20), view); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", kind, err)
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 { // the file is little-endian
+		for k := range r.codes {
+			r.codes[k] = binary.LittleEndian.Uint16(view[2*k:])
+		}
+		for k := range r.floats {
+			r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(view[4*k:]))
+		}
+	}
+	return r, nil
 }
 
 // decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept.

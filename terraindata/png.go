@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"runtime"
+	"sync"
 
 	"strata/internal/ordered"
 )
@@ -56,7 +57,7 @@ func encodeRGBA8(ctx context.Context, out io.Writer, w, h int, row func(y int) [
 	}
 
 	type segment struct {
-		data  []byte
+		data  *[]byte
 		adler uint32
 		n     int // raw (filtered) bytes
 	}
@@ -67,6 +68,7 @@ func encodeRGBA8(ctx context.Context, out io.Writer, w, h int, row func(y int) [
 	}
 	scr := make([]scratch, max(1, min(workers, segs)))
 	adler := uint32(1)
+	var free sync.Pool // *[]byte: written segments' buffers, for the next ones
 	err := ordered.Run(ctx, segs, workers, func(wk, s int) (segment, error) {
 		sc := &scr[wk]
 		y0, y1 := s*rows, min(h, (s+1)*rows)
@@ -104,10 +106,18 @@ func encodeRGBA8(ctx context.Context, out io.Writer, w, h int, row func(y int) [
 		} else if err == nil {
 			err = sc.fw.Flush()
 		}
-		return segment{bytes.Clone(sc.buf.Bytes()), adler32.Checksum(raw), len(raw)}, err
+		// sc.buf is reused for this worker's next segment before this one is written: copy it
+		// into a buffer the writer hands back, so segments leave no garbage.
+		data, _ := free.Get().(*[]byte)
+		if data == nil {
+			data = new([]byte)
+		}
+		*data = append((*data)[:0], sc.buf.Bytes()...)
+		return segment{data, adler32.Checksum(raw), len(raw)}, err
 	}, func(_ int, sg segment) error {
+		defer free.Put(sg.data)
 		adler = adler32Combine(adler, sg.adler, int64(sg.n))
-		if err := writeChunk(out, "IDAT", sg.data); err != nil {
+		if err := writeChunk(out, "IDAT", *sg.data); err != nil {
 			return err
 		}
 		if progress != nil {
