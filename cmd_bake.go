@@ -34,7 +34,8 @@ func init() {
   --resolution M      metres per weights texel (default: the height grid's texel)
   --channel NAME=FILE a field channel: mask.<name> or any name; 8/16-bit PNG maps onto 0..1, EXR,
                       float TIFF and .f32 keep their values; the grid must match the height's
-  --tile N            tile side in weights texels (default 256)
+  --tile N            tile side in weights texels (default 256 on the Go reference, 1024 on the
+                      GPU: the same bytes either way)
   --cpu               evaluate with the Go reference instead of the GPU
   --out PATH          the container to write (replaced atomically; its guid is kept)`,
 		run: runBake,

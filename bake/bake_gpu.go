@@ -22,6 +22,12 @@ const (
 	StageValidate = "validate"  // the written container checked, made durable and swapped in
 )
 
+// GPUTileSize is the tile side a GPU bake uses when Options.TileSize is 0: every tile is a
+// dispatch (and a density dispatch per population) with its own submission, ~0.1 ms each on the
+// H200, so a 16384² bake in tiles of 256 spent half a second submitting 8192 of them. Any tiling
+// gives the same bytes; the Go reference keeps field.DefaultTileSize, its unit of parallel work.
+const GPUTileSize = 1024
+
 // Bake evaluates l.Stack over l.Field on the GPU into l.Weights and l.Scatter (l.Geometry must be
 // set, as Evaluate does). The weights grid is cut into bands of whole tiles (planBands: no texture
 // or buffer past the device's limits or past opt.BandBytes); band by band the tiles run into a
@@ -71,13 +77,16 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 	W, H := geo.Field.WeightsW, geo.Field.WeightsH
 	tileSize := opt.TileSize
 	if tileSize <= 0 {
-		tileSize = field.DefaultTileSize
+		tileSize = GPUTileSize
 	}
 	tiles := geo.Tiles(tileSize)
-	bands, err := planBands(W, H, tileSize, tiles, limitsOf(g.Dev.Limits, opt.BandBytes), pops > 0)
+	lim := limitsOf(g.Dev.Limits, opt.BandBytes)
+	bands, err := planBands(W, H, tileSize, tiles, lim, pops > 0)
 	if err != nil {
 		return err
 	}
+	tm.Note("%d band(s) of up to %d×%d texels (tiles of %d); device limits: buffer %d MiB, storage binding %d MiB, texture %d",
+		len(bands), bands[0].W, bands[0].H, tileSize, lim.maxBuffer>>20, lim.maxBinding>>20, lim.maxTexture)
 
 	popParams := make([][]uint32, pops)
 	for p := range popParams {
@@ -175,6 +184,11 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 	report(StageScatter, 0, pops)
 	defer tm.Since(StageScatter, time.Now())
 	onGPU := len(bands) == 1 && g.placeFits(geo)
+	if onGPU {
+		tm.Note("placement on the GPU")
+	} else {
+		tm.Note("placement with the Go reference, from the GPU's density")
+	}
 	for p := range pops {
 		pop := &s.Populations[p]
 		out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens[p]}

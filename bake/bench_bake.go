@@ -24,6 +24,7 @@ type BakeFigures struct {
 	DiskBytes int64 // the container on disk
 	Instances int
 	Out       string
+	Notes     []string
 }
 
 // BenchBake bakes the built-in sample with an n×n weights grid (the sample's 4000 m at 4000/n m
@@ -51,6 +52,7 @@ func BenchBake(ctx context.Context, n int, cpu bool, out string) (*BakeFigures, 
 	}
 	fig.Wall = time.Since(t0)
 	fig.Phases = tm.Phases()
+	fig.Notes = tm.Notes()
 	fig.PeakRSS = peakRSS()
 	fig.Backend = r.Backend
 	if w := r.Landscape.Weights; w.W != n || w.H != n {
@@ -83,6 +85,9 @@ func (f *BakeFigures) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %-28s %9.2f GiB  (%d kB)\n", "peak RSS", float64(f.PeakRSS)/(1<<30), f.PeakRSS/1024)
 	}
 	fmt.Fprintf(w, "  %-28s %9.1f MB on disk, %d instances\n", "container", float64(f.DiskBytes)/1e6, f.Instances)
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
 	if f.Out != "" {
 		fmt.Fprintf(w, "  kept at %s\n", f.Out)
 	}

@@ -114,7 +114,11 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 			} else {
 				g, err = OpenGPU(ctx)
 			}
-			o.Timings.Add(StageDevice, time.Since(t0))
+			waited := time.Since(t0)
+			o.Timings.Add(StageDevice, waited)
+			if o.Start != nil {
+				o.Timings.Note("gpu start: %.1f ms in the background, %.1f ms of it waited for", ms(o.Start.took), ms(waited))
+			}
 			switch {
 			case errors.Is(err, gpu.ErrNoAdapter):
 				o.warn("no GPU adapter (%v); using the Go reference", err)
@@ -130,10 +134,10 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 			backend = "GPU " + g.Dev.Info.String()
 			err := g.bake(ctx, l, o.Options, true, o.Timings)
 			if o.GPU == nil {
-				// Everything needed is read back: free the device before the caller writes,
-				// since with a software Vulkan (lavapipe) its textures and staging buffers live
-				// in this process's memory.
-				g.Release()
+				// Everything needed is read back: free the device while the caller writes (its
+				// teardown takes a while on a real GPU), since with a software Vulkan (lavapipe)
+				// its textures and staging buffers live in this process's memory.
+				go g.Release()
 			}
 			return backend, err
 		}

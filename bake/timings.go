@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"fmt"
 	"sync"
 	"time"
 )
@@ -11,6 +12,7 @@ import (
 type Timings struct {
 	mu     sync.Mutex
 	phases []Phase
+	notes  []string
 }
 
 // Phase is one line of a breakdown.
@@ -50,4 +52,24 @@ func (t *Timings) Phases() []Phase {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Phase(nil), t.phases...)
+}
+
+// Note records a line about how the bake ran (its bands, the device's limits) for the report.
+func (t *Timings) Note(format string, a ...any) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, fmt.Sprintf(format, a...))
+}
+
+// Notes returns the lines Note recorded.
+func (t *Timings) Notes() []string {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.notes...)
 }
