@@ -31,8 +31,9 @@ const GPUTileSize = 1024
 // Bake evaluates l.Stack over l.Field on the GPU into l.Weights and l.Scatter (l.Geometry must be
 // set, as Evaluate does). The weights grid is cut into bands of whole tiles (planBands: no texture
 // or buffer past the device's limits or past opt.BandBytes); band by band the tiles run into a
-// band-sized target, every population's density runs over the same band reading it, and both
-// are read straight into their place in l.Weights and the density grids. So any grid the host can
+// band-sized target (the whole-field Target when one band is the whole grid), every population's
+// density runs over the same band reading it, and both are read straight into their place in
+// l.Weights and the density grids. So any grid the host can
 // hold is baked with bounded device memory, on the H200 and on lavapipe's 128 MiB bindings alike.
 // Then each population is placed: on the GPU from the density buffer when the whole grid was one
 // band and it and the height fit a binding, else with the Go reference from the density the GPU
@@ -127,11 +128,11 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 			return fmt.Errorf("bake: %w", err)
 		}
 		t0 := time.Now()
-		if err := g.ensureBand(b.W, b.H); err != nil {
+		target, err := g.bandTarget(b, W, H)
+		if err != nil {
 			return err
 		}
-		g.band.Origin = [2]uint32{uint32(b.I0), uint32(b.J0)}
-		err := g.runTiles(ctx, g.band, params, f, chans, b.Tiles, func(int) {
+		err = g.runTiles(ctx, target, params, f, chans, b.Tiles, func(int) {
 			evaluated++
 			report(StageEvaluate, evaluated, evalTotal)
 		})
@@ -147,7 +148,7 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 				evaluated++
 				report(StageEvaluate, evaluated, evalTotal)
 			}
-			m, err := g.densityBand(ctx, popParams[p], b, f, chans, tick)
+			m, err := g.densityBand(ctx, popParams[p], b, target, f, chans, tick)
 			if err != nil {
 				return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
 			}
@@ -164,11 +165,11 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 			t0 = tm.Since(StageReadBack, t0)
 		}
 		off := (b.J0*W + b.I0) * 4
-		if err := g.Dev.ReadTextureInto(g.band.Lo, w.Lo[off:], 4*W); err != nil {
+		if err := g.Dev.ReadTextureInto(target.Lo, w.Lo[off:], 4*W); err != nil {
 			return fmt.Errorf("bake: %w", err)
 		}
 		if readHi {
-			if err := g.Dev.ReadTextureInto(g.band.Hi, w.Hi[off:], 4*W); err != nil {
+			if err := g.Dev.ReadTextureInto(target.Hi, w.Hi[off:], 4*W); err != nil {
 				return fmt.Errorf("bake: %w", err)
 			}
 		}
@@ -212,9 +213,9 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 
 // densityBand runs population params over band b's tiles into the scatter kernel's density
 // buffer, reading the band target's weights, and returns the largest density reached there.
-func (g *GPU) densityBand(ctx context.Context, params []uint32, b band, f *field.Field, chans []string, done func()) (float32, error) {
+func (g *GPU) densityBand(ctx context.Context, params []uint32, b band, target *gpu.WeightsTarget, f *field.Field, chans []string, done func()) (float32, error) {
 	origin := [2]uint32{uint32(b.I0), uint32(b.J0)}
-	return g.scatter.DensityBand(ctx, params, origin, uint32(b.W), uint32(b.H), g.band, len(b.Tiles), func(i int) (gpu.WeightsTile, error) {
+	return g.scatter.DensityBand(ctx, params, origin, uint32(b.W), uint32(b.H), target, len(b.Tiles), func(i int) (gpu.WeightsTile, error) {
 		if i > 0 {
 			done()
 		}
@@ -253,6 +254,24 @@ func (g *GPU) placeGPU(ctx context.Context, l *Landscape, p int, maxD float32, u
 	}
 	out.Count = n
 	return out, nil
+}
+
+// bandTarget is the target band b of a W×H grid runs into. A band that is the whole grid runs
+// into the whole-field target RunTiles fills, so after a bake that fits the device Target holds
+// its weights, as the editor's viewport expects; any other band into the band target, moved to
+// the band's corner.
+func (g *GPU) bandTarget(b band, W, H int) (*gpu.WeightsTarget, error) {
+	if b.I0 == 0 && b.J0 == 0 && b.W == W && b.H == H {
+		if err := g.ensureTarget(W, H); err != nil {
+			return nil, err
+		}
+		return g.target, nil
+	}
+	if err := g.ensureBand(b.W, b.H); err != nil {
+		return nil, err
+	}
+	g.band.Origin = [2]uint32{uint32(b.I0), uint32(b.J0)}
+	return g.band, nil
 }
 
 // ensureBand sizes the bake's band target (re-used while the band size stays the same).

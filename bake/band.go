@@ -2,6 +2,7 @@ package bake
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -30,9 +31,14 @@ type bandLimits struct {
 	budget     uint64 // bytes of one weights texture per band (Options.BandBytes)
 }
 
+// limitsOf reads the device's limits and the budget: 0 is DefaultBandBytes, < 0 none (the
+// device's limits alone).
 func limitsOf(l wgpu.Limits, budget int64) bandLimits {
-	if budget <= 0 {
+	switch {
+	case budget == 0:
 		budget = DefaultBandBytes
+	case budget < 0:
+		budget = math.MaxInt64
 	}
 	b := bandLimits{maxTexture: uint64(l.MaxTextureDimension2D), maxBuffer: l.MaxBufferSize,
 		maxBinding: l.MaxStorageBufferBindingSize, budget: uint64(budget)}

@@ -165,3 +165,31 @@ func TestGPUBakeSkipsHi(t *testing.T) {
 	}
 	checkSum255(t, w)
 }
+
+// TestEvaluateBorrowedGPUFillsTarget: the editor's Evaluate on its own GPU leaves the weights in
+// GPU.Target when the field fits the device (its viewport samples them there), and keeps the GPU.
+func TestEvaluateBorrowedGPUFillsTarget(t *testing.T) {
+	ctx := context.Background()
+	g, err := OpenGPU(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	l := &Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(300)}
+	if _, err := Evaluate(ctx, l, EvalOptions{GPU: g}); err != nil {
+		t.Fatal(err)
+	}
+	if tg := g.Target(); tg == nil || tg.W != 300 || tg.Origin != [2]uint32{} {
+		t.Fatalf("Target after Evaluate: %+v", tg)
+	}
+	w, err := g.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(w.Lo, l.Weights.Lo) {
+		t.Error("GPU.Target holds other weights than Evaluate returned")
+	}
+	if len(l.Scatter) != 1 || l.Scatter[0].Count == 0 {
+		t.Errorf("scatter: %+v", l.Scatter)
+	}
+}

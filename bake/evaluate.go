@@ -132,7 +132,11 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 		}
 		if g != nil {
 			backend = "GPU " + g.Dev.Info.String()
-			err := g.bake(ctx, l, o.Options, true, o.Timings)
+			opt := o.Options
+			if o.GPU != nil && opt.BandBytes == 0 {
+				opt.BandBytes = -1 // a borrowed GPU's Target is the whole field when it fits
+			}
+			err := g.bake(ctx, l, opt, true, o.Timings)
 			if o.GPU == nil {
 				// Everything needed is read back: free the device while the caller writes (its
 				// teardown takes a while on a real GPU), since with a software Vulkan (lavapipe)

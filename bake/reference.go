@@ -21,8 +21,9 @@ type Options struct {
 	// Workers is the number of goroutines; 0 = GOMAXPROCS.
 	Workers int
 	// BandBytes bounds one band of a GPU bake (bytes of one RGBA8 weights texture of the band);
-	// 0 = DefaultBandBytes. The device's own limits bound it too; tests lower it to band a small
-	// field.
+	// 0 = DefaultBandBytes, < 0 = the device's limits alone (Evaluate on a borrowed GPU: the
+	// editor holds the whole field anyway, and a bake that fits in one band leaves its weights in
+	// GPU.Target). The device's own limits always bound it; tests lower it to band a small field.
 	BandBytes int64
 	// Progress receives the bake's stages (StageEvaluate with tiles done of total, …); nil = none.
 	Progress progress.Func
