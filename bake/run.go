@@ -29,7 +29,8 @@ type Result struct {
 }
 
 // Run bakes j: the GPU starts opening (unless CPU) while the sources load, the stack's warnings go
-// to Warn, Evaluate fills the landscape and WriteContext saves it atomically. Progress and
+// to StackWarning, Evaluate fills the landscape while the ground is already being written, and the
+// save completes atomically (as WriteContext). Progress and
 // timings follow every stage; a cancelled ctx stops it at the next block and leaves the container
 // already at j.Out as it was.
 func Run(ctx context.Context, j Job) (*Result, error) {
@@ -55,11 +56,33 @@ func Run(ctx context.Context, j Job) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bake: %w", err)
 	}
-	backend, err := Evaluate(ctx, l, o)
+	// The save starts now: the ground (the height payload, which the stack does not change) is
+	// compressed while the stack is evaluated — behind the GPU's start and its kernels, or beside
+	// the Go reference — and the rest once the weights are in.
+	geo, err := NewGeometry(l.Stack, l.Field, o.Resolution)
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteContext(ctx, j.Out, l, WriteOptions{Progress: o.Progress, Timings: o.Timings}); err != nil {
+	pops := make([]int64, len(l.Stack.Populations))
+	for i := range pops {
+		pops[i] = int64(geo.Field.WeightsW) * int64(geo.Field.WeightsH)
+	}
+	w, err := beginWrite(ctx, j.Out, l, WriteOptions{Progress: o.Progress, Timings: o.Timings}, geo.Field.WeightsW, geo.Field.WeightsH, pops)
+	if err != nil {
+		return nil, err
+	}
+	ground := make(chan error, 1)
+	go func() { ground <- w.ground() }()
+	backend, err := Evaluate(ctx, l, o)
+	gerr := <-ground
+	switch {
+	case err != nil:
+		w.s.Abort()
+		return nil, err
+	case gerr != nil:
+		return nil, w.s.Fail(gerr)
+	}
+	if err := w.finish(); err != nil {
 		return nil, err
 	}
 	return &Result{Landscape: l, Backend: backend}, nil

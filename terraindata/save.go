@@ -105,20 +105,47 @@ type SaveOptions struct {
 
 // SaveWith is Save with cancellation and progress.
 func SaveWith(path string, c *Container, write func(dir string) error, o SaveOptions) error {
-	ctx := o.Context
-	if ctx == nil {
-		ctx = context.Background()
+	s, err := BeginSave(path, c, o)
+	if err != nil {
+		return err
 	}
-	report := o.Progress
-	if report == nil {
-		report = progress.Nop
+	if write != nil {
+		if err := write(s.Dir()); err != nil {
+			return s.Fail(err)
+		}
+	}
+	return s.Commit()
+}
+
+// Saving is a save in progress (steps 1–4 of the protocol above, split at the write): BeginSave
+// makes the temporary folder, the caller writes children into Dir — at its own pace, some of
+// them while it is still computing the others (a bake writes the height while the GPU evaluates)
+// — and Commit validates, makes durable and swaps in, or Abort drops it all. Until Commit swaps,
+// the container at the path is untouched.
+type Saving struct {
+	path, newDir, oldDir string
+	c                    *Container
+	ctx                  context.Context
+	report               progress.Func
+	over                 bool
+}
+
+// BeginSave resolves an interrupted save at path, settles the landscape's guid (as Save) and
+// makes the temporary folder the children go into.
+func BeginSave(path string, c *Container, o SaveOptions) (*Saving, error) {
+	s := &Saving{path: path, c: c, ctx: o.Context, report: o.Progress}
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
+	if s.report == nil {
+		s.report = progress.Nop
 	}
 	if err := Recover(path); err != nil {
-		return err
+		return nil, err
 	}
 	guid, err := existingGUID(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.m.GUID != "" {
 		guid = c.m.GUID
@@ -128,32 +155,59 @@ func SaveWith(path string, c *Container, write func(dir string) error, o SaveOpt
 	}
 	c.m.GUID = guid
 	c.m.Version = Version
-	newDir, oldDir := siblings(path)
-	if err := os.MkdirAll(newDir, 0o755); err != nil {
-		return fmt.Errorf("terraindata: %w", err)
+	s.newDir, s.oldDir = siblings(path)
+	if err := os.MkdirAll(s.newDir, 0o755); err != nil {
+		return nil, fmt.Errorf("terraindata: %w", err)
 	}
+	return s, nil
+}
+
+// Dir is the temporary folder the children are written into.
+func (s *Saving) Dir() string { return s.newDir }
+
+// Abort drops the temporary folder; the container at the path stays as it was. Safe after Commit
+// (it does nothing) and twice.
+func (s *Saving) Abort() {
+	if s != nil && !s.over {
+		s.over = true
+		os.RemoveAll(s.newDir)
+	}
+}
+
+// Fail drops the save after a failed write and returns the error as Save reports it (after a
+// cancelled context: that the old container is unchanged).
+func (s *Saving) Fail(err error) error {
+	if s.ctx.Err() != nil {
+		return s.cancelled()
+	}
+	s.Abort()
+	return fmt.Errorf("terraindata: writing %s: %w", s.path, err)
+}
+
+// cancelled aborts when the context is done and says the old container is unchanged.
+func (s *Saving) cancelled() error {
+	if err := s.ctx.Err(); err != nil {
+		s.Abort()
+		return fmt.Errorf("terraindata: not saving %s (%w): the old container is unchanged", s.path, err)
+	}
+	return nil
+}
+
+// Commit stamps guids, writes terrain.yaml, validates the result (an invalid one is dropped, the
+// old stays), makes it durable and swaps it in, reporting StageValidate 0…3.
+func (s *Saving) Commit() error {
+	if s.over {
+		return fmt.Errorf("terraindata: saving %s: already committed or aborted", s.path)
+	}
+	path, newDir, oldDir, c := s.path, s.newDir, s.oldDir, s.c
 	fail := func(err error) error {
-		os.RemoveAll(newDir)
+		s.Abort()
 		return err
 	}
-	cancelled := func() error {
-		if err := ctx.Err(); err != nil {
-			return fail(fmt.Errorf("terraindata: not saving %s (%w): the old container is unchanged", path, err))
-		}
-		return nil
-	}
-	if write != nil {
-		if err := write(newDir); err != nil {
-			if ctx.Err() != nil {
-				return cancelled()
-			}
-			return fail(fmt.Errorf("terraindata: writing %s: %w", path, err))
-		}
-	}
-	if err := cancelled(); err != nil {
+	if err := s.cancelled(); err != nil {
 		return err
 	}
-	report(StageValidate, 0, 3)
+	s.report(StageValidate, 0, 3)
 	if err := stampGUIDs(newDir, &c.m); err != nil {
 		return fail(err)
 	}
@@ -167,22 +221,25 @@ func SaveWith(path string, c *Container, write func(dir string) error, o SaveOpt
 	if probs := Validate(newDir); len(probs) > 0 {
 		return fail(fmt.Errorf("terraindata: not saving %s, the written container is invalid:\n%w", path, Problems(probs)))
 	}
-	report(StageValidate, 1, 3)
+	s.report(StageValidate, 1, 3)
 	if err := syncTree(newDir); err != nil {
 		return fail(err)
 	}
-	report(StageValidate, 2, 3)
-	if err := cancelled(); err != nil {
+	s.report(StageValidate, 2, 3)
+	if err := s.cancelled(); err != nil {
 		return err
 	}
+	s.over = true // from here the swap runs to the end
 	parent := filepath.Dir(filepath.Clean(path))
 	had, err := exists(path)
 	if err != nil {
-		return fail(err)
+		os.RemoveAll(newDir)
+		return err
 	}
 	if had {
 		if err := os.Rename(path, oldDir); err != nil {
-			return fail(fmt.Errorf("terraindata: moving %s aside: %w", path, err))
+			os.RemoveAll(newDir)
+			return fmt.Errorf("terraindata: moving %s aside: %w", path, err)
 		}
 		if err := syncDir(parent); err != nil {
 			return err
@@ -200,7 +257,7 @@ func SaveWith(path string, c *Container, write func(dir string) error, o SaveOpt
 		}
 	}
 	c.path, c.readDir = path, path
-	report(StageValidate, 3, 3)
+	s.report(StageValidate, 3, 3)
 	return nil
 }
 
