@@ -63,13 +63,53 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 	if g.weights == nil {
 		return errors.New("bake: GPU evaluator is released")
 	}
-	s, f, geo := l.Stack, l.Field, &l.Geometry
-	params, err := stack.Pack(s, geo.Stack)
+	r, err := g.newBakeRun(l, opt, withScatter, tm)
 	if err != nil {
-		return fmt.Errorf("bake: %w", err)
-	}
-	if _, err := channelGrids(s, f); err != nil {
 		return err
+	}
+	for _, b := range r.bands {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+		if err := r.band(ctx, b); err != nil {
+			return err
+		}
+	}
+	l.Weights = r.w
+	l.Scatter = l.Scatter[:0]
+	return r.place(ctx)
+}
+
+// bakeRun is one GPU bake in progress: the packed stack and populations, the bands, and the
+// host grids the bands are read into.
+type bakeRun struct {
+	g                    *GPU
+	l                    *Landscape
+	tm                   *Timings
+	report               func(stage string, done, total int)
+	params               []uint32
+	popParams            [][]uint32
+	chans                []string
+	tiles                []field.Tile
+	bands                []band
+	w                    *Weights
+	readHi               bool          // more than four layers: layers 4–7 are read back
+	dens                 []*field.Grid // per population, the weights grid
+	maxD                 []float32     // per population, the largest density reached
+	evaluated, evalTotal int           // tiles run (weights and densities)
+	read                 int64
+	readTotal            int
+}
+
+func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timings) (*bakeRun, error) {
+	s, geo := l.Stack, &l.Geometry
+	r := &bakeRun{g: g, l: l, tm: tm, report: opt.progress(), chans: s.Channels(), readHi: len(s.Layers) > 4}
+	var err error
+	if r.params, err = stack.Pack(s, geo.Stack); err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	if _, err := channelGrids(s, l.Field); err != nil {
+		return nil, err
 	}
 	pops := 0
 	if withScatter {
@@ -80,133 +120,129 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 	if tileSize <= 0 {
 		tileSize = GPUTileSize
 	}
-	tiles := geo.Tiles(tileSize)
+	r.tiles = geo.Tiles(tileSize)
 	lim := limitsOf(g.Dev.Limits, opt.BandBytes)
-	bands, err := planBands(W, H, tileSize, tiles, lim, pops > 0)
-	if err != nil {
-		return err
+	if r.bands, err = planBands(W, H, tileSize, r.tiles, lim, pops > 0); err != nil {
+		return nil, err
 	}
 	tm.Note("%d band(s) of up to %d×%d texels (tiles of %d); device limits: buffer %d MiB, storage binding %d MiB, texture %d",
-		len(bands), bands[0].W, bands[0].H, tileSize, lim.maxBuffer>>20, lim.maxBinding>>20, lim.maxTexture)
-
-	popParams := make([][]uint32, pops)
-	for p := range popParams {
-		if popParams[p], err = stack.PackPopulation(s, p, geo.Stack); err != nil {
-			return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
+		len(r.bands), r.bands[0].W, r.bands[0].H, tileSize, lim.maxBuffer>>20, lim.maxBinding>>20, lim.maxTexture)
+	r.popParams = make([][]uint32, pops)
+	for p := range r.popParams {
+		if r.popParams[p], err = stack.PackPopulation(s, p, geo.Stack); err != nil {
+			return nil, fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
 		}
 	}
 	if pops > 0 && g.scatter == nil {
 		if g.scatter, err = g.Dev.NewScatterKernel(); err != nil {
-			return fmt.Errorf("bake: %w", err)
+			return nil, fmt.Errorf("bake: %w", err)
 		}
 	}
+	// Layers 4–7 exist only in stacks of more than four layers: otherwise Hi is all zero by
+	// construction and not read back, so its pages are never touched (1 GiB at 16384²).
+	r.w = NewWeights(W, H)
+	r.dens = make([]*field.Grid, pops)
+	r.maxD = make([]float32, pops)
+	for p := range r.dens {
+		r.dens[p] = field.NewGrid(W, H)
+	}
+	perTexel := 4 * (1 + btoi(r.readHi) + pops) // bytes read back: Lo, Hi, each density
+	r.evalTotal = len(r.tiles) * (1 + pops)
+	r.readTotal = mib(int64(W) * int64(H) * int64(perTexel))
+	r.report(StageEvaluate, 0, r.evalTotal)
+	r.report(StageReadBack, 0, r.readTotal)
+	return r, nil
+}
 
-	// The weights and the density grids are filled band by band. Layers 4–7 exist only in stacks
-	// of more than four layers: otherwise Hi is all zero by construction and not read back, so
-	// its pages are never touched (an untouched 1 GiB at 16384²).
-	w := NewWeights(W, H)
-	readHi := len(s.Layers) > 4
-	dens := make([]*field.Grid, pops)
-	maxD := make([]float32, pops)
-	for p := range dens {
-		dens[p] = field.NewGrid(W, H)
+func (r *bakeRun) tick() {
+	r.evaluated++
+	r.report(StageEvaluate, r.evaluated, r.evalTotal)
+}
+
+func (r *bakeRun) readBack(n int64) {
+	r.read += n
+	r.report(StageReadBack, mib(r.read), r.readTotal)
+}
+
+// band evaluates band b — its weights, then each population's density reading them — and reads
+// each straight into its place in the host grids.
+func (r *bakeRun) band(ctx context.Context, b band) error {
+	g, l, W := r.g, r.l, r.w.W
+	t0 := time.Now()
+	target, err := g.bandTarget(b, W, r.w.H)
+	if err != nil {
+		return err
 	}
-	report := opt.progress()
-	chans := s.Channels()
-	evalTotal := len(tiles) * (1 + pops)
-	perTexel := 4 // bytes read back per texel: Lo, Hi, each population's density
-	if readHi {
-		perTexel += 4
+	if err := g.runTiles(ctx, target, r.params, l.Field, r.chans, b.Tiles, func(int) { r.tick() }); err != nil {
+		return err
 	}
-	perTexel += 4 * pops
-	readTotal := mib(int64(W) * int64(H) * int64(perTexel))
-	report(StageEvaluate, 0, evalTotal)
-	report(StageReadBack, 0, readTotal)
-	evaluated, read := 0, int64(0)
-	for _, b := range bands {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("bake: %w", err)
-		}
-		t0 := time.Now()
-		target, err := g.bandTarget(b, W, H)
+	// The band's weights are finished before its densities read them (same queue); waiting here
+	// keeps the kernels' time out of the read back's.
+	g.Dev.Wait()
+	t0 = r.tm.Since(StageEvaluate, t0)
+	texels := int64(b.W) * int64(b.H)
+	for p := range r.dens {
+		m, err := g.densityBand(ctx, r.popParams[p], b, target, l.Field, r.chans, r.tick)
 		if err != nil {
-			return err
+			return fmt.Errorf("bake: population %q: %w", l.Stack.Populations[p].Name, err)
 		}
-		err = g.runTiles(ctx, target, params, f, chans, b.Tiles, func(int) {
-			evaluated++
-			report(StageEvaluate, evaluated, evalTotal)
-		})
-		if err != nil {
-			return err
-		}
-		// The band's weights are finished before its densities read them (same queue), and
-		// waiting here keeps the kernels' time out of the read back's.
+		r.tick() // the band's last tile
 		g.Dev.Wait()
-		t0 = tm.Since(StageEvaluate, t0)
-		for p := range pops {
-			tick := func() {
-				evaluated++
-				report(StageEvaluate, evaluated, evalTotal)
-			}
-			m, err := g.densityBand(ctx, popParams[p], b, target, f, chans, tick)
-			if err != nil {
-				return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
-			}
-			tick() // the band's last tile
-			g.Dev.Wait()
-			t0 = tm.Since(StageEvaluate, t0)
-			maxD[p] = max(maxD[p], m)
-			// The density read back now: the next population (or band) overwrites the buffer.
-			if err := g.scatter.ReadDensityInto(dens[p].Data[b.J0*W+b.I0:], W); err != nil {
-				return fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
-			}
-			read += int64(b.W) * int64(b.H) * 4
-			report(StageReadBack, mib(read), readTotal)
-			t0 = tm.Since(StageReadBack, t0)
+		t0 = r.tm.Since(StageEvaluate, t0)
+		r.maxD[p] = max(r.maxD[p], m)
+		// Read back now: the next population (or band) overwrites the density buffer.
+		if err := g.scatter.ReadDensityInto(r.dens[p].Data[b.J0*W+b.I0:], W); err != nil {
+			return fmt.Errorf("bake: population %q: %w", l.Stack.Populations[p].Name, err)
 		}
-		off := (b.J0*W + b.I0) * 4
-		if err := g.Dev.ReadTextureInto(target.Lo, w.Lo[off:], 4*W); err != nil {
+		r.readBack(4 * texels)
+		t0 = r.tm.Since(StageReadBack, t0)
+	}
+	off := (b.J0*W + b.I0) * 4
+	if err := g.Dev.ReadTextureInto(target.Lo, r.w.Lo[off:], 4*W); err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if r.readHi {
+		if err := g.Dev.ReadTextureInto(target.Hi, r.w.Hi[off:], 4*W); err != nil {
 			return fmt.Errorf("bake: %w", err)
 		}
-		if readHi {
-			if err := g.Dev.ReadTextureInto(target.Hi, w.Hi[off:], 4*W); err != nil {
-				return fmt.Errorf("bake: %w", err)
-			}
-		}
-		read += int64(b.W) * int64(b.H) * int64(4+4*btoi(readHi))
-		report(StageReadBack, mib(read), readTotal)
-		tm.Since(StageReadBack, t0)
 	}
-	l.Weights = w
-	l.Scatter = l.Scatter[:0]
+	r.readBack(4 * texels * int64(1+btoi(r.readHi)))
+	r.tm.Since(StageReadBack, t0)
+	return nil
+}
+
+// place places every population: on the GPU from the density buffer when the whole grid was one
+// band and the height fits a binding, else (or when the pool passes the binding) with the Go
+// reference from the density the GPU computed — the same instances.
+func (r *bakeRun) place(ctx context.Context) error {
+	pops := len(r.dens)
 	if pops == 0 {
 		return nil
 	}
-	report(StageScatter, 0, pops)
-	defer tm.Since(StageScatter, time.Now())
-	onGPU := len(bands) == 1 && g.placeFits(geo)
+	g, l := r.g, r.l
+	r.report(StageScatter, 0, pops)
+	defer r.tm.Since(StageScatter, time.Now())
+	onGPU := len(r.bands) == 1 && g.placeFits(&l.Geometry)
 	if onGPU {
-		tm.Note("placement on the GPU")
+		r.tm.Note("placement on the GPU")
 	} else {
-		tm.Note("placement with the Go reference, from the GPU's density")
+		r.tm.Note("placement with the Go reference, from the GPU's density")
 	}
 	for p := range pops {
-		pop := &s.Populations[p]
-		out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens[p]}
+		pop := &l.Stack.Populations[p]
+		out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: r.dens[p]}
 		var err error
 		if onGPU {
-			out, err = g.placeGPU(ctx, l, p, maxD[p], p < pops-1, tiles, out)
+			out, err = g.placeGPU(ctx, l, p, r.maxD[p], p < pops-1, r.tiles, out)
 		}
 		if !onGPU || errors.Is(err, gpu.ErrTooLarge) {
-			// A pool past the device's binding, or a grid evaluated in bands: place from the
-			// density on the host, with the Go reference (the same instances).
-			out, err = placeReference(ctx, pop, maxD[p], &geo.Field, dens[p], f.Height, tiles)
+			out, err = placeReference(ctx, pop, r.maxD[p], &l.Geometry.Field, r.dens[p], l.Field.Height, r.tiles)
 		}
 		if err != nil {
 			return fmt.Errorf("bake: population %q: %w", pop.Name, err)
 		}
 		l.Scatter = append(l.Scatter, out)
-		report(StageScatter, p+1, pops)
+		r.report(StageScatter, p+1, pops)
 	}
 	return nil
 }
