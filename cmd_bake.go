@@ -204,5 +204,6 @@ func newBakeBar(w io.Writer) *progress.Bar {
 	bar := progress.NewBar(w)
 	bar.SetUnit(bake.StageReadBack, "MiB")
 	bar.SetUnit(bake.StageEncode, "MiB")
+	bar.SetUnit(bake.StageEncodeHeight, "MiB")
 	return bar
 }

@@ -10,6 +10,7 @@ import (
 	"strata/gpu"
 	"strata/scatter"
 	"strata/stack"
+	"strata/terraindata"
 )
 
 // Stage names a bake reports to its progress.Func, one bar each on the command line.
@@ -18,8 +19,10 @@ const (
 	StageEvaluate = "evaluate"  // weights (and, on the GPU, density) tiles run
 	StageReadBack = "read back" // MiB copied from the GPU into the landscape
 	StageScatter  = "scatter"   // populations placed (the Go reference: density too)
-	StageEncode   = "encode"    // MiB of payload compressed into the container
-	StageValidate = "validate"  // the written container checked, made durable and swapped in
+	StageEncode   = "encode"    // MiB of payload compressed into the container (weights, scatter)
+	// StageEncodeHeight is the height payload (and holes): written while the stack is evaluated.
+	StageEncodeHeight = "encode height"
+	StageValidate     = terraindata.StageValidate // the written container checked, made durable and swapped in
 )
 
 // GPUTileSize is the tile side a GPU bake uses when Options.TileSize is 0: every tile is a

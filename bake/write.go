@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,7 +54,8 @@ type writer struct {
 	l   *Landscape
 	c   *terraindata.Container
 	s   *terraindata.Saving
-	enc *terraindata.Encoder
+	enc *terraindata.Encoder // the controls, channels and densities (StageEncode)
+	gnd *terraindata.Encoder // the height and holes (StageEncodeHeight)
 	tm  *Timings
 }
 
@@ -88,31 +90,38 @@ func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, 
 	if err != nil {
 		return nil, err
 	}
-	total := mib(l.payloadBytes(W, H, pops))
-	var done atomic.Int64
-	enc := &terraindata.Encoder{Context: ctx, Progress: func(n int64) { report(StageEncode, mib(done.Add(n)), total) }}
-	report(StageEncode, 0, total)
-	return &writer{l: l, c: c, s: s, enc: enc, tm: o.Timings}, nil
+	ground, rest := l.payloadBytes(W, H, pops)
+	// Each encoder's stage starts (at 0) when its first payload does, so its bar times it alone.
+	encoder := func(stage string, total int64) *terraindata.Encoder {
+		var done atomic.Int64
+		var once sync.Once
+		return &terraindata.Encoder{Context: ctx, Progress: func(n int64) {
+			once.Do(func() { report(stage, 0, mib(total)) })
+			report(stage, mib(done.Add(n)), mib(total))
+		}}
+	}
+	return &writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings}, nil
 }
 
-// payloadBytes is the raw size of the payloads a save compresses (the progress total): the
-// height (and holes), the control textures of a W×H weights grid, the channels, the densities.
-func (l *Landscape) payloadBytes(W, H int, pops []int64) int64 {
+// payloadBytes is the raw size of the payloads a save compresses (the progress totals): the
+// ground — the height (and holes) — and the rest: the control textures of a W×H weights grid, the
+// channels, the densities.
+func (l *Landscape) payloadBytes(W, H int, pops []int64) (ground, rest int64) {
 	f := l.Field
 	hw, hh := int64(f.Height.W), int64(f.Height.H)
-	n := 16 * hw * hh // rgba32f height
+	ground = 16 * hw * hh // rgba32f height
 	for _, h := range l.Holes {
 		if h {
-			n += hh * (1 + 4*hw)
+			ground += hh * (1 + 4*hw)
 			break
 		}
 	}
-	n += int64(H) * (1 + 4*int64(W)) * int64(l.controlCount())
+	n := int64(H) * (1 + 4*int64(W)) * int64(l.controlCount())
 	n += 4 * hw * hh * int64(len(f.Channels))
 	for _, p := range pops {
 		n += 4 * p
 	}
-	return n
+	return ground, n
 }
 
 // controlCount is the number of control textures: layers 0–3, and 4–7 past four layers.
@@ -132,7 +141,7 @@ func (l *Landscape) controlCount() int {
 // ground writes the height payload, the holes (when there is one) and the placement: everything
 // that depends on the field alone.
 func (w *writer) ground() error {
-	l, c, enc, dir := w.l, w.c, w.enc, w.s.Dir()
+	l, c, enc, dir := w.l, w.c, w.gnd, w.s.Dir()
 	f := l.Field
 	ts := f.TexelSize()
 	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}

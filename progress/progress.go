@@ -110,7 +110,7 @@ func (b *Bar) line(s *stage, now time.Time, bar bool) string {
 	var sb strings.Builder
 	if bar {
 		fill := b.width * min(pct, 100) / 100
-		fmt.Fprintf(&sb, "%-10s [%s%s] %3d%%", s.name, strings.Repeat("#", fill), strings.Repeat(".", b.width-fill), pct)
+		fmt.Fprintf(&sb, "%-13s [%s%s] %3d%%", s.name, strings.Repeat("#", fill), strings.Repeat(".", b.width-fill), pct)
 	} else {
 		fmt.Fprintf(&sb, "%s: %d%%", s.name, pct)
 	}
