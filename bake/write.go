@@ -21,7 +21,7 @@ func Write(path string, l *Landscape) error {
 
 // WriteOptions add progress and timing to WriteContext.
 type WriteOptions struct {
-	Progress progress.Func // StageEncode (MiB of payload), then StageValidate; nil = none
+	Progress progress.Func // StageEncodeHeight, StageEncode (MiB of payload), StageValidate; nil = none
 	Timings  *Timings      // encode per child, validate, sync + swap; nil = none
 }
 

@@ -262,12 +262,12 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 		return dst
 	}
 
-	// The params on the GPU differ from the last tile's only in head lanes 2–3 (PackTile) unless the
-	// stack changed: write just the words that differ.
 	pipe, err := k.pipeline(k.variantFor(params))
 	if err != nil {
 		return err
 	}
+	// The params on the GPU differ from the last tile's only in head lanes 2–4 (PackTile,
+	// PackTarget) unless the stack changed: write just the words that differ.
 	p := k.grow32(&k.pwork, len(params))
 	copy(p, params)
 	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
