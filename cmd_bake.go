@@ -15,6 +15,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/progress"
+	"strata/stack"
 )
 
 func init() {
@@ -35,7 +36,8 @@ func init() {
   --resolution M      metres per weights texel (default: the height grid's texel)
   --channel NAME=FILE a field channel: mask.<name> or any name; 8/16-bit PNG maps onto 0..1, EXR,
                       float TIFF and .f32 keep their values; the grid must match the height's
-  --tile N            tile side in weights texels (default 256)
+  --tile N            tile side in weights texels (default 256 on the Go reference, 1024 on the
+                      GPU: the same bytes either way)
   --cpu               evaluate with the Go reference instead of the GPU
   --out PATH          the container to write (replaced atomically; its guid is kept)`,
 		run: runBake,
@@ -176,32 +178,39 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	l, warnings, err := bake.Load(src)
-	if err != nil {
-		return err
-	}
-	for _, p := range warnings {
-		fmt.Fprintf(stderr, "strata bake: %s\n", p) // Problem.String says "warning:"
-	}
-	bar := progress.NewBar(stderr)
+	bar := newBakeBar(stderr)
 	defer bar.Finish()
-	backend, err := bake.Evaluate(ctx, l, bake.EvalOptions{
-		Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()},
-		CPU:     o.cpu,
-		Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+	r, err := bake.Run(ctx, bake.Job{
+		Sources: src,
+		Out:     o.out,
+		EvalOptions: bake.EvalOptions{
+			Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()},
+			CPU:     o.cpu,
+			Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+		},
+		StackWarning: func(p stack.Problem) { fmt.Fprintf(stderr, "strata bake: %s\n", p) },
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; %s is as it was: %w", o.out, err)
+		}
 		return err
 	}
-	bar.Update("write", 0, 1)
-	if err := bake.Write(o.out, l); err != nil {
-		return err
-	}
-	bar.Update("write", 1, 1)
 	bar.Finish()
-	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", o.out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), backend)
+	l := r.Landscape
+	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", o.out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), r.Backend)
 	for _, p := range l.Scatter {
 		fmt.Fprintf(stdout, "  %s: %d instances (spacing %.3g m)\n", p.Name, p.Count, p.Spacing)
 	}
 	return nil
+}
+
+// newBakeBar is the terminal progress of a bake: one line per stage, MiB where a stage counts
+// bytes.
+func newBakeBar(w io.Writer) *progress.Bar {
+	bar := progress.NewBar(w)
+	bar.SetUnit(bake.StageReadBack, "MiB")
+	bar.SetUnit(bake.StageEncode, "MiB")
+	bar.SetUnit(bake.StageEncodeHeight, "MiB")
+	return bar
 }

@@ -17,8 +17,9 @@ import (
 func init() {
 	register(command{
 		name:    "bench",
-		summary: "time the GPU and the Go reference side by side (weights, scatter, edit, live)",
-		usage: `usage: strata bench [weights|scatter|edit|live] [--size N] [--tile N] [--strokes N] [--steps N] [--frame WxH] [--cpu]
+		summary: "time the GPU and the Go reference side by side (weights, scatter, edit, live, bake)",
+		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
+                    [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
              reference, for the sample stack and the 16-rule stress stack; texels/s and ratios
@@ -29,12 +30,16 @@ func init() {
              each release to the refined full frame — for the dunes sample and the stress stack
              over an N×N field, through the same session the window runs
              (no argument: weights, scatter and edit)
-  --size N   the field is the dunes shape at N×N texels (default 1024)
+  bake       a whole bake of the sample with an N×N weights grid, exactly as strata bake does it
+             (GPU, or the Go reference with --cpu): wall time by phase, peak memory, size on disk
+  --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
   --steps N  drag steps for live (default 40)
   --frame WxH  the viewport for live (default 1280x720)
-  --cpu      measure the Go reference only (live: the Go evaluator)`,
+  --cpu      measure the Go reference only (live: the Go evaluator)
+  --out PATH   bake: keep the container at PATH (default: a temporary folder, removed)
+  --compare PATH  bake: afterwards, compare the controls with those of the container at PATH`,
 		run: runBench,
 	})
 }
@@ -53,14 +58,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuOnly := fs.Bool("cpu", false, "")
 	steps := fs.Int("steps", 40, "")
 	frame := fs.String("frame", "1280x720", "")
+	out := fs.String("out", "", "")
+	compare := fs.String("compare", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
 	if fs.NArg() > 0 {
 		return usageError(c, stderr, "unexpected argument %q", fs.Arg(0))
-	}
-	if *size < 16 || *size > 16384 || *tile < 8 || *strokes < 1 {
-		return usageError(c, stderr, "--size must be 16…16384, --tile ≥ 8, --strokes ≥ 1")
 	}
 	fw, fh, err := parseSize(*frame)
 	if err != nil || *steps < 1 {
@@ -69,20 +73,36 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if len(which) == 0 {
 		which = []string{"weights", "scatter", "edit"}
 	}
+	onlyBake := true
 	for _, w := range which {
-		if _, ok := benches[w]; !ok {
-			return usageError(c, stderr, "unknown benchmark %q (weights, scatter, edit, live)", w)
+		if _, ok := benches[w]; !ok && w != "bake" {
+			return usageError(c, stderr, "unknown benchmark %q (weights, scatter, edit, live, bake)", w)
 		}
+		onlyBake = onlyBake && w == "bake"
+	}
+	maxSize := 16384
+	if onlyBake {
+		maxSize = 65536
+	}
+	if *size < 16 || *size > maxSize || *tile < 8 || *strokes < 1 {
+		return usageError(c, stderr, "--size must be 16…%d, --tile ≥ 8, --strokes ≥ 1", maxSize)
+	}
+	if (*out != "" || *compare != "") && !onlyBake {
+		return usageError(c, stderr, "--out and --compare go with bench bake alone")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var g *bake.GPU
 	gpuName := "(none: --cpu)"
-	if !*cpuOnly {
-		g, gpuName = bake.OpenBenchGPU(ctx)
+	if !*cpuOnly && !onlyBake {
+		g, gpuName = bake.OpenBenchGPU(ctx) // bench bake opens its own, as strata bake does
 		defer g.Release()
 	}
-	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
+	if onlyBake {
+		fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s)\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	} else {
+		fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
+	}
 	var cases []bake.BenchCase // weights and edit share one field; scatter builds its own
 	for _, w := range which {
 		if (w == "weights" || w == "edit") && cases == nil {
@@ -91,6 +111,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, w := range which {
+		if w == "bake" {
+			if err := benchBake(ctx, *size, *cpuOnly, *out, *compare, stdout); err != nil {
+				fmt.Fprintf(stderr, "strata bench bake: %v\n", err)
+				return exitFail
+			}
+			continue
+		}
 		if err := benches[w](ctx, g, gpuName, cases, benchArgs{tile: *tile, strokes: *strokes, size: *size, steps: *steps, frame: [2]int{fw, fh}, cpu: *cpuOnly}, stdout); err != nil {
 			fmt.Fprintf(stderr, "strata bench %s: %v\n", w, err)
 			return exitFail
@@ -153,4 +180,24 @@ var benches = map[string]benchFunc{
 		}
 		return nil
 	},
+}
+
+// benchBake is `strata bench bake`: one bake, its figures, and the comparison when asked.
+func benchBake(ctx context.Context, size int, cpu bool, out, compare string, stdout io.Writer) error {
+	f, err := bake.BenchBake(ctx, size, cpu, out)
+	if err != nil {
+		return err
+	}
+	f.Print(stdout)
+	if compare != "" {
+		if out == "" {
+			return fmt.Errorf("--compare needs --out (the container to compare stays there)")
+		}
+		eq, worst, err := bake.CompareControls(out, compare)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  controls vs %s: %.4f%% of bytes equal, worst difference %d\n", compare, 100*eq, worst)
+	}
+	return nil
 }

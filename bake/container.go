@@ -2,7 +2,6 @@ package bake
 
 import (
 	"fmt"
-	"image"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,110 +51,6 @@ type Population struct {
 	// Matrices holds Count column-major mat4s, 16 floats each (the pool layout).
 	Matrices []float32
 	Count    int
-}
-
-// Write saves l as the terrainData container at path, atomically (terraindata.Save): the old
-// container stays until the new one is complete and valid. Re-baking the same path keeps its guid.
-func Write(path string, l *Landscape) error {
-	if l.Weights == nil || l.Field == nil || (l.Stack == nil && l.Baked == nil) {
-		return fmt.Errorf("bake: write %s: nothing evaluated", path)
-	}
-	if _, _, err := l.childNames(); err != nil {
-		return fmt.Errorf("%w (not writing %s)", err, path)
-	}
-	c := terraindata.New()
-	c.SetGUID(l.GUID)
-	write := func(dir string) error {
-		if err := l.writeChildren(dir, c); err != nil {
-			return err
-		}
-		return l.Script.write(dir, c)
-	}
-	if err := terraindata.Save(path, c, write); err != nil {
-		return err
-	}
-	l.GUID = c.GUID()
-	return nil
-}
-
-func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
-	f := l.Field
-	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
-	if _, err := terraindata.WriteHeight(filepath.Join(dir, "height.texture"), hg); err != nil {
-		return err
-	}
-	if err := c.SetChild("height", "height.texture"); err != nil {
-		return err
-	}
-	wrote, err := terraindata.WriteHoles(filepath.Join(dir, "holes.texture"), hg)
-	if err != nil {
-		return err
-	}
-	if wrote {
-		if err := c.SetChild("holes", "holes.texture"); err != nil {
-			return err
-		}
-	}
-	rng := hg.Range()
-	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
-		HeightRange: [2]float64{short32(float32(rng[0])), short32(float32(rng[1]))}})
-
-	w := l.Weights
-	nLayers := 0
-	if l.Stack != nil {
-		nLayers = len(l.Stack.Layers)
-	} else {
-		nLayers = len(l.Baked.Layers)
-	}
-	controls := [][]byte{w.Lo}
-	if nLayers > 4 {
-		controls = append(controls, w.Hi)
-	}
-	for i, pix := range controls {
-		img := &image.NRGBA{Pix: pix, Stride: w.W * 4, Rect: image.Rect(0, 0, w.W, w.H)}
-		name := fmt.Sprintf("control%d.texture", i)
-		if _, err := terraindata.WriteTextureRGBA8(filepath.Join(dir, name), img, terraindata.Linear); err != nil {
-			return err
-		}
-		if err := c.SetChild(fmt.Sprintf("control%d", i), name); err != nil {
-			return err
-		}
-	}
-
-	if l.Stack == nil {
-		if err := l.Baked.write(dir, c); err != nil {
-			return err
-		}
-	} else if err := l.writeStack(dir, c); err != nil {
-		return err
-	}
-
-	chans, popChildren, err := l.childNames()
-	if err != nil {
-		return err
-	}
-	for name, g := range f.Channels {
-		child := chans[name]
-		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, g.W, g.H, g.Data); err != nil {
-			return err
-		}
-		if err := c.SetChild("channels."+name, child); err != nil {
-			return err
-		}
-	}
-
-	var pops []terraindata.Population
-	for i, p := range l.Scatter {
-		child := popChildren[i]
-		if _, err := terraindata.WriteTextureFloatPixels(filepath.Join(dir, child), terraindata.R32F, p.Density.W, p.Density.H, p.Density.Data); err != nil {
-			return err
-		}
-		pops = append(pops, terraindata.Population{Name: p.Name, Density: child, Spacing: short32(p.Spacing),
-			Seed: p.Seed, Scale: p.Scale, Mesh: p.Mesh, Count: p.Count})
-	}
-	c.SetScatter(pops)
-	return nil
 }
 
 // writeStack writes the layer table, the atlas and stack.yaml. The container carries the stack

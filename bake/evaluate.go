@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"strata/gpu"
 )
@@ -17,8 +19,13 @@ type EvalOptions struct {
 	// GPU is an evaluator to borrow (the editor keeps one open); nil opens one for this call and
 	// frees it before returning, so a big bake does not hold the device while it writes.
 	GPU *GPU
+	// Start is a GPU being opened in the background (StartGPU), used when GPU is nil; Evaluate
+	// owns what it opens and frees it before returning, as for a GPU it opens itself.
+	Start *GPUStart
 	// Warn receives each fallback as one line ("no GPU adapter …; using the Go reference").
 	Warn func(msg string)
+	// Timings, when not nil, accumulates the wall time of each phase (`strata bench bake`).
+	Timings *Timings
 }
 
 func (o *EvalOptions) warn(format string, a ...any) {
@@ -27,10 +34,67 @@ func (o *EvalOptions) warn(format string, a ...any) {
 	}
 }
 
+// GPUStart is a GPU opening in the background: the device, the weights kernel and the scatter
+// kernel. Opening a device and compiling its kernels takes a few hundred milliseconds; a bake
+// starts it before loading its sources, which take as long, so the device start costs no wall
+// time (the Go reference opens nothing, and a GPU bake that paid for it lost to it at small sizes).
+type GPUStart struct {
+	done     chan struct{}
+	g        *GPU
+	err      error
+	took     time.Duration
+	mu       sync.Mutex
+	consumed bool
+}
+
+// StartGPU begins opening the GPU. Hand it to Evaluate through EvalOptions.Start, or Release it.
+func StartGPU(ctx context.Context) *GPUStart {
+	s := &GPUStart{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t0 := time.Now()
+		s.g, s.err = OpenGPU(ctx)
+		if s.err == nil {
+			if k, err := s.g.Dev.NewScatterKernel(); err == nil {
+				s.g.scatter = k // compiled now rather than at the first population
+			}
+		}
+		s.took = time.Since(t0)
+	}()
+	return s
+}
+
+// wait returns the opened GPU (or why not) and hands its ownership to the caller.
+func (s *GPUStart) wait() (*GPU, error) {
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.consumed {
+		return nil, errors.New("bake: this GPU start was already used")
+	}
+	s.consumed = true
+	return s.g, s.err
+}
+
+// Release frees the GPU unless Evaluate took it. Safe on nil and twice; it waits for the open.
+func (s *GPUStart) Release() {
+	if s == nil {
+		return
+	}
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.consumed {
+		s.consumed = true
+		s.g.Release()
+	}
+}
+
 // Evaluate fills l.Geometry, l.Weights and l.Scatter from l.Stack over l.Field: on the GPU unless
-// o.CPU, falling back to the Go reference (with a warning) when there is no adapter, the device
-// fails, or the density grid is too large to bind. It returns the evaluator it used, in words.
-// This is the one bake both `strata bake` and the editor run.
+// o.CPU, falling back to the Go reference (with a warning) when there is no adapter or the device
+// fails. It returns the evaluator it used, in words. This is the one bake both `strata bake` and
+// the editor run. On the GPU, a field of any size is evaluated band by band within the device's
+// limits (GPU.Bake); one the device truly cannot hold is refused before any work, by name.
 func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string, err error) {
 	if l.Stack == nil || l.Field == nil {
 		return "", errors.New("bake: evaluate: no stack or no field")
@@ -42,35 +106,52 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 		return "", err
 	}
 	l.Weights = nil
+	report := o.progress()
 	if !o.CPU {
 		g := o.GPU
 		if g == nil {
-			g, err = OpenGPU(ctx)
+			t0 := time.Now()
+			report(StageDevice, 0, 1)
+			if o.Start != nil {
+				g, err = o.Start.wait()
+			} else {
+				g, err = OpenGPU(ctx)
+			}
+			waited := time.Since(t0)
+			o.Timings.Add(StageDevice, waited)
+			if o.Start != nil {
+				o.Timings.Note("gpu start: %.1f ms in the background, %.1f ms of it waited for", ms(o.Start.took), ms(waited))
+			}
 			switch {
 			case errors.Is(err, gpu.ErrNoAdapter):
 				o.warn("no GPU adapter (%v); using the Go reference", err)
 				g = nil
 			case err != nil:
 				o.warn("the GPU could not be used (%v); using the Go reference", err)
+				g.Release()
 				g = nil
 			}
+			report(StageDevice, 1, 1)
 		}
 		if g != nil {
 			backend = "GPU " + g.Dev.Info.String()
-			err := evaluateGPU(ctx, g, l, &o)
+			opt := o.Options
+			if o.GPU != nil && opt.BandBytes == 0 {
+				opt.BandBytes = -1 // a borrowed GPU's Target is the whole field when it fits
+			}
+			err := g.bake(ctx, l, opt, true, o.Timings)
 			if o.GPU == nil {
-				// Everything needed is read back: free the device before the caller writes,
-				// since with a software Vulkan (lavapipe) its textures and staging buffers live
-				// in this process's memory (an 8192² bake holds ~0.5 GiB there).
-				g.Release()
+				// Everything needed is read back: free the device while the caller writes (its
+				// teardown takes a while on a real GPU), since with a software Vulkan (lavapipe)
+				// its textures and staging buffers live in this process's memory.
+				go g.Release()
 			}
-			if err != nil {
-				return backend, err
-			}
-			return backend, nil
+			return backend, err
 		}
 	}
+	t0 := time.Now()
 	w, err := Reference(ctx, l.Stack, l.Field, o.Options)
+	o.Timings.Add(StageEvaluate, time.Since(t0))
 	if err != nil {
 		return "", err
 	}
@@ -80,21 +161,8 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 	} else {
 		backend = "Go reference (no GPU)"
 	}
-	return backend, ScatterReference(ctx, l, o.Options)
-}
-
-func evaluateGPU(ctx context.Context, g *GPU, l *Landscape, o *EvalOptions) error {
-	w, err := g.Weights(ctx, l.Stack, l.Field, o.Options)
-	if err != nil {
-		return err
-	}
-	l.Weights = w
-	err = g.Scatter(ctx, l, o.Options)
-	if errors.Is(err, gpu.ErrTooLarge) {
-		// lavapipe binds 128 MiB: an 8192² density grid does not fit there, but the reference
-		// places the same forest from the weights just read back.
-		o.warn("%v; scattering with the Go reference", err)
-		return ScatterReference(ctx, l, o.Options)
-	}
-	return err
+	t0 = time.Now()
+	err = ScatterReference(ctx, l, o.Options)
+	o.Timings.Add(StageScatter, time.Since(t0))
+	return backend, err
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // GPU evaluates weights with the terrain_layer_weights kernel. It owns its device (or borrows
-// one), the compiled kernel and a weights target re-used while the grid size stays the same.
+// one), the compiled kernel, the whole-field weights target RunTiles fills (the editor's, re-used
+// while the grid size stays the same) and what a bake uses band by band (bake_gpu.go).
 type GPU struct {
 	Dev    *gpu.Device
 	ownDev bool
@@ -20,6 +21,9 @@ type GPU struct {
 	mu      sync.Mutex
 	weights *gpu.WeightsKernel
 	target  *gpu.WeightsTarget
+	band    *gpu.WeightsTarget // the bake's band target (never the editor's Target)
+	scatter *gpu.ScatterKernel // the bake's density and placement kernel, made on first use
+	cut     gpu.TileCutter
 }
 
 // OpenGPU opens the best adapter and compiles the weights kernel. It returns gpu.ErrNoAdapter
@@ -56,6 +60,10 @@ func (g *GPU) Release() {
 	defer g.mu.Unlock()
 	g.target.Release()
 	g.target = nil
+	g.band.Release()
+	g.band = nil
+	g.scatter.Release()
+	g.scatter = nil
 	g.weights.Release()
 	g.weights = nil
 	if g.ownDev {
@@ -82,18 +90,6 @@ func (g *GPU) ensureTarget(w, h int) error {
 	return nil
 }
 
-// Weights evaluates s over f on the GPU, tile by tile, and reads the result back.
-func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*Weights, error) {
-	geo, err := NewGeometry(s, f, opt.Resolution)
-	if err != nil {
-		return nil, err
-	}
-	if err := g.RunTiles(ctx, s, f, &geo, geo.Tiles(opt.TileSize), opt); err != nil {
-		return nil, err
-	}
-	return g.Read()
-}
-
 // RunTiles queues the given tiles of s over f into the GPU target (sized for geo's weights grid).
 // Nothing is read back: call Read, or let the viewport sample Target.
 func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo *Geometry, tiles []field.Tile, opt Options) error {
@@ -113,13 +109,17 @@ func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo 
 		return err
 	}
 	report := opt.progress()
-	chans := s.Channels()
-	report("weights", 0, len(tiles))
+	report(StageEvaluate, 0, len(tiles))
+	return g.runTiles(ctx, g.target, params, f, s.Channels(), tiles, func(k int) { report(StageEvaluate, k, len(tiles)) })
+}
+
+// runTiles queues tiles into target; done(k) follows each. g.mu held.
+func (g *GPU) runTiles(ctx context.Context, target *gpu.WeightsTarget, params []uint32, f *field.Field, chans []string, tiles []field.Tile, done func(k int)) error {
 	for k, t := range tiles {
-		if err := g.weights.RunField(ctx, g.target, params, f, chans, t); err != nil {
+		if err := g.weights.RunField(ctx, target, params, f, chans, t); err != nil {
 			return fmt.Errorf("bake: tile %d: %w", t.Index, err)
 		}
-		report("weights", k+1, len(tiles))
+		done(k + 1)
 	}
 	return nil
 }

@@ -20,7 +20,12 @@ type Options struct {
 	Resolution float64
 	// Workers is the number of goroutines; 0 = GOMAXPROCS.
 	Workers int
-	// Progress receives ("weights", tilesDone, tilesTotal); nil = none.
+	// BandBytes bounds one band of a GPU bake (bytes of one RGBA8 weights texture of the band);
+	// 0 = DefaultBandBytes, < 0 = the device's limits alone (Evaluate on a borrowed GPU: the
+	// editor holds the whole field anyway, and a bake that fits in one band leaves its weights in
+	// GPU.Target). The device's own limits always bound it; tests lower it to band a small field.
+	BandBytes int64
+	// Progress receives the bake's stages (StageEvaluate with tiles done of total, …); nil = none.
 	Progress progress.Func
 }
 
@@ -70,7 +75,7 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 	}
 	report := opt.progress()
 	total := len(tiles)
-	report("weights", 0, total)
+	report(StageEvaluate, 0, total)
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
@@ -91,7 +96,7 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 					return
 				}
 				evalTile(c, &g.Field, f.Height, chans, tiles[k], w)
-				report("weights", int(done.Add(1)), total)
+				report(StageEvaluate, int(done.Add(1)), total)
 			}
 		}()
 	}
@@ -144,7 +149,11 @@ func evalTile(c *stack.Compiled, fg *field.Geometry, height *field.Grid, chans [
 			q := c.Weights(&row[k])
 			o := (j*w.W + t.I0 + k) * 4
 			w.Lo[o], w.Lo[o+1], w.Lo[o+2], w.Lo[o+3] = q[0], q[1], q[2], q[3]
-			w.Hi[o], w.Hi[o+1], w.Hi[o+2], w.Hi[o+3] = q[4], q[5], q[6], q[7]
+			// Layers 4–7 are zero for a stack of at most four layers: written only when they
+			// change, so a fresh Hi is never touched and costs no memory (1 GiB at 16384²).
+			if q[4]|q[5]|q[6]|q[7] != 0 || w.Hi[o]|w.Hi[o+1]|w.Hi[o+2]|w.Hi[o+3] != 0 {
+				w.Hi[o], w.Hi[o+1], w.Hi[o+2], w.Hi[o+3] = q[4], q[5], q[6], q[7]
+			}
 		}
 	}
 }

@@ -154,7 +154,7 @@ func TestReferenceProgress(t *testing.T) {
 	var last, total int
 	_, err := Reference(context.Background(), stack.SampleDunes(), field.SampleDunesSized(100), Options{
 		TileSize: 32, Progress: func(stage string, done, tot int) {
-			if stage == "weights" {
+			if stage == StageEvaluate {
 				last, total = max(last, done), tot
 			}
 		}})

@@ -23,20 +23,23 @@ func ScatterReference(ctx context.Context, l *Landscape, opt Options) error {
 	geo := l.Geometry.scatterGeometry()
 	tiles := l.Geometry.Tiles(opt.TileSize)
 	report := opt.progress()
+	n := len(l.Stack.Populations)
+	if n > 0 {
+		report(StageScatter, 0, 2*n)
+	}
 	for p := range l.Stack.Populations {
 		pop := &l.Stack.Populations[p]
-		report("scatter "+pop.Name, 0, 2)
 		dens, maxD, err := scatter.Density(ctx, l.Stack, p, l.Field, geo, l.Weights.Lo, l.Weights.Hi)
 		if err != nil {
 			return fmt.Errorf("bake: population %q: %w", pop.Name, err)
 		}
-		report("scatter "+pop.Name, 1, 2)
+		report(StageScatter, 2*p+1, 2*n)
 		out, err := placeReference(ctx, pop, maxD, &l.Geometry.Field, dens, l.Field.Height, tiles)
 		if err != nil {
 			return err
 		}
 		l.Scatter = append(l.Scatter, out)
-		report("scatter "+pop.Name, 2, 2)
+		report(StageScatter, 2*p+2, 2*n)
 	}
 	return nil
 }

@@ -32,14 +32,11 @@ func TestScatterGPUMatchesReference(t *testing.T) {
 	}
 	defer g.Release()
 	got := &Landscape{Stack: s, Field: f, Geometry: geo}
-	if got.Weights, err = g.Weights(ctx, s, f, Options{TileSize: 64}); err != nil {
+	if err := g.Bake(ctx, got, Options{TileSize: 64}); err != nil {
 		t.Fatal(err)
 	}
 	if eq, _ := CompareWeights(got.Weights, ref.Weights); eq != 1 {
 		t.Logf("GPU weights equal the reference on %.4f%% of bytes; scatter reads each side's own", 100*eq)
-	}
-	if err := g.Scatter(ctx, got, Options{TileSize: 64}); err != nil {
-		t.Fatal(err)
 	}
 	if len(ref.Scatter) != 1 || len(got.Scatter) != 1 {
 		t.Fatalf("populations: reference %d, GPU %d, want 1", len(ref.Scatter), len(got.Scatter))

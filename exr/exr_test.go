@@ -2,6 +2,7 @@ package exr
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -372,4 +373,72 @@ func FuzzDecode(f *testing.F) {
 			t.Errorf("Decode accepted what DecodeConfig refuses: %v", err)
 		}
 	})
+}
+
+// WriteBlocks (parallel, blocks filled and compressed out of order) writes the very bytes the
+// sequential WriteRows does, for both compressions, images of one and of many blocks, and any
+// number of workers.
+func TestWriteBlocksMatchesWriteRows(t *testing.T) {
+	for _, comp := range []Compression{None, ZIP} {
+		for _, sz := range [][2]int{{1, 1}, {37, 15}, {64, 161}} {
+			img := testImage(sz[0], sz[1], []string{"R", "G", "B", "A"})
+			var seq memFile
+			w, err := NewWriter(&seq, img.Width, img.Height, img.Channels, comp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteRows(img.Data); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{1, 3, 16} {
+				var par memFile
+				w, err := NewWriter(&par, img.Width, img.Height, img.Channels, comp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := 0
+				err = w.WriteBlocks(context.Background(), workers, func(y0, n int, planes [][]float32) error {
+					for c, p := range planes {
+						copy(p, img.Data[c][y0*img.Width:(y0+n)*img.Width])
+					}
+					return nil
+				}, func(n int) { rows += n })
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(seq.b, par.b) || rows != img.Height {
+					t.Errorf("%v %v, %d workers: %d bytes (%d rows reported), sequential %d; files differ", comp, sz, workers, len(par.b), rows, len(seq.b))
+				}
+			}
+		}
+	}
+}
+
+// A failing fill and a cancelled context stop WriteBlocks with their error.
+func TestWriteBlocksStops(t *testing.T) {
+	img := testImage(8, 200, []string{"R"})
+	boom := errors.New("boom")
+	var f memFile
+	w, _ := NewWriter(&f, img.Width, img.Height, img.Channels, ZIP)
+	err := w.WriteBlocks(context.Background(), 4, func(y0, n int, planes [][]float32) error {
+		if y0 >= 64 {
+			return boom
+		}
+		return nil
+	}, nil)
+	if !errors.Is(err, boom) || w.Close() == nil {
+		t.Errorf("err %v; want boom, and Close to refuse", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w, _ = NewWriter(&memFile{}, img.Width, img.Height, img.Channels, ZIP)
+	if err := w.WriteBlocks(ctx, 4, func(int, int, [][]float32) error { return nil }, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err %v", err)
+	}
 }

@@ -3,14 +3,18 @@ package exr
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Reader decodes a file block by block, so a validator or an exporter can walk an 8192² float
-// payload holding only sixteen scanlines of it. Blocks are read in file order, which for files
+// payload holding only sixteen scanlines of it (Next), or a few per core (Blocks). Blocks are read in file order, which for files
 // written by Strata and by the OpenEXR library is the order of the line offset table; each block
 // names its own rows, so decreasing or random line order is handled too.
 type Reader struct {
@@ -22,6 +26,7 @@ type Reader struct {
 	done     []bool   // per block: already read
 	raw, buf []byte
 	rows     [][]float32
+	dec      blockDecoder
 }
 
 // NewReader reads the header and the line offset table.
@@ -63,6 +68,74 @@ func (r *Reader) Channels() []string { return append([]string(nil), r.names...) 
 // number of rows, and one slice of rows*Width values per channel (Channels order). The slices
 // are reused by the following call. At the end it returns io.EOF.
 func (r *Reader) Next() (y0, n int, rows [][]float32, err error) {
+	row, n, packed, err := r.readNext(&r.buf)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	rows, err = r.decode(row, n, packed, &r.raw, &r.rows, &r.dec)
+	return row, n, rows, err
+}
+
+// Blocks decodes every block not read yet, on workers goroutines (≤ 0: every core): the file is
+// read in order, one block at a time, and the blocks are decompressed and converted at once.
+// fn receives each block as Next returns it, from several goroutines at once and in no particular
+// order; its rows are the calling goroutine's own until fn returns. The first error stops it.
+func (r *Reader) Blocks(ctx context.Context, workers int, fn func(y0, n int, rows [][]float32) error) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu      sync.Mutex // the file: one block read at a time
+		errOnce sync.Once
+		first   error
+		failed  atomic.Bool
+		wg      sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { first = err })
+		failed.Store(true)
+	}
+	for range min(workers, max(r.left, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf, raw []byte
+			var rows [][]float32
+			var dec blockDecoder
+			for !failed.Load() {
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				mu.Lock()
+				row, n, packed, err := r.readNext(&buf)
+				mu.Unlock()
+				if err == io.EOF {
+					return
+				}
+				if err == nil {
+					var out [][]float32
+					if out, err = r.decode(row, n, packed, &raw, &rows, &dec); err == nil {
+						err = fn(row, n, out)
+					}
+				}
+				if err != nil {
+					fail(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// readNext reads the next block's header and stored bytes (into *buf when small). It returns the
+// block's first row, its row count and the stored bytes, or io.EOF after the last block.
+func (r *Reader) readNext(buf *[]byte) (row, n int, packed []byte, err error) {
 	if r.left == 0 {
 		return 0, 0, nil, io.EOF
 	}
@@ -74,17 +147,17 @@ func (r *Reader) Next() (y0, n int, rows [][]float32, err error) {
 	y := int64(int32(binary.LittleEndian.Uint32(pre[0:])))
 	size := int64(int32(binary.LittleEndian.Uint32(pre[4:])))
 	lines := h.Compression.linesPerBlock()
-	row := y - int64(h.MinY)
-	if row < 0 || row >= int64(h.Height) || row%int64(lines) != 0 {
+	rel := y - int64(h.MinY)
+	if rel < 0 || rel >= int64(h.Height) || rel%int64(lines) != 0 {
 		return 0, 0, nil, formatErr("block at scanline %d is outside the data window or misaligned", y)
 	}
-	blk := int(row) / lines
+	blk := int(rel) / lines
 	if r.done[blk] {
 		return 0, 0, nil, formatErr("block at scanline %d appears twice", y)
 	}
 	r.done[blk] = true
 	r.left--
-	n = min(lines, h.Height-int(row))
+	n = min(lines, h.Height-int(rel))
 	rawSize := n * h.bytesPerLine()
 	if size <= 0 || size > int64(rawSize) || (h.Compression == None && size != int64(rawSize)) {
 		return 0, 0, nil, formatErr("block at scanline %d has size %d for %d raw bytes", y, size, rawSize)
@@ -92,30 +165,40 @@ func (r *Reader) Next() (y0, n int, rows [][]float32, err error) {
 	if ratio := int64(h.Compression.maxRatio()); int64(rawSize) > size*ratio+(1<<16) {
 		return 0, 0, nil, formatErr("block at scanline %d: %d bytes cannot expand to %d", y, size, rawSize)
 	}
-	packed, err := r.readPacked(size)
+	packed, err = r.readPacked(size, buf)
 	if err != nil {
 		return 0, 0, nil, fmt.Errorf("%w (block at scanline %d)", err, y)
 	}
+	return int(rel), n, packed, nil
+}
+
+// decode decompresses a block's stored bytes (into *rawBuf, with dec) and converts them into rows
+// (*rowsBuf, reused), one slice per channel in Channels order.
+func (r *Reader) decode(row, n int, packed []byte, rawBuf *[]byte, rowsBuf *[][]float32, dec *blockDecoder) ([][]float32, error) {
+	h := r.h
+	y := row + h.MinY
+	rawSize := n * h.bytesPerLine()
 	raw := packed
-	if int(size) < rawSize {
-		if cap(r.raw) < rawSize {
-			r.raw = make([]byte, rawSize)
+	if len(packed) < rawSize {
+		if cap(*rawBuf) < rawSize {
+			*rawBuf = make([]byte, rawSize)
 		}
-		raw = r.raw[:rawSize]
+		raw = (*rawBuf)[:rawSize]
+		var err error
 		switch h.Compression {
 		case ZIP, ZIPS:
-			err = unzipBlock(raw, packed)
+			err = dec.unzip(raw, packed)
 		case RLE:
 			err = unrleBlock(raw, packed)
 		}
 		if err != nil {
-			return 0, 0, nil, fmt.Errorf("%w (block at scanline %d)", err, y)
+			return nil, fmt.Errorf("%w (block at scanline %d)", err, y)
 		}
 	}
-	if r.rows == nil {
-		r.rows = make([][]float32, len(r.names))
+	if *rowsBuf == nil {
+		*rowsBuf = make([][]float32, len(r.names))
 	}
-	rows = r.rows
+	rows := *rowsBuf
 	for k := range rows {
 		if cap(rows[k]) < n*h.Width {
 			rows[k] = make([]float32, n*h.Width)
@@ -147,28 +230,29 @@ func (r *Reader) Next() (y0, n int, rows [][]float32, err error) {
 			}
 		}
 	}
-	return int(row), n, rows, nil
+	return rows, nil
 }
 
-// readPacked reads a block's stored bytes. A large claimed size is read through a growing
-// buffer, so a corrupt size field costs what the file really holds, not what it claims.
-func (r *Reader) readPacked(size int64) ([]byte, error) {
-	if size <= 1<<20 {
-		if cap(r.buf) < int(size) {
-			r.buf = make([]byte, size)
+// readPacked reads a block's stored bytes into *buf (grown when needed, kept for the next block).
+// A large claimed size that *buf cannot hold yet is read through a growing buffer, so a corrupt
+// size field costs what the file really holds, not what it claims.
+func (r *Reader) readPacked(size int64, buf *[]byte) ([]byte, error) {
+	if int64(cap(*buf)) >= size || size <= 1<<20 {
+		if int64(cap(*buf)) < size {
+			*buf = make([]byte, size)
 		}
-		b := r.buf[:size]
+		b := (*buf)[:size]
 		return b, readFull(r.r, b, "block")
 	}
-	var bb bytes.Buffer
-	if _, err := io.Copy(&bb, io.LimitReader(r.r, size)); err != nil {
+	bb := bytes.NewBuffer((*buf)[:0])
+	if _, err := io.Copy(bb, io.LimitReader(r.r, size)); err != nil {
 		return nil, fmt.Errorf("exr: reading block: %w", err)
 	}
 	if int64(bb.Len()) != size {
 		return nil, formatErr("truncated file reading block")
 	}
-	r.buf = bb.Bytes()
-	return r.buf, nil
+	*buf = bb.Bytes()
+	return *buf, nil
 }
 
 func (r *Reader) canonical(fileIndex int) int {
@@ -235,16 +319,14 @@ func Decode(r io.Reader) (*Image, error) {
 	for k := range img.Data {
 		img.Data[k] = make([]float32, h.Width*h.Height)
 	}
-	for {
-		y0, n, rows, err := rd.Next()
-		if err == io.EOF {
-			return img, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = rd.Blocks(context.Background(), 0, func(y0, n int, rows [][]float32) error {
 		for k := range rows {
 			copy(img.Data[k][y0*h.Width:(y0+n)*h.Width], rows[k])
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return img, nil
 }

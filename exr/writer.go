@@ -2,10 +2,14 @@ package exr
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
+	"runtime"
+	"sync"
+
+	"strata/internal/ordered"
 )
 
 // Writer streams a FLOAT scanline file: rows go out a block at a time and the line offset table,
@@ -21,7 +25,7 @@ type Writer struct {
 	pos            int64 // current position relative to start
 	block          [][]float32
 	inBlock, done  int // rows buffered in block, rows written
-	raw, scratch   []byte
+	enc            blockEncoder
 	closed, failed bool
 }
 
@@ -105,24 +109,15 @@ func (w *Writer) WriteRows(rows [][]float32) error {
 // flush writes the buffered rows as one block.
 func (w *Writer) flush() error {
 	n := w.inBlock
-	size := n * w.width * 4 * len(w.block)
-	if cap(w.raw) < size {
-		w.raw = make([]byte, size)
+	if err := w.emit(w.enc.encode(w.block, w.index, w.width, n, w.comp), n); err != nil {
+		return err
 	}
-	raw := w.raw[:size]
-	off := 0
-	for l := 0; l < n; l++ {
-		for _, k := range w.index {
-			for _, v := range w.block[k][l*w.width : (l+1)*w.width] {
-				binary.LittleEndian.PutUint32(raw[off:], math.Float32bits(v))
-				off += 4
-			}
-		}
-	}
-	data := raw
-	if w.comp == ZIP {
-		data = zipBlock(raw, &w.scratch)
-	}
+	w.inBlock = 0
+	return nil
+}
+
+// emit writes an encoded block of n rows at the next scanline and records its offset.
+func (w *Writer) emit(data []byte, n int) error {
 	var pre [8]byte
 	binary.LittleEndian.PutUint32(pre[0:], uint32(w.done))
 	binary.LittleEndian.PutUint32(pre[4:], uint32(len(data)))
@@ -135,8 +130,75 @@ func (w *Writer) flush() error {
 	}
 	w.pos += int64(8 + len(data))
 	w.done += n
-	w.inBlock = 0
 	return nil
+}
+
+// FillFunc fills rows [y0, y0+n) of a block: planes[c] receives n·width values of channel c (the
+// order given to NewWriter). WriteBlocks calls it from several goroutines at once, for different
+// blocks.
+type FillFunc func(y0, n int, planes [][]float32) error
+
+// WriteBlocks writes every row of the image: each block's rows come from fill and are laid out
+// and compressed on workers goroutines at once (≤ 0: every core) — ZIP blocks are independent, so
+// this is the whole file's compression in parallel — and written in order. progress (may be nil)
+// receives the rows of each block as it is written; ctx stops it between blocks. It must be the
+// only write before Close.
+func (w *Writer) WriteBlocks(ctx context.Context, workers int, fill FillFunc, progress func(rows int)) error {
+	if w.closed || w.failed || w.done != 0 || w.inBlock != 0 {
+		return fmt.Errorf("exr: WriteBlocks after other writes")
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	lines := w.comp.linesPerBlock()
+	blocks := (w.height + lines - 1) / lines
+	type scratch struct {
+		planes [][]float32
+		enc    blockEncoder
+	}
+	scr := make([]scratch, min(workers, blocks))
+	var free sync.Pool // *[]byte: written blocks' buffers, for the next ones
+	err := ordered.Run(ctx, blocks, workers, func(k, b int) (*[]byte, error) {
+		sc := &scr[k]
+		y0 := b * lines
+		n := min(lines, w.height-y0)
+		if sc.planes == nil {
+			sc.planes = make([][]float32, len(w.block))
+			for c := range sc.planes {
+				sc.planes[c] = make([]float32, lines*w.width)
+			}
+		}
+		cut := make([][]float32, len(sc.planes))
+		for c := range cut {
+			cut[c] = sc.planes[c][:n*w.width]
+		}
+		if err := fill(y0, n, cut); err != nil {
+			return nil, fmt.Errorf("rows %d–%d: %w", y0, y0+n-1, err)
+		}
+		// The encoder's buffers are reused for the next block before this one is written: copy
+		// it into a buffer the writer hands back once written, so blocks leave no garbage.
+		data := sc.enc.encode(cut, w.index, w.width, n, w.comp)
+		out, _ := free.Get().(*[]byte)
+		if out == nil {
+			out = new([]byte)
+		}
+		*out = append((*out)[:0], data...)
+		return out, nil
+	}, func(b int, data *[]byte) error {
+		defer free.Put(data)
+		n := min(lines, w.height-b*lines)
+		if err := w.emit(*data, n); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(n)
+		}
+		return nil
+	})
+	if err != nil {
+		w.failed = true
+	}
+	return err
 }
 
 // Close checks that every row was written, patches the offset table and leaves the underlying
@@ -168,7 +230,8 @@ func (w *Writer) Close() error {
 	return nil
 }
 
-// Encode writes a whole image. Writers that cannot seek get the file assembled in memory first.
+// Encode writes a whole image, its blocks compressed on every core (WriteBlocks). Writers that
+// cannot seek get the file assembled in memory first.
 func Encode(w io.Writer, img *Image, c Compression) error {
 	if img == nil {
 		return fmt.Errorf("exr: Encode of a nil image")
@@ -191,7 +254,13 @@ func Encode(w io.Writer, img *Image, c Compression) error {
 	if err != nil {
 		return err
 	}
-	if err := ew.WriteRows(img.Data); err != nil {
+	err = ew.WriteBlocks(context.Background(), 0, func(y0, n int, planes [][]float32) error {
+		for c, p := range planes {
+			copy(p, img.Data[c][y0*img.Width:(y0+n)*img.Width])
+		}
+		return nil
+	}, nil)
+	if err != nil {
 		return err
 	}
 	if err := ew.Close(); err != nil {

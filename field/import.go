@@ -1,6 +1,7 @@
 package field
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"strata/exr"
 	"strata/internal/safeio"
@@ -117,6 +119,23 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	if st.IsDir() {
 		return fail(errors.New("is a directory, not an image"))
 	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".r16" || ext == ".f32" || ext == ".raw" {
+		// Headerless samples are read straight into the grid's own memory (an 8192² float32
+		// file is 256 MiB that a copy would hold twice), from a regular file of bounded size.
+		rst, err := safeio.Stat(path) // a regular file: not a FIFO or a device behind a symlink
+		if err != nil {
+			return fail(safeio.Unnamed(err))
+		}
+		if rst.Size() > maxFileBytes {
+			return fail(fmt.Errorf("file of %d bytes is larger than the %d a field can hold", rst.Size(), int64(maxFileBytes)))
+		}
+		r, err := readRaw(path, rst.Size(), size, ext)
+		if err != nil {
+			return fail(safeio.Unnamed(err))
+		}
+		return r, nil
+	}
 	// Only a regular file, and no more bytes than a field can hold: a FIFO or /dev/zero named as
 	// a heightmap is refused here instead of being read forever.
 	b, err := safeio.ReadFile(path, maxFileBytes)
@@ -126,7 +145,7 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	if err != nil {
 		return fail(safeio.Unnamed(err))
 	}
-	r, err := decodeBytes(b, strings.ToLower(filepath.Ext(path)), size, role)
+	r, err := decodeBytes(b, ext, size, role)
 	if err != nil {
 		return fail(err)
 	}
@@ -251,6 +270,37 @@ func fromImage(img image.Image, kind, role string) (*raster, error) {
 	return r, nil
 }
 
+// rawShape is the grid of a headerless file of n bytes with bps-byte samples: size, or when size
+// is zero and allowSquare the square the bytes make.
+func rawShape(n int64, size [2]int, bps int, allowSquare bool) (w, h int, kind string, err error) {
+	kind = map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
+	samples := n / int64(bps)
+	w, h = size[0], size[1]
+	if w == 0 && h == 0 {
+		if !allowSquare {
+			return 0, 0, kind, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
+		}
+		s := int64(math.Sqrt(float64(samples)))
+		for s*s < samples {
+			s++
+		}
+		for s*s > samples {
+			s--
+		}
+		if n%int64(bps) != 0 || s*s != samples || s == 0 || s > 1<<31 {
+			return 0, 0, kind, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, n, bps)
+		}
+		w, h = int(s), int(s)
+	}
+	if err := CheckSize(w, h); err != nil {
+		return 0, 0, kind, err
+	}
+	if n != int64(w)*int64(h)*int64(bps) {
+		return 0, 0, kind, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, n, w, h, int64(w)*int64(h)*int64(bps))
+	}
+	return w, h, kind, nil
+}
+
 // decodeRaw reads headerless little-endian samples of bps bytes (2: uint16 codes, 4: float32).
 // With no size given and allowSquare, the file must hold a square grid.
 func decodeRaw(b []byte, size [2]int, bps int, allowSquare bool) (*raster, error) {
@@ -315,6 +365,66 @@ func decodeRawBySize(b []byte, size [2]int) (*raster, error) {
 		return decodeRaw(b, size, 4, false)
 	}
 	return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", len(b), w, h, 2*w*h, 4*w*h)
+}
+
+// readRaw reads a headerless little-endian file (.r16: uint16 codes; .f32: float32; .raw: either,
+// told apart by the given size) straight into the raster's samples.
+func readRaw(path string, n int64, size [2]int, ext string) (*raster, error) {
+	bps, square := 2, true
+	switch ext {
+	case ".f32":
+		bps = 4
+	case ".raw":
+		square = false
+		w, h := size[0], size[1]
+		if w == 0 && h == 0 {
+			return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
+		}
+		if err := CheckSize(w, h); err != nil {
+			return nil, err
+		}
+		switch n {
+		case 2 * int64(w) * int64(h):
+		case 4 * int64(w) * int64(h):
+			bps = 4
+		default:
+			return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", n, w, h, 2*w*h, 4*w*h)
+		}
+	}
+	w, h, kind, err := rawShape(n, size, bps, square)
+	if err != nil {
+		return nil, err
+	}
+	if err := sysmem.Check(uint64(w)*uint64(h)*uint64(bps), fmt.Sprintf("reading %d×%d samples", w, h)); err != nil {
+		return nil, err
+	}
+	f, _, err := safeio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := &raster{w: w, h: h, kind: kind}
+	var view []byte
+	if bps == 2 {
+		r.maxCode = 65535
+		r.codes = make([]uint16, w*h)
+		view = unsafe.Slice((*byte)(unsafe.Pointer(&r.codes[0])), 2*len(r.codes))
+	} else {
+		r.floats = make([]float32, w*h)
+		view = unsafe.Slice((*byte)(unsafe.Pointer(&r.floats[0])), 4*len(r.floats))
+	}
+	if _, err := io.ReadFull(bufio.NewReaderSize(f, 1<<20), view); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", kind, err)
+	}
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 { // the file is little-endian
+		for k := range r.codes {
+			r.codes[k] = binary.LittleEndian.Uint16(view[2*k:])
+		}
+		for k := range r.floats {
+			r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(view[4*k:]))
+		}
+	}
+	return r, nil
 }
 
 // decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept. The

@@ -105,6 +105,43 @@ static void strata_request_cb(WGPURequestDeviceStatus status, WGPUDevice device,
 	r->done = 1;
 }
 
+// strata_requestable turns limits the adapter reports as unlimited into the largest value a
+// request can name. wgpu-native reads WGPU_LIMIT_U64_UNDEFINED (u64 max: what it reports for
+// maxBufferSize on NVIDIA's Vulkan driver) and WGPU_LIMIT_U32_UNDEFINED in a request as "the
+// default", which silently cut the H200's buffers to 256 MiB.
+static void strata_requestable(WGPULimits *l) {
+#define STRATA_U32(f) if (l->f == WGPU_LIMIT_U32_UNDEFINED) l->f = WGPU_LIMIT_U32_UNDEFINED - 1
+#define STRATA_U64(f) if (l->f == WGPU_LIMIT_U64_UNDEFINED) l->f = WGPU_LIMIT_U64_UNDEFINED - 1
+	STRATA_U32(maxTextureDimension1D); STRATA_U32(maxTextureDimension2D); STRATA_U32(maxTextureDimension3D);
+	STRATA_U32(maxTextureArrayLayers); STRATA_U32(maxBindGroups); STRATA_U32(maxBindGroupsPlusVertexBuffers);
+	STRATA_U32(maxBindingsPerBindGroup); STRATA_U32(maxDynamicUniformBuffersPerPipelineLayout);
+	STRATA_U32(maxDynamicStorageBuffersPerPipelineLayout); STRATA_U32(maxSampledTexturesPerShaderStage);
+	STRATA_U32(maxSamplersPerShaderStage); STRATA_U32(maxStorageBuffersPerShaderStage);
+	STRATA_U32(maxStorageTexturesPerShaderStage); STRATA_U32(maxUniformBuffersPerShaderStage);
+	STRATA_U64(maxUniformBufferBindingSize); STRATA_U64(maxStorageBufferBindingSize);
+	STRATA_U32(maxVertexBuffers); STRATA_U64(maxBufferSize); STRATA_U32(maxVertexAttributes);
+	STRATA_U32(maxVertexBufferArrayStride); STRATA_U32(maxInterStageShaderComponents);
+	STRATA_U32(maxInterStageShaderVariables); STRATA_U32(maxColorAttachments);
+	STRATA_U32(maxColorAttachmentBytesPerSample); STRATA_U32(maxComputeWorkgroupStorageSize);
+	STRATA_U32(maxComputeInvocationsPerWorkgroup); STRATA_U32(maxComputeWorkgroupSizeX);
+	STRATA_U32(maxComputeWorkgroupSizeY); STRATA_U32(maxComputeWorkgroupSizeZ);
+	STRATA_U32(maxComputeWorkgroupsPerDimension);
+#undef STRATA_U32
+#undef STRATA_U64
+}
+
+// strata_requestable_probe runs strata_requestable on a limits struct holding only the two given
+// values (test hook).
+static void strata_requestable_probe(uint64_t *maxBuffer, uint32_t *maxTex2D) {
+	WGPULimits l;
+	memset(&l, 0, sizeof l);
+	l.maxBufferSize = *maxBuffer;
+	l.maxTextureDimension2D = *maxTex2D;
+	strata_requestable(&l);
+	*maxBuffer = l.maxBufferSize;
+	*maxTex2D = l.maxTextureDimension2D;
+}
+
 // strata_request_device returns NULL and fills msg on failure. The request record stays in C
 // memory; wgpu-native answers synchronously, and if it ever did not the record is leaked, not
 // freed under a pending callback.
@@ -122,6 +159,7 @@ static WGPUDevice strata_request_device(WGPUAdapter adapter, char const *label, 
 		return NULL;
 	}
 	req.limits = sup.limits;
+	strata_requestable(&req.limits);
 	desc.label = label;
 	desc.requiredLimits = &req;
 	desc.defaultQueue.label = label;
@@ -160,14 +198,17 @@ static void strata_map_cb(WGPUBufferMapAsyncStatus status, void *userdata) {
 	m->done = 1;
 }
 
-// strata_map_read maps buf for reading, waits for it by polling the device, copies size bytes at
-// offset into dst and unmaps. Returns 0 on success, the WGPUBufferMapAsyncStatus + 1 on a failed
-// map, -1 when the map never completed, -2 when the mapped range was NULL, -3 out of memory.
+// strata_map_read maps size bytes of buf at offset for reading, waits for it by polling the
+// device, copies rows of row bytes each from the mapped range (src_stride apart) into dst
+// (dst_stride apart) and unmaps. Returns 0 on success, the WGPUBufferMapAsyncStatus + 1 on a
+// failed map, -1 when the map never completed, -2 when the mapped range was NULL, -3 out of memory.
 // The completion flag lives in C memory for the whole wait; the garbage collector cannot touch it.
-static int strata_map_read(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t size, void *dst, strata_sink *scope) {
+static int strata_map_read(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t size,
+                           size_t rows, size_t row, size_t src_stride, char *dst, size_t dst_stride, strata_sink *scope) {
 	strata_map *m = (strata_map *)calloc(1, sizeof(strata_map));
 	int tries = 0, rc = 0;
-	void const *src;
+	size_t y;
+	char const *src;
 	if (!m) return -3;
 	strata_push_scopes(dev);
 	wgpuBufferMapAsync(buf, WGPUMapMode_Read, offset, size, strata_map_cb, m);
@@ -183,11 +224,13 @@ static int strata_map_read(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t
 		return rc;
 	}
 	free(m);
-	src = wgpuBufferGetConstMappedRange(buf, offset, size);
+	src = (char const *)wgpuBufferGetConstMappedRange(buf, offset, size);
 	if (!src) {
 		rc = -2;
+	} else if (src_stride == row && dst_stride == row) {
+		memcpy(dst, src, rows * row);
 	} else {
-		memcpy(dst, src, size);
+		for (y = 0; y < rows; y++) memcpy(dst + y * dst_stride, src + y * src_stride, row);
 	}
 	wgpuBufferUnmap(buf);
 	return rc;
@@ -274,16 +317,17 @@ func requestDevice(adapter unsafe.Pointer, label string, sink errSink) (unsafe.P
 	return unsafe.Pointer(dev), nil
 }
 
-// mapRead copies size bytes at offset of a MapRead buffer into dst (len(dst) >= size).
-func mapRead(dev, buf unsafe.Pointer, offset, size uint64, dst []byte, scope errSink) error {
-	if size == 0 {
+// mapRead maps size bytes at offset of a MapRead buffer and copies rows of row bytes, srcStride
+// apart in the buffer, into dst, dstStride apart (one row of size bytes is a plain copy).
+func mapRead(dev, buf unsafe.Pointer, offset, size uint64, l rowLayout, dst []byte, scope errSink) error {
+	if size == 0 || l.rows == 0 {
 		return nil
 	}
-	if uint64(len(dst)) < size {
-		return fmt.Errorf("gpu: map read: destination of %d bytes for %d", len(dst), size)
+	if l.rows > 0 && (l.srcStride*(l.rows-1)+l.row > size || l.dstStride*(l.rows-1)+l.row > uint64(len(dst))) {
+		return fmt.Errorf("gpu: map read: %d rows of %d bytes do not fit the %d mapped or %d destination bytes", l.rows, l.row, size, len(dst))
 	}
 	rc := C.strata_map_read(C.WGPUDevice(dev), C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size),
-		unsafe.Pointer(&dst[0]), scope.c)
+		C.size_t(l.rows), C.size_t(l.row), C.size_t(l.srcStride), (*C.char)(unsafe.Pointer(&dst[0])), C.size_t(l.dstStride), scope.c)
 	switch {
 	case rc == 0:
 		return nil
@@ -296,6 +340,14 @@ func mapRead(dev, buf unsafe.Pointer, offset, size uint64, dst []byte, scope err
 	default:
 		return fmt.Errorf("gpu: map read: %s", wgpu.BufferMapAsyncStatus(rc-1).String())
 	}
+}
+
+// requestableProbe is strata_requestable on a limits struct holding maxBufferSize and
+// maxTextureDimension2D only (TestRequestableLimits).
+func requestableProbe(maxBuffer uint64, maxTex2D uint32) (uint64, uint32) {
+	b, t := C.uint64_t(maxBuffer), C.uint32_t(maxTex2D)
+	C.strata_requestable_probe(&b, &t)
+	return uint64(b), uint32(t)
 }
 
 func pollWait(dev unsafe.Pointer) { C.strata_poll(C.WGPUDevice(dev)) }

@@ -62,7 +62,8 @@ type Device struct {
 	Dev      *wgpu.Device
 	Queue    *wgpu.Queue
 	Info     Info
-	Limits   wgpu.Limits
+	// Limits are the limits the device was created with (the adapter's own, see Open).
+	Limits wgpu.Limits
 
 	label     string
 	raw       unsafe.Pointer // WGPUDevice
@@ -76,7 +77,8 @@ type Device struct {
 
 // Open creates an instance, picks an adapter (discrete, then integrated, then anything, Vulkan /
 // Metal / D3D12 before GL) and requests a device with the adapter's own limits, because the
-// default limits cap storage buffers at 128 MiB.
+// default limits cap storage buffers at 128 MiB and buffers at 256 MiB. Device.Limits are the
+// limits the device got.
 func Open(ctx context.Context, opts Options) (d *Device, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gpu: open: %w", err)
@@ -106,7 +108,6 @@ func Open(ctx context.Context, opts Options) (d *Device, err error) {
 		return nil, err
 	}
 	d.Adapter, d.Info = adapter, info
-	d.Limits = adapter.GetLimits().Limits
 	if d.uncapture, err = newErrSink(); err != nil {
 		d.Release()
 		return nil, err
@@ -119,6 +120,9 @@ func Open(ctx context.Context, opts Options) (d *Device, err error) {
 	d.raw = raw
 	d.Dev = wrapDevice(raw)
 	d.Queue = d.Dev.GetQueue()
+	// The limits the device was created with (not the adapter's report): what every size check
+	// and the bake's banding must respect.
+	d.Limits = d.Dev.GetLimits().Limits
 	return d, nil
 }
 

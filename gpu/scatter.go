@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -34,6 +35,7 @@ type ScatterKernel struct {
 	densTgt   *WeightsTarget
 	gridW     uint32
 	gridH     uint32
+	gridAt    [2]uint32 // the global weight texel of the grid's first value (DensityBand)
 	maxDens   float32
 
 	place placeState
@@ -122,24 +124,38 @@ const densityWorkgroup = 8
 // reads (nil when no rule reads one). Density resets the maximum, so a run over some tiles only
 // reports the maximum of those tiles; run every tile when the spacing is to follow.
 func (k *ScatterKernel) Density(ctx context.Context, params []uint32, w, h uint32, weights *WeightsTarget, tiles []WeightsTile) (float32, error) {
+	return k.DensityBand(ctx, params, [2]uint32{}, w, h, weights, len(tiles), func(i int) (WeightsTile, error) { return tiles[i], nil })
+}
+
+// DensityBand is Density over the w×h band of the weights grid whose first texel is the global
+// texel origin: the density buffer holds that band (Place needs a whole grid: origin 0), weights
+// (when given) must be a target of the same band, and the n tiles must lie inside it. tile(i)
+// gives tile i; it may re-use its blocks from call to call, since each tile is uploaded before
+// the next is asked for (gpu.TileCutter). A bake too large for one binding evaluates the density
+// band by band, reading each band back before the next.
+func (k *ScatterKernel) DensityBand(ctx context.Context, params []uint32, origin [2]uint32, w, h uint32, weights *WeightsTarget, n int, tile func(i int) (WeightsTile, error)) (float32, error) {
 	if k == nil || k.densPipe == nil {
 		return 0, fmt.Errorf("gpu: scatter density: nil or released kernel")
 	}
 	if err := checkDensityParams(params, weights); err != nil {
 		return 0, err
 	}
-	if weights != nil && (weights.W != w || weights.H != h) {
-		return 0, fmt.Errorf("gpu: scatter density: weights are %dx%d, the grid is %dx%d", weights.W, weights.H, w, h)
+	if weights != nil && (weights.W != w || weights.H != h || weights.Origin != origin) {
+		return 0, fmt.Errorf("gpu: scatter density: weights are %dx%d at %v, the grid is %dx%d at %v", weights.W, weights.H, weights.Origin, w, h, origin)
 	}
 	if err := k.resetGrid(w, h); err != nil {
 		return 0, err
 	}
-	tgt := weights
-	for _, t := range tiles {
+	k.gridAt = origin
+	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return 0, fmt.Errorf("gpu: scatter density: %w", err)
 		}
-		if err := k.densityTile(params, tgt, t); err != nil {
+		t, err := tile(i)
+		if err != nil {
+			return 0, err
+		}
+		if err := k.densityTile(params, weights, t); err != nil {
 			return 0, err
 		}
 	}
@@ -163,16 +179,31 @@ func (k *ScatterKernel) ReadDensity() ([]float32, error) {
 	if k == nil || k.grid == nil {
 		return nil, fmt.Errorf("gpu: scatter read density: nil or released kernel")
 	}
-	n := uint64(k.gridW) * uint64(k.gridH)
-	b, err := k.dev.ReadBuffer(k.grid, densityHeaderBytes, 4*n)
-	if err != nil {
-		return nil, err
+	out := make([]float32, uint64(k.gridW)*uint64(k.gridH))
+	return out, k.ReadDensityInto(out, int(k.gridW))
+}
+
+// ReadDensityInto reads the density grid back into dst, grid row y at dst[y·stride:] (stride in
+// values): a band's rows land in their place in the whole grid.
+func (k *ScatterKernel) ReadDensityInto(dst []float32, stride int) error {
+	if k == nil || k.grid == nil {
+		return fmt.Errorf("gpu: scatter read density: nil or released kernel")
 	}
-	out := make([]float32, n)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	if len(dst) == 0 {
+		return fmt.Errorf("gpu: scatter read density: no destination")
 	}
-	return out, nil
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst))
+	if err := k.dev.ReadBufferRows(k.grid, densityHeaderBytes, uint64(k.gridH), 4*uint64(k.gridW), b, 4*uint64(stride)); err != nil {
+		return err
+	}
+	if !littleEndian { // the buffer holds little-endian f32
+		for y := 0; y < int(k.gridH); y++ {
+			for x := y * stride; x < y*stride+int(k.gridW); x++ {
+				dst[x] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*x:]))
+			}
+		}
+	}
+	return nil
 }
 
 // UploadDensity replaces the density grid with a w×h grid computed elsewhere (a stored density
@@ -201,7 +232,7 @@ func (k *ScatterKernel) UploadDensity(w, h uint32, values []float32) error {
 		return err
 	}
 	k.dropDensityBinding(re)
-	k.gridW, k.gridH, k.maxDens = w, h, mx
+	k.gridW, k.gridH, k.gridAt, k.maxDens = w, h, [2]uint32{}, mx
 	return nil
 }
 
@@ -237,8 +268,10 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 	if err := checkTileBuffers(&t); err != nil {
 		return err
 	}
-	if uint64(t.Origin[0])+uint64(t.Size[0]) > uint64(k.gridW) || uint64(t.Origin[1])+uint64(t.Size[1]) > uint64(k.gridH) {
-		return fmt.Errorf("gpu: scatter density: tile %v+%v outside the %dx%d grid", t.Origin, t.Size, k.gridW, k.gridH)
+	if t.Origin[0] < k.gridAt[0] || t.Origin[1] < k.gridAt[1] ||
+		uint64(t.Origin[0])+uint64(t.Size[0]) > uint64(k.gridAt[0])+uint64(k.gridW) ||
+		uint64(t.Origin[1])+uint64(t.Size[1]) > uint64(k.gridAt[1])+uint64(k.gridH) {
+		return fmt.Errorf("gpu: scatter density: tile %v+%v outside the %dx%d grid at %v", t.Origin, t.Size, k.gridW, k.gridH, k.gridAt)
 	}
 	if t.Size[0] == 0 || t.Size[1] == 0 {
 		return nil
@@ -246,6 +279,7 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 	p := make([]uint32, len(params))
 	copy(p, params)
 	stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
+	stack.PackTarget(p, k.gridAt)
 	rebind := k.densBG == nil || weights != k.densTgt
 	re, err := k.params.Upload(k.scratch.words(p))
 	if err != nil {

@@ -111,9 +111,6 @@ func (s *placeState) init(d *Device) error {
 	if s.pipe, err = d.LoadComputePipeline("terrain_scatter_place", "main", nil); err != nil {
 		return err
 	}
-	if s.keep, err = d.LoadComputePipeline("terrain_scatter_place", "keep", nil); err != nil {
-		return err
-	}
 	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {
 		if err != nil {
 			return nil
@@ -215,7 +212,7 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 	if job.Height == nil || job.Height.W != g.HeightW || job.Height.H != g.HeightH || len(job.Height.Data) < g.HeightW*g.HeightH {
 		return 0, fmt.Errorf("gpu: scatter place: the height grid is not the geometry's %dx%d", g.HeightW, g.HeightH)
 	}
-	if uint32(g.WeightsW) != k.gridW || uint32(g.WeightsH) != k.gridH {
+	if uint32(g.WeightsW) != k.gridW || uint32(g.WeightsH) != k.gridH || k.gridAt != [2]uint32{} {
 		return 0, fmt.Errorf("gpu: scatter place: the density grid is %dx%d, the geometry's weights grid %dx%d", k.gridW, k.gridH, g.WeightsW, g.WeightsH)
 	}
 	ranges := make([]scatter.SiteRange, len(job.Tiles))
@@ -242,6 +239,14 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		s.heightUploads++
 	}
 	keepCount := 0
+	if keep && s.keep == nil {
+		// The keep pass only serves re-placing some tiles (the editor): compiled on first use, so
+		// a bake does not pay for it.
+		var err error
+		if s.keep, err = k.dev.LoadComputePipeline("terrain_scatter_place", "keep", nil); err != nil {
+			return 0, err
+		}
+	}
 	if keep {
 		keepCount = s.count
 		if err := k.uploadDirty(job.Tiles, maxTile); err != nil {

@@ -58,3 +58,38 @@ func tileHeader(f *field.Field, channels []string, t field.Tile) (WeightsTile, [
 	}
 	return wt, grids, nil
 }
+
+// TileCutter cuts tiles as FieldTile does into blocks it re-uses from tile to tile, for a caller
+// that hands each tile to a kernel at once (the queue copies the data): a bake cutting every tile
+// of a band for the density kernel allocates nothing per tile once warm.
+type TileCutter struct {
+	planes [5][]float32
+}
+
+// Cut returns tile t of f with its height and channel blocks in the cutter's buffers, valid until
+// the next Cut.
+func (c *TileCutter) Cut(f *field.Field, channels []string, t field.Tile) (WeightsTile, error) {
+	wt, grids, err := tileHeader(f, channels, t)
+	if err != nil {
+		return WeightsTile{}, err
+	}
+	n := t.BufW * t.BufH
+	block := func(i int) []float32 {
+		if cap(c.planes[i]) < n {
+			c.planes[i] = make([]float32, n)
+		}
+		p := c.planes[i][:n]
+		g := grids[i]
+		for j := 0; j < t.BufH; j++ {
+			copy(p[j*t.BufW:(j+1)*t.BufW], g.Data[(t.BufJ0+j)*g.W+t.BufI0:])
+		}
+		return p
+	}
+	wt.Height = block(0)
+	for i := range wt.Chans {
+		if grids[1+i] != nil {
+			wt.Chans[i] = block(1 + i)
+		}
+	}
+	return wt, nil
+}

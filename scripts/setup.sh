@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Strata needs (SPEC "System packages"), only those missing.
-# Idempotent and quiet when everything is present; called by `make run` and `make test`.
+# Installs the Debian 12 packages Strata needs (SPEC "System packages"), only those missing, then
+# checks the capabilities the test suite and the editor use — not package names, since a package
+# can be present without what a test needs (Debian's imagemagick without recommends has no EXR
+# coder). Idempotent and quiet when everything is there; called by `make run`, `make test` and
+# .ci/run. A missing capability fails with one line naming it and how to get it.
 set -euo pipefail
 pkgs=(
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   libvulkan1 mesa-vulkan-drivers
-  xvfb xdotool
+  xvfb xauth xdotool
   imagemagick libmagickcore-6.q16-6-extra openexr
 )
 missing=()
@@ -19,4 +22,69 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-command -v go >/dev/null || { echo "setup: Go 1.26 is required (https://go.dev/dl)" >&2; exit 1; }
+
+fail() { echo "setup: $*" >&2; exit 1; }
+
+command -v go >/dev/null || fail "Go 1.26 is required (https://go.dev/dl)"
+
+tmp=$(mktemp -d)
+xpid=""
+cleanup() {
+  if [ -n "$xpid" ]; then kill "$xpid" 2>/dev/null || true; wait "$xpid" 2>/dev/null || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ImageMagick: 16-bit PNG and EXR, both ways (exr/ and terraindata/ third-party tests).
+for t in convert identify import; do
+  command -v "$t" >/dev/null || fail "ImageMagick's $t is missing (apt-get install imagemagick)"
+done
+convert -size 4x3 gradient:black-white -depth 16 "$tmp/g16.png" 2>/dev/null &&
+  [ "$(identify -format %z "$tmp/g16.png" 2>/dev/null)" = 16 ] ||
+  fail "ImageMagick cannot write a 16-bit PNG (apt-get install imagemagick)"
+convert "$tmp/g16.png" -depth 16 txt:- 2>/dev/null | grep -q '65535' ||
+  fail "ImageMagick cannot read a 16-bit PNG (apt-get install imagemagick)"
+# Without its EXR coder ImageMagick writes the input's format under the .exr name and exits 0:
+# look at the magic number, then read the file back as EXR.
+convert "$tmp/g16.png" "$tmp/g.exr" 2>/dev/null && [ "$(od -An -N4 -tx1 "$tmp/g.exr" | tr -d ' ')" = 762f3101 ] ||
+  fail "ImageMagick cannot write EXR: its EXR coder is missing (apt-get install libmagickcore-6.q16-6-extra)"
+[ "$(identify -format %m "$tmp/g.exr" 2>/dev/null)" = EXR ] && convert "$tmp/g.exr" txt:- 2>/dev/null | grep -q '^3,2:' ||
+  fail "ImageMagick cannot read EXR: its EXR coder is missing (apt-get install libmagickcore-6.q16-6-extra)"
+
+# OpenEXR's own tools read what ImageMagick wrote (exr/ third-party tests).
+for t in exrheader exrmaketiled; do
+  command -v "$t" >/dev/null || fail "OpenEXR's $t is missing (apt-get install openexr)"
+done
+exrheader "$tmp/g.exr" 2>/dev/null | grep -q 'dataWindow' || fail "OpenEXR's exrheader does not run (apt-get install openexr)"
+exrmaketiled "$tmp/g.exr" "$tmp/t.exr" >/dev/null 2>&1 || fail "OpenEXR's exrmaketiled does not run (apt-get install openexr)"
+
+# Vulkan: the loader and Mesa's lavapipe ICD, so GPU tests run on a machine without a GPU.
+{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libvulkan\.so\.1' || fail "the Vulkan loader libvulkan.so.1 is missing (apt-get install libvulkan1)"
+icd=""
+for f in /usr/share/vulkan/icd.d/lvp_icd.*.json; do
+  [ -e "$f" ] || continue
+  lib=$(sed -n 's/.*"library_path": *"\([^"]*\)".*/\1/p' "$f")
+  if [ -n "$lib" ] && [ -e "$lib" ]; then icd=$f; fi
+done
+[ -n "$icd" ] || fail "Mesa's lavapipe Vulkan ICD (lvp_icd.*.json and its library) is missing (apt-get install mesa-vulkan-drivers)"
+
+# X: a virtual display starts, xdotool talks to it and ImageMagick's import grabs it (the editor's
+# real-window test).
+command -v Xvfb >/dev/null || fail "Xvfb is missing (apt-get install xvfb)"
+command -v xvfb-run >/dev/null || fail "xvfb-run is missing (apt-get install xvfb)"
+command -v xauth >/dev/null || fail "xauth is missing, xvfb-run needs it (apt-get install xauth)"
+command -v xdotool >/dev/null || fail "xdotool is missing (apt-get install xdotool)"
+exec 3>"$tmp/display"
+Xvfb -displayfd 3 -screen 0 64x48x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+xpid=$!
+exec 3>&-
+for _ in $(seq 50); do
+  [ -s "$tmp/display" ] && break
+  kill -0 "$xpid" 2>/dev/null || break
+  sleep 0.1
+done
+[ -s "$tmp/display" ] || fail "Xvfb does not start: $(tail -n 1 "$tmp/xvfb.log" 2>/dev/null)"
+disp=":$(head -n 1 "$tmp/display")"
+DISPLAY=$disp xdotool getdisplaygeometry 2>/dev/null | grep -q '^64 48$' || fail "xdotool cannot reach the Xvfb display $disp"
+DISPLAY=$disp import -window root "$tmp/shot.png" 2>/dev/null && [ -s "$tmp/shot.png" ] ||
+  fail "ImageMagick's import cannot grab the Xvfb display $disp"

@@ -14,6 +14,8 @@ struct Head {
     tileSize: vec2<u32>,
     bufOrigin: vec2<u32>,
     bufSize: vec2<u32>,
+    targetOrigin: vec2<u32>,
+    targetPad: vec2<u32>,
 }
 
 struct LayerLane {

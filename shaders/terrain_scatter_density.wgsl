@@ -6,7 +6,10 @@
 // is placed from the field minimum and the texel sizes, through the tile's apron-inclusive buffers,
 // so any tiling writes the same values. A `layer` rule reads the final (quantized) weight of its
 // layer from weightsLo/weightsHi as byte/255. Twin of scatter.Density (Go); params come from
-// stack.PackPopulation (the population rides in layer lane 0) patched by stack.PackTile.
+// stack.PackPopulation (the population rides in layer lane 0) patched by stack.PackTile. The grid
+// and the weights textures may hold a band of the field: they start at the global texel
+// head.targetOrigin (stack.PackTarget; 0 for a whole-field grid), and the grid header's width is the
+// band's.
 //
 //!include noise.wgsl
 //!include field.wgsl
@@ -106,7 +109,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     let gi = P.head.tileOrigin + local;
     gPx = P.head.fieldMin.x + (f32(gi.x) + 0.5) * P.head.wTexel.x;
     gPz = P.head.fieldMin.y + (f32(gi.y) + 0.5) * P.head.wTexel.y;
-    gTexel = vec2<i32>(gi);
+    gTexel = vec2<i32>(gi - P.head.targetOrigin); // the weights and the grid start at targetOrigin
     gHaveTaps = false;
 
     // density · Π band, stopping once the product reaches 0 (as stack.Compiled.DensityAt).
@@ -115,7 +118,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
     for (var ri = L.ruleStart; ri < L.ruleStart + L.ruleCount && v != 0.0; ri = ri + 1u) {
         v = v * ruleBand(ri);
     }
-    D.values[gi.y * D.width + gi.x] = v;
+    D.values[u32(gTexel.y) * D.width + u32(gTexel.x)] = v;
     if (v > 0.0) {
         atomicMax(&D.maxBits, bitcast<u32>(v));
     }

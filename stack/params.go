@@ -12,7 +12,7 @@ import (
 // layer lanes, then RuleLanes lanes per rule. docs/params.md describes it lane by lane; the WGSL
 // struct it feeds is checked against ParamsLayout by a GPU test.
 const (
-	HeadLanes  = 4
+	HeadLanes  = 5
 	LayerLanes = 8
 	RuleLanes  = 3
 	LaneWords  = 4
@@ -58,6 +58,8 @@ var ParamsLayout = []Field{
 	{"Head.tileSize", 40, 8, "vec2<u32>"},
 	{"Head.bufOrigin", 48, 8, "vec2<u32>"},
 	{"Head.bufSize", 56, 8, "vec2<u32>"},
+	{"Head.targetOrigin", 64, 8, "vec2<u32>"},
+	{"Head.targetPad", 72, 8, "vec2<u32>"},
 
 	{"Layer.strength", 0, 4, "f32"},
 	{"Layer.ruleStart", 4, 4, "u32"},
@@ -188,6 +190,17 @@ func PackTile(p []uint32, tileOrigin, tileSize, bufOrigin, bufSize [2]uint32) {
 	}
 	copy(p[8:12], []uint32{tileOrigin[0], tileOrigin[1], tileSize[0], tileSize[1]})
 	copy(p[12:16], []uint32{bufOrigin[0], bufOrigin[1], bufSize[0], bufSize[1]})
+}
+
+// PackTarget patches head lane 4: the global weight texel at which the bound target (the weights
+// textures, the density grid) starts. A kernel writes global texel g at g − targetOrigin of its
+// target, so a bake can evaluate a field band by band into a band-sized target with the bytes of
+// the whole field's run. Pack leaves it (0, 0): a whole-field target.
+func PackTarget(p []uint32, targetOrigin [2]uint32) {
+	if len(p) < HeadLanes*LaneWords {
+		return
+	}
+	p[16], p[17] = targetOrigin[0], targetOrigin[1]
 }
 
 func checkPackable(s *Stack, g *Geometry) error {
@@ -322,6 +335,27 @@ func UnpackLayer(p []uint32, l int) (PackedLayer, bool) {
 		return PackedLayer{}, false
 	}
 	return PackedLayer{math.Float32frombits(p[w]), p[w+1], p[w+2], p[w+3]}, true
+}
+
+// DrawsNoise reports whether packed layer params p make the kernel draw noise: a rule of layers
+// 1.. with a jitter or a noise input (layer 0's rules are never evaluated). It is the test the
+// WGSL makes before filling its lattice cache; the GPU host code runs the plain kernel when it is
+// false, since for such a stack the cache is pure cost.
+func DrawsNoise(p []uint32) bool {
+	if len(p) < RulesWord {
+		return false
+	}
+	noiseCode, _ := InputNoise.Code()
+	for l := 1; l < min(int(p[7]), LayerLanes); l++ {
+		pl, _ := UnpackLayer(p, l)
+		for r := pl.RuleStart; r < pl.RuleStart+pl.RuleCount; r++ {
+			pr, ok := UnpackRule(p, int(r))
+			if ok && (pr.Jitter != 0 || pr.Input == noiseCode) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func f32bits(v float64) uint32 { return math.Float32bits(float32(v)) }

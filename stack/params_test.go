@@ -27,7 +27,7 @@ func TestPackLayout(t *testing.T) {
 	for _, f := range ParamsLayout {
 		off[f.Name] = f.Offset
 	}
-	if off["Params.rules"] != 192 || off["Head.layerCount"] != 28 || off["Rule.noiseSeed"] != 44 {
+	if off["Params.rules"] != 208 || off["Head.targetOrigin"] != 64 || off["Head.layerCount"] != 28 || off["Rule.noiseSeed"] != 44 {
 		t.Errorf("layout offsets: %v", off)
 	}
 	word := func(layer int, name string) uint32 { return p[(LayersOffset+layer*LayerBytes+off[name])/4] }
@@ -216,5 +216,58 @@ func TestCompiledPopulation(t *testing.T) {
 		if got := d.Weights(&TexelInputs{Slope: tc.slope}); got != tc.want {
 			t.Errorf("dunes at %v°: %v, want %v", tc.slope, got, tc.want)
 		}
+	}
+}
+
+// TestPackTarget: lane 4 carries the target's first texel; Pack leaves it 0 and PackTile does not
+// touch it.
+func TestPackTarget(t *testing.T) {
+	p, err := Pack(StressStack(), testGeom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p[16] != 0 || p[17] != 0 {
+		t.Fatalf("Pack wrote target origin %v", p[16:18])
+	}
+	PackTarget(p, [2]uint32{256, 4096})
+	PackTile(p, [2]uint32{1, 2}, [2]uint32{3, 4}, [2]uint32{5, 6}, [2]uint32{7, 8})
+	if p[16] != 256 || p[17] != 4096 || p[18] != 0 || p[19] != 0 {
+		t.Errorf("head lane 4 = %v, want [256 4096 0 0]", p[16:20])
+	}
+	if p[8] != 1 || p[15] != 8 {
+		t.Errorf("PackTile lanes = %v", p[8:16])
+	}
+}
+
+// TestDrawsNoise: the sample stack (one slope rule, no jitter) draws none; the stress stack does;
+// noise on layer 0 only does not count, since its rules are never evaluated.
+func TestDrawsNoise(t *testing.T) {
+	pack := func(s *Stack) []uint32 {
+		p, err := Pack(s, testGeom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if DrawsNoise(pack(SampleDunes())) {
+		t.Error("sample stack: DrawsNoise = true")
+	}
+	if !DrawsNoise(pack(StressStack())) {
+		t.Error("stress stack: DrawsNoise = false")
+	}
+	s := SampleDunes()
+	s.Layers[1].Rules[0].Jitter = 2
+	if !DrawsNoise(pack(s)) {
+		t.Error("sample with a jittered rock rule: DrawsNoise = false")
+	}
+	s = SampleDunes()
+	s.Layers[1].Rules = append(s.Layers[1].Rules, Rule{Input: InputNoise, Min: F(0.3)})
+	if !DrawsNoise(pack(s)) {
+		t.Error("sample with a noise rule: DrawsNoise = false")
+	}
+	s = SampleDunes()
+	s.Layers[0].Rules = []Rule{{Input: InputNoise, Min: F(0.3)}}
+	if DrawsNoise(pack(s)) {
+		t.Error("noise only on layer 0: DrawsNoise = true")
 	}
 }

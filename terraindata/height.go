@@ -96,8 +96,14 @@ func (g *HeightGrid) Row(y int, dst []float32) error {
 	return nil
 }
 
-// WriteHeight streams the rgba32f height payload to dir (height.texture) row by row.
+// WriteHeight streams the rgba32f height payload to dir (height.texture) row by row, with the
+// zero Encoder.
 func WriteHeight(dir string, g *HeightGrid) (TextureInfo, error) {
+	return (&Encoder{}).Height(dir, g)
+}
+
+// Height streams the rgba32f height payload to dir (height.texture) row by row.
+func (e *Encoder) Height(dir string, g *HeightGrid) (TextureInfo, error) {
 	if err := g.check(); err != nil {
 		return TextureInfo{}, err
 	}
@@ -106,7 +112,7 @@ func WriteHeight(dir string, g *HeightGrid) (TextureInfo, error) {
 			return TextureInfo{}, fmt.Errorf("terraindata: height texel (%d,%d) is %v", i%g.W, i/g.W, v)
 		}
 	}
-	return WriteTextureFloat(dir, RGBA32F, g.W, g.H, g.Row)
+	return e.Float(dir, RGBA32F, g.W, g.H, g.Row)
 }
 
 // HolesImage returns the rgba8 holes mask (R 255 ground, 0 hole; G, B 0; A 255), or nil when the
@@ -126,13 +132,19 @@ func (g *HeightGrid) HolesImage() *image.NRGBA {
 	return img
 }
 
-// WriteHoles writes holes.texture to dir when the grid has a hole and reports whether it did.
+// WriteHoles writes holes.texture to dir when the grid has a hole and reports whether it did,
+// with the zero Encoder.
 func WriteHoles(dir string, g *HeightGrid) (bool, error) {
+	return (&Encoder{}).Holes(dir, g)
+}
+
+// Holes writes holes.texture to dir when the grid has a hole and reports whether it did.
+func (e *Encoder) Holes(dir string, g *HeightGrid) (bool, error) {
 	img := g.HolesImage()
 	if img == nil {
 		return false, nil
 	}
-	if _, err := WriteTextureRGBA8(dir, img, Linear); err != nil {
+	if _, err := e.RGBA8(dir, img, Linear); err != nil {
 		return false, err
 	}
 	return true, nil

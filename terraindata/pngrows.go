@@ -33,8 +33,6 @@ type pngRows struct {
 	crc        hash.Hash32
 }
 
-var pngSignature = []byte("\x89PNG\r\n\x1a\n")
-
 // errPNG marks a malformed or unsupported PNG payload.
 var errPNG = errors.New("png")
 

@@ -2,6 +2,7 @@ package terraindata
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -230,6 +232,50 @@ type badValues struct {
 	ch     string
 	v      float32
 	reason string
+}
+
+// Each streams every block to fn, making the checks Next makes: an EXR payload's blocks are
+// decoded on every core (fn is called under a lock, blocks in no particular order — a 16384²
+// height is 4 GiB of floats), a PNG payload's rows one at a time in order.
+func (s *Stream) Each(fn func(Block) error) error {
+	if s.pr != nil {
+		for {
+			b, err := s.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := fn(b); err != nil {
+				return err
+			}
+		}
+	}
+	var mu sync.Mutex
+	err := s.er.Blocks(context.Background(), 0, func(y0, n int, rows [][]float32) error {
+		nc := len(rows)
+		vals := rows[0]
+		if nc > 1 {
+			vals = make([]float32, len(rows[0])*nc)
+			for c := 0; c < nc; c++ {
+				for i, v := range rows[c] {
+					vals[i*nc+c] = v
+				}
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		s.checkValues(y0, vals, nc)
+		return fn(Block{Y0: y0, N: n, Float: vals})
+	})
+	if err != nil {
+		return s.fail(err)
+	}
+	if b := s.bad; b.n > 0 {
+		return s.fail(fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason))
+	}
+	return nil
 }
 
 // Stream opens the child's payload for reading block by block.

@@ -1,12 +1,15 @@
 package terraindata
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"strata/progress"
 )
 
 // Saving is atomic (SPEC "terrainData on disk"): the whole new container is written into a
@@ -83,12 +86,66 @@ func Recover(path string) error {
 // there is one (re-baking keeps references resolved), else a new random one. Children get guids
 // derived from the landscape's and their path.
 func Save(path string, c *Container, write func(dir string) error) error {
-	if err := Recover(path); err != nil {
+	return SaveWith(path, c, write, SaveOptions{})
+}
+
+// StageValidate is the stage SaveOptions.Progress reports: the written container validated (1 of
+// 3), made durable (2) and swapped in (3).
+const StageValidate = "validate"
+
+// SaveOptions add cancellation and progress to Save.
+type SaveOptions struct {
+	// Context cancels the save at any point before the swap (write should watch it too): the
+	// temporary folder is removed and the old container stays as it was. Once the swap has begun
+	// it runs to the end, a few renames.
+	Context context.Context
+	// Progress receives (StageValidate, done, 3) after write returns; nil = none.
+	Progress progress.Func
+}
+
+// SaveWith is Save with cancellation and progress.
+func SaveWith(path string, c *Container, write func(dir string) error, o SaveOptions) error {
+	s, err := BeginSave(path, c, o)
+	if err != nil {
 		return err
+	}
+	if write != nil {
+		if err := write(s.Dir()); err != nil {
+			return s.Fail(err)
+		}
+	}
+	return s.Commit()
+}
+
+// Saving is a save in progress (steps 1–4 of the protocol above, split at the write): BeginSave
+// makes the temporary folder, the caller writes children into Dir — at its own pace, some of
+// them while it is still computing the others (a bake writes the height while the GPU evaluates)
+// — and Commit validates, makes durable and swaps in, or Abort drops it all. Until Commit swaps,
+// the container at the path is untouched.
+type Saving struct {
+	path, newDir, oldDir string
+	c                    *Container
+	ctx                  context.Context
+	report               progress.Func
+	over                 bool
+}
+
+// BeginSave resolves an interrupted save at path, settles the landscape's guid (as Save) and
+// makes the temporary folder the children go into.
+func BeginSave(path string, c *Container, o SaveOptions) (*Saving, error) {
+	s := &Saving{path: path, c: c, ctx: o.Context, report: o.Progress}
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
+	if s.report == nil {
+		s.report = progress.Nop
+	}
+	if err := Recover(path); err != nil {
+		return nil, err
 	}
 	guid, err := existingGUID(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.m.GUID != "" {
 		guid = c.m.GUID
@@ -98,19 +155,59 @@ func Save(path string, c *Container, write func(dir string) error) error {
 	}
 	c.m.GUID = guid
 	c.m.Version = Version
-	newDir, oldDir := siblings(path)
-	if err := os.MkdirAll(newDir, 0o755); err != nil {
-		return fmt.Errorf("terraindata: %w", err)
+	s.newDir, s.oldDir = siblings(path)
+	if err := os.MkdirAll(s.newDir, 0o755); err != nil {
+		return nil, fmt.Errorf("terraindata: %w", err)
 	}
+	return s, nil
+}
+
+// Dir is the temporary folder the children are written into.
+func (s *Saving) Dir() string { return s.newDir }
+
+// Abort drops the temporary folder; the container at the path stays as it was. Safe after Commit
+// (it does nothing) and twice.
+func (s *Saving) Abort() {
+	if s != nil && !s.over {
+		s.over = true
+		os.RemoveAll(s.newDir)
+	}
+}
+
+// Fail drops the save after a failed write and returns the error as Save reports it (after a
+// cancelled context: that the old container is unchanged).
+func (s *Saving) Fail(err error) error {
+	if s.ctx.Err() != nil {
+		return s.cancelled()
+	}
+	s.Abort()
+	return fmt.Errorf("terraindata: writing %s: %w", s.path, err)
+}
+
+// cancelled aborts when the context is done and says the old container is unchanged.
+func (s *Saving) cancelled() error {
+	if err := s.ctx.Err(); err != nil {
+		s.Abort()
+		return fmt.Errorf("terraindata: not saving %s (%w): the old container is unchanged", s.path, err)
+	}
+	return nil
+}
+
+// Commit stamps guids, writes terrain.yaml, validates the result (an invalid one is dropped, the
+// old stays), makes it durable and swaps it in, reporting StageValidate 0…3.
+func (s *Saving) Commit() error {
+	if s.over {
+		return fmt.Errorf("terraindata: saving %s: already committed or aborted", s.path)
+	}
+	path, newDir, oldDir, c := s.path, s.newDir, s.oldDir, s.c
 	fail := func(err error) error {
-		os.RemoveAll(newDir)
+		s.Abort()
 		return err
 	}
-	if write != nil {
-		if err := write(newDir); err != nil {
-			return fail(fmt.Errorf("terraindata: writing %s: %w", path, err))
-		}
+	if err := s.cancelled(); err != nil {
+		return err
 	}
+	s.report(StageValidate, 0, 3)
 	if err := stampGUIDs(newDir, &c.m); err != nil {
 		return fail(err)
 	}
@@ -124,17 +221,25 @@ func Save(path string, c *Container, write func(dir string) error) error {
 	if probs := Validate(newDir); len(probs) > 0 {
 		return fail(fmt.Errorf("terraindata: not saving %s, the written container is invalid:\n%w", path, Problems(probs)))
 	}
+	s.report(StageValidate, 1, 3)
 	if err := syncTree(newDir); err != nil {
 		return fail(err)
 	}
+	s.report(StageValidate, 2, 3)
+	if err := s.cancelled(); err != nil {
+		return err
+	}
+	s.over = true // from here the swap runs to the end
 	parent := filepath.Dir(filepath.Clean(path))
 	had, err := exists(path)
 	if err != nil {
-		return fail(err)
+		os.RemoveAll(newDir)
+		return err
 	}
 	if had {
 		if err := os.Rename(path, oldDir); err != nil {
-			return fail(fmt.Errorf("terraindata: moving %s aside: %w", path, err))
+			os.RemoveAll(newDir)
+			return fmt.Errorf("terraindata: moving %s aside: %w", path, err)
 		}
 		if err := syncDir(parent); err != nil {
 			return err
@@ -152,6 +257,7 @@ func Save(path string, c *Container, write func(dir string) error) error {
 		}
 	}
 	c.path, c.readDir = path, path
+	s.report(StageValidate, 3, 3)
 	return nil
 }
 

@@ -2,11 +2,12 @@ package terraindata
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -77,9 +78,41 @@ func floatChannels(f Format) []string {
 	return []string{"R", "G", "B", "A"}
 }
 
-// WriteTextureRGBA8 writes img as a .texture folder at dir (created if needed). The guid is
-// random; Save replaces it with one derived from the container, so re-bakes keep it.
+// Encoder writes .texture children with their payloads compressed on every core: PNG rows in
+// deflate segments stitched into one zlib stream (png.go), EXR ZIP blocks each on its own
+// (exr.Writer.WriteBlocks). The zero value is ready: every core, no cancellation, no progress.
+type Encoder struct {
+	// Context stops a write between blocks; the half-written child is left for the caller (Save
+	// removes its whole temporary folder).
+	Context context.Context
+	// Workers is the number of goroutines compressing; ≤ 0 means GOMAXPROCS.
+	Workers int
+	// Progress receives the raw (uncompressed) bytes of each block as it is written; may be nil.
+	Progress func(raw int64)
+}
+
+func (e *Encoder) ctx() context.Context {
+	if e == nil || e.Context == nil {
+		return context.Background()
+	}
+	return e.Context
+}
+
+func (e *Encoder) report(n int64) {
+	if e != nil && e.Progress != nil {
+		e.Progress(n)
+	}
+}
+
+// WriteTextureRGBA8 writes img as a .texture folder at dir (created if needed), with the zero
+// Encoder. The guid is random; Save replaces it with one derived from the container, so re-bakes
+// keep it.
 func WriteTextureRGBA8(dir string, img *image.NRGBA, colorSpace string) (TextureInfo, error) {
+	return (&Encoder{}).RGBA8(dir, img, colorSpace)
+}
+
+// RGBA8 writes img as a .texture folder at dir (created if needed) holding data.png.
+func (e *Encoder) RGBA8(dir string, img *image.NRGBA, colorSpace string) (TextureInfo, error) {
 	b := img.Bounds()
 	if b.Dx() <= 0 || b.Dy() <= 0 {
 		return TextureInfo{}, fmt.Errorf("terraindata: %s: empty image", dir)
@@ -92,9 +125,12 @@ func WriteTextureRGBA8(dir string, img *image.NRGBA, colorSpace string) (Texture
 	if err != nil {
 		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
 	}
-	bw := bufio.NewWriter(f)
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	err = enc.Encode(bw, img)
+	bw := bufio.NewWriterSize(f, 1<<20)
+	row := func(y int) []byte {
+		o := img.PixOffset(b.Min.X, b.Min.Y+y)
+		return img.Pix[o : o+4*b.Dx()]
+	}
+	err = encodeRGBA8(e.ctx(), bw, b.Dx(), b.Dy(), row, e.workers(), e.report)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -108,12 +144,27 @@ func WriteTextureRGBA8(dir string, img *image.NRGBA, colorSpace string) (Texture
 	return info, writeInfo(dir, info)
 }
 
+func (e *Encoder) workers() int {
+	if e == nil {
+		return 0
+	}
+	return e.Workers
+}
+
 // RowFunc fills dst with row y of a float texture: width × Components values, interleaved per
-// texel. Producing rows on demand is what keeps an 8192² height payload off the heap.
+// texel. Producing rows on demand is what keeps an 8192² height payload off the heap. It is
+// called from several goroutines at once, for different rows.
 type RowFunc func(y int, dst []float32) error
 
-// WriteTextureFloat streams a float texture (rgba32f or r32f) to dir as a ZIP-compressed EXR.
+// WriteTextureFloat streams a float texture (rgba32f or r32f) to dir as a ZIP-compressed EXR,
+// with the zero Encoder.
 func WriteTextureFloat(dir string, format Format, width, height int, rows RowFunc) (TextureInfo, error) {
+	return (&Encoder{}).Float(dir, format, width, height, rows)
+}
+
+// Float streams a float texture (rgba32f or r32f) to dir as a ZIP-compressed EXR, its blocks
+// filled from rows and compressed on every core.
+func (e *Encoder) Float(dir string, format Format, width, height int, rows RowFunc) (TextureInfo, error) {
 	if format != RGBA32F && format != R32F {
 		return TextureInfo{}, fmt.Errorf("terraindata: %s: format %q is not a float format", dir, format)
 	}
@@ -125,7 +176,7 @@ func WriteTextureFloat(dir string, format Format, width, height int, rows RowFun
 	if err != nil {
 		return TextureInfo{}, fmt.Errorf("terraindata: %w", err)
 	}
-	err = writeFloatEXR(f, format, width, height, rows)
+	err = e.writeFloatEXR(f, format, width, height, rows)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -136,8 +187,9 @@ func WriteTextureFloat(dir string, format Format, width, height int, rows RowFun
 	return info, writeInfo(dir, info)
 }
 
-// writeFloatEXR pulls rows sixteen at a time (one ZIP block) and hands them to the exr writer.
-func writeFloatEXR(f *os.File, format Format, width, height int, rows RowFunc) error {
+// writeFloatEXR fills each ZIP block (sixteen rows) from rows, de-interleaved into the EXR's
+// channel planes, on every core.
+func (e *Encoder) writeFloatEXR(f *os.File, format Format, width, height int, rows RowFunc) error {
 	names := floatChannels(format)
 	nc := len(names)
 	bw := &seekBuffer{f: f, w: bufio.NewWriterSize(f, 1<<20)}
@@ -145,17 +197,21 @@ func writeFloatEXR(f *os.File, format Format, width, height int, rows RowFunc) e
 	if err != nil {
 		return err
 	}
-	const batch = 16
-	row := make([]float32, width*nc)
-	planes := make([][]float32, nc)
-	for c := range planes {
-		planes[c] = make([]float32, batch*width)
-	}
-	for y0 := 0; y0 < height; y0 += batch {
-		n := min(batch, height-y0)
+	rowBytes := int64(width * nc * 4)
+	var pool sync.Pool // a row buffer per goroutine at a time
+	err = w.WriteBlocks(e.ctx(), e.workers(), func(y0, n int, planes [][]float32) error {
+		row, _ := pool.Get().([]float32)
+		if len(row) != width*nc {
+			row = make([]float32, width*nc)
+		}
+		defer pool.Put(row)
 		for l := 0; l < n; l++ {
 			if err := rows(y0+l, row); err != nil {
 				return fmt.Errorf("row %d: %w", y0+l, err)
+			}
+			if nc == 1 {
+				copy(planes[0][l*width:(l+1)*width], row)
+				continue
 			}
 			for x := 0; x < width; x++ {
 				for c := 0; c < nc; c++ {
@@ -163,13 +219,10 @@ func writeFloatEXR(f *os.File, format Format, width, height int, rows RowFunc) e
 				}
 			}
 		}
-		cut := make([][]float32, nc)
-		for c := range cut {
-			cut[c] = planes[c][:n*width]
-		}
-		if err := w.WriteRows(cut); err != nil {
-			return err
-		}
+		return nil
+	}, func(n int) { e.report(int64(n) * rowBytes) })
+	if err != nil {
+		return err
 	}
 	if err := w.Close(); err != nil {
 		return err
@@ -193,13 +246,19 @@ func (s *seekBuffer) Seek(off int64, whence int) (int64, error) {
 	return s.f.Seek(off, whence)
 }
 
-// WriteTextureFloatPixels writes a float texture held whole (Float layout of Texture).
+// WriteTextureFloatPixels writes a float texture held whole (Float layout of Texture), with the
+// zero Encoder.
 func WriteTextureFloatPixels(dir string, format Format, width, height int, pix []float32) (TextureInfo, error) {
+	return (&Encoder{}).FloatPixels(dir, format, width, height, pix)
+}
+
+// FloatPixels writes a float texture held whole (Float layout of Texture).
+func (e *Encoder) FloatPixels(dir string, format Format, width, height int, pix []float32) (TextureInfo, error) {
 	nc := format.Components()
 	if len(pix) != width*height*nc {
 		return TextureInfo{}, fmt.Errorf("terraindata: %s: %d values for %dx%d %s", dir, len(pix), width, height, format)
 	}
-	return WriteTextureFloat(dir, format, width, height, func(y int, dst []float32) error {
+	return e.Float(dir, format, width, height, func(y int, dst []float32) error {
 		copy(dst, pix[y*width*nc:(y+1)*width*nc])
 		return nil
 	})

@@ -184,15 +184,7 @@ func (v *validator) texture(ref *Ref, want Format, m *Manifest) (TextureInfo, bo
 	}
 	defer s.Close()
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for {
-		b, err := s.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			v.probs = append(v.probs, problem(err, s.File, ref.Field))
-			return TextureInfo{}, false
-		}
+	err = s.Each(func(b Block) error {
 		if ref.Role == "height" {
 			for i := 0; i+3 < len(b.Float); i += 4 {
 				if h := float64(b.Float[i]); b.Float[i+3] > 0 {
@@ -200,6 +192,11 @@ func (v *validator) texture(ref *Ref, want Format, m *Manifest) (TextureInfo, bo
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		v.probs = append(v.probs, problem(err, s.File, ref.Field))
+		return TextureInfo{}, false
 	}
 	if hr := m.HeightRange; ref.Role == "height" && lo <= hi && (float32(lo) < float32(hr[0]) || float32(hi) > float32(hr[1])) {
 		v.add(filepath.Join(v.root, ManifestFile), "heightRange", "%v does not contain the ground's heights [%v, %v]", hr, lo, hi)

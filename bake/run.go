@@ -1,0 +1,89 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"strata/stack"
+)
+
+// StageLoad is the stage of reading the sources (the sample's field is generated).
+const StageLoad = "load"
+
+// Job is one bake from its sources to a container on disk: what `strata bake` runs, and `strata
+// bench bake` times.
+type Job struct {
+	Sources Sources
+	Out     string
+	EvalOptions
+	// StackWarning receives each warning of the stack's validation (its String says "warning:");
+	// nil = none.
+	StackWarning func(stack.Problem)
+}
+
+// Result is what a Job made.
+type Result struct {
+	Landscape *Landscape
+	Backend   string // the evaluator, in words (Evaluate)
+}
+
+// Run bakes j: the GPU starts opening (unless CPU) while the sources load, the stack's warnings go
+// to StackWarning, Evaluate fills the landscape while the ground is already being written, and the
+// save completes atomically (as WriteContext). Progress and
+// timings follow every stage; a cancelled ctx stops it at the next block and leaves the container
+// already at j.Out as it was.
+func Run(ctx context.Context, j Job) (*Result, error) {
+	o := j.EvalOptions
+	if !o.CPU && o.GPU == nil && o.Start == nil {
+		o.Start = StartGPU(ctx)
+		defer o.Start.Release() // when the bake ends before Evaluate takes it
+	}
+	report := o.progress()
+	t0 := time.Now()
+	report(StageLoad, 0, 1)
+	l, warnings, err := Load(j.Sources)
+	if err != nil {
+		return nil, err
+	}
+	report(StageLoad, 1, 1)
+	o.Timings.Since(StageLoad, t0)
+	for _, p := range warnings {
+		if j.StackWarning != nil {
+			j.StackWarning(p)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	// The save starts now: the ground (the height payload, which the stack does not change) is
+	// compressed while the stack is evaluated — behind the GPU's start and its kernels, or beside
+	// the Go reference — and the rest once the weights are in.
+	geo, err := NewGeometry(l.Stack, l.Field, o.Resolution)
+	if err != nil {
+		return nil, err
+	}
+	pops := make([]int64, len(l.Stack.Populations))
+	for i := range pops {
+		pops[i] = int64(geo.Field.WeightsW) * int64(geo.Field.WeightsH)
+	}
+	w, err := beginWrite(ctx, j.Out, l, WriteOptions{Progress: o.Progress, Timings: o.Timings}, geo.Field.WeightsW, geo.Field.WeightsH, pops)
+	if err != nil {
+		return nil, err
+	}
+	ground := make(chan error, 1)
+	go func() { ground <- w.ground() }()
+	backend, err := Evaluate(ctx, l, o)
+	gerr := <-ground
+	switch {
+	case err != nil:
+		w.s.Abort()
+		return nil, err
+	case gerr != nil:
+		return nil, w.s.Fail(gerr)
+	}
+	if err := w.finish(); err != nil {
+		return nil, err
+	}
+	return &Result{Landscape: l, Backend: backend}, nil
+}

@@ -1,0 +1,242 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"strata/progress"
+	"strata/terraindata"
+)
+
+// Write saves l as the terrainData container at path, atomically (terraindata.Save): the old
+// container stays until the new one is complete and valid. Re-baking the same path keeps its guid.
+func Write(path string, l *Landscape) error {
+	return WriteContext(context.Background(), path, l, WriteOptions{})
+}
+
+// WriteOptions add progress and timing to WriteContext.
+type WriteOptions struct {
+	Progress progress.Func // StageEncodeHeight, StageEncode (MiB of payload), StageValidate; nil = none
+	Timings  *Timings      // encode per child, validate, sync + swap; nil = none
+}
+
+// WriteContext is Write with cancellation and progress: the payloads are compressed on every core
+// (reported as StageEncode, MiB of payload), then the container is validated, made durable and
+// swapped in (StageValidate). A cancelled ctx before the swap leaves the old container exactly as
+// it was (terraindata.SaveWith).
+func WriteContext(ctx context.Context, path string, l *Landscape, o WriteOptions) error {
+	if l.Weights == nil || l.Field == nil || (l.Stack == nil && l.Baked == nil) {
+		return fmt.Errorf("bake: write %s: nothing evaluated", path)
+	}
+	if _, _, err := l.childNames(); err != nil {
+		return fmt.Errorf("%w (not writing %s)", err, path)
+	}
+	pops := make([]int64, len(l.Scatter))
+	for i, p := range l.Scatter {
+		pops[i] = int64(p.Density.W) * int64(p.Density.H)
+	}
+	w, err := beginWrite(ctx, path, l, o, l.Weights.W, l.Weights.H, pops)
+	if err != nil {
+		return err
+	}
+	if err := w.ground(); err != nil {
+		return w.s.Fail(err)
+	}
+	return w.finish()
+}
+
+// writer is one save of a landscape in progress: the ground (height, holes, placement) can be
+// written as soon as the field is loaded — bake.Run does it while the stack is evaluated — and
+// the rest once the weights and the scatter are in.
+type writer struct {
+	l   *Landscape
+	c   *terraindata.Container
+	s   *terraindata.Saving
+	enc *terraindata.Encoder // the controls, channels and densities (StageEncode)
+	gnd *terraindata.Encoder // the height and holes (StageEncodeHeight)
+	tm  *Timings
+}
+
+// beginWrite starts the save of l at path. W, H is the weights grid and pops the texels of each
+// population's density: with the field, what the encode stage's total (MiB) is made of.
+func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, W, H int, pops []int64) (*writer, error) {
+	report := o.Progress
+	if report == nil {
+		report = progress.Nop
+	}
+	c := terraindata.New()
+	c.SetGUID(l.GUID)
+	// The steps after the payloads are timed from the save's own reports: validated, durable,
+	// swapped in.
+	t0 := time.Now()
+	steps := func(stage string, k, n int) {
+		report(stage, k, n)
+		if stage == StageValidate {
+			switch k {
+			case 0:
+				t0 = time.Now()
+			case 1:
+				t0 = o.Timings.Since("validate", t0)
+			case 2:
+				t0 = o.Timings.Since("fsync", t0)
+			case 3:
+				o.Timings.Since("swap in", t0)
+			}
+		}
+	}
+	s, err := terraindata.BeginSave(path, c, terraindata.SaveOptions{Context: ctx, Progress: steps})
+	if err != nil {
+		return nil, err
+	}
+	ground, rest := l.payloadBytes(W, H, pops)
+	// Each encoder's stage starts (at 0) when its first payload does, so its bar times it alone.
+	encoder := func(stage string, total int64) *terraindata.Encoder {
+		var done atomic.Int64
+		var once sync.Once
+		return &terraindata.Encoder{Context: ctx, Progress: func(n int64) {
+			once.Do(func() { report(stage, 0, mib(total)) })
+			report(stage, mib(done.Add(n)), mib(total))
+		}}
+	}
+	return &writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings}, nil
+}
+
+// payloadBytes is the raw size of the payloads a save compresses (the progress totals): the
+// ground — the height (and holes) — and the rest: the control textures of a W×H weights grid, the
+// channels, the densities.
+func (l *Landscape) payloadBytes(W, H int, pops []int64) (ground, rest int64) {
+	f := l.Field
+	hw, hh := int64(f.Height.W), int64(f.Height.H)
+	ground = 16 * hw * hh // rgba32f height
+	for _, h := range l.Holes {
+		if h {
+			ground += hh * (1 + 4*hw)
+			break
+		}
+	}
+	n := int64(H) * (1 + 4*int64(W)) * int64(l.controlCount())
+	n += 4 * hw * hh * int64(len(f.Channels))
+	for _, p := range pops {
+		n += 4 * p
+	}
+	return ground, n
+}
+
+// controlCount is the number of control textures: layers 0–3, and 4–7 past four layers.
+func (l *Landscape) controlCount() int {
+	n := 0
+	if l.Stack != nil {
+		n = len(l.Stack.Layers)
+	} else {
+		n = len(l.Baked.Layers)
+	}
+	if n > 4 {
+		return 2
+	}
+	return 1
+}
+
+// ground writes the height payload, the holes (when there is one) and the placement: everything
+// that depends on the field alone.
+func (w *writer) ground() error {
+	l, c, enc, dir := w.l, w.c, w.gnd, w.s.Dir()
+	f := l.Field
+	ts := f.TexelSize()
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
+	t0 := time.Now()
+	if _, err := enc.Height(filepath.Join(dir, "height.texture"), hg); err != nil {
+		return err
+	}
+	t0 = w.tm.Since("encode height", t0)
+	if err := c.SetChild("height", "height.texture"); err != nil {
+		return err
+	}
+	wrote, err := enc.Holes(filepath.Join(dir, "holes.texture"), hg)
+	if err != nil {
+		return err
+	}
+	if wrote {
+		if err := c.SetChild("holes", "holes.texture"); err != nil {
+			return err
+		}
+		w.tm.Since("encode holes", t0)
+	}
+	rng := hg.Range()
+	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
+		HeightRange: [2]float64{short32(float32(rng[0])), short32(float32(rng[1]))}})
+	return nil
+}
+
+// finish writes the rest (controls, stack and layers or the carried surface table, channels,
+// densities) and commits the save; any failure aborts it, leaving the old container.
+func (w *writer) finish() error {
+	if err := w.rest(); err != nil {
+		return w.s.Fail(err)
+	}
+	if err := w.s.Commit(); err != nil {
+		return err
+	}
+	w.l.GUID = w.c.GUID()
+	return nil
+}
+
+func (w *writer) rest() error {
+	l, c, enc, dir, tm := w.l, w.c, w.enc, w.s.Dir(), w.tm
+	f := l.Field
+	t0 := time.Now()
+	wt := l.Weights
+	pix := [][]byte{wt.Lo, wt.Hi}[:l.controlCount()]
+	for i, p := range pix {
+		img := &image.NRGBA{Pix: p, Stride: wt.W * 4, Rect: image.Rect(0, 0, wt.W, wt.H)}
+		name := fmt.Sprintf("control%d.texture", i)
+		if _, err := enc.RGBA8(filepath.Join(dir, name), img, terraindata.Linear); err != nil {
+			return err
+		}
+		if err := c.SetChild(fmt.Sprintf("control%d", i), name); err != nil {
+			return err
+		}
+		t0 = tm.Since("encode "+name, t0)
+	}
+
+	if l.Stack == nil {
+		if err := l.Baked.write(dir, c); err != nil {
+			return err
+		}
+	} else if err := l.writeStack(dir, c); err != nil {
+		return err
+	}
+	t0 = tm.Since("stack, layers, atlas", t0)
+
+	chans, popChildren, err := l.childNames()
+	if err != nil {
+		return err
+	}
+	for name, g := range f.Channels {
+		child := chans[name]
+		if _, err := enc.FloatPixels(filepath.Join(dir, child), terraindata.R32F, g.W, g.H, g.Data); err != nil {
+			return err
+		}
+		if err := c.SetChild("channels."+name, child); err != nil {
+			return err
+		}
+		t0 = tm.Since("encode "+child, t0)
+	}
+
+	var pops []terraindata.Population
+	for i, p := range l.Scatter {
+		child := popChildren[i]
+		if _, err := enc.FloatPixels(filepath.Join(dir, child), terraindata.R32F, p.Density.W, p.Density.H, p.Density.Data); err != nil {
+			return err
+		}
+		pops = append(pops, terraindata.Population{Name: p.Name, Density: child, Spacing: short32(p.Spacing),
+			Seed: p.Seed, Scale: p.Scale, Mesh: p.Mesh, Count: p.Count})
+		t0 = tm.Since("encode "+child, t0)
+	}
+	c.SetScatter(pops)
+	return l.Script.write(dir, c)
+}
