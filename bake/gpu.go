@@ -2,6 +2,7 @@ package bake
 
 import (
 	"context"
+	"image"
 	"errors"
 	"fmt"
 	"sync"
@@ -111,6 +112,31 @@ func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo 
 	report := opt.progress()
 	report(StageEvaluate, 0, len(tiles))
 	return g.runTiles(ctx, g.target, params, f, s.Channels(), tiles, func(k int) { report(StageEvaluate, k, len(tiles)) })
+}
+
+// RunResident queues the weights texels of rects (of geo's weights grid) of s into the GPU
+// target, reading the field where fb holds it on the device (FieldBuffers.Upload with
+// s.Channels() first): one dispatch a rect and no upload but the params. The editor keeps its
+// field there between edits; the bytes are those of RunTiles.
+func (g *GPU) RunResident(ctx context.Context, s *stack.Stack, geo *Geometry, fb *gpu.FieldBuffers, rects []image.Rectangle) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.weights == nil {
+		return errors.New("bake: GPU evaluator is released")
+	}
+	params, err := stack.Pack(s, geo.Stack)
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if err := g.ensureTarget(geo.Field.WeightsW, geo.Field.WeightsH); err != nil {
+		return err
+	}
+	for _, r := range rects {
+		if err := g.weights.RunResident(ctx, g.target, params, fb, r); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+	}
+	return nil
 }
 
 // runTiles queues tiles into target; done(k) follows each. g.mu held.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 	"math"
 	"unsafe"
 
@@ -33,6 +34,10 @@ type ScatterKernel struct {
 	densBG    *wgpu.BindGroup
 	densBound [4]bool
 	densTgt   *WeightsTarget
+	// densField is the resident field the density bind group reads (nil: the own tile buffers),
+	// densBufs the buffers it was built on.
+	densField *FieldBuffers
+	densBufs  [5]*wgpu.Buffer
 	gridW     uint32
 	gridH     uint32
 	gridAt    [2]uint32 // the global weight texel of the grid's first value (DensityBand)
@@ -280,7 +285,7 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 	copy(p, params)
 	stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
 	stack.PackTarget(p, k.gridAt)
-	rebind := k.densBG == nil || weights != k.densTgt
+	rebind := k.densBG == nil || weights != k.densTgt || k.densField != nil
 	re, err := k.params.Upload(k.scratch.words(p))
 	if err != nil {
 		return err
@@ -311,14 +316,28 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 }
 
 func (k *ScatterKernel) bindDensity(weights *WeightsTarget, chans [4][]float32) error {
-	k.dropDensityBinding(true)
-	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, k.height)}
+	var bufs [4]*Buffer
 	for i, c := range chans {
-		b := k.height
 		if c != nil {
-			b = k.chans[i]
+			bufs[i] = k.chans[i]
+		}
+	}
+	return k.bindDensityBuffers(weights, k.height, bufs, nil)
+}
+
+// bindDensityBuffers builds the density bind group on height and the channel buffers (nil: an
+// unbound slot); resident names the resident field they belong to, if any.
+func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffer, chans [4]*Buffer, resident *FieldBuffers) error {
+	k.dropDensityBinding(true)
+	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, height)}
+	k.densBufs[0] = height.Buf
+	for i, c := range chans {
+		b := height
+		if c != nil {
+			b = c
 		}
 		k.densBound[i] = c != nil
+		k.densBufs[1+i] = b.Buf
 		entries = append(entries, BufferEntry(uint32(2+i), b))
 	}
 	lo, hi := k.dummy, k.dummy
@@ -328,11 +347,77 @@ func (k *ScatterKernel) bindDensity(weights *WeightsTarget, chans [4][]float32) 
 	entries = append(entries, TextureEntry(6, lo), TextureEntry(7, hi), BufferEntry(8, k.grid))
 	bg, err := k.densPipe.BindGroup("terrain_scatter_density group0", entries...)
 	if err != nil {
-		k.densTgt = nil
+		k.densTgt, k.densField = nil, nil
 		return err
 	}
-	k.densBG, k.densTgt = bg, weights
+	k.densBG, k.densTgt, k.densField = bg, weights, resident
 	return nil
+}
+
+// DensityResident is Density over the weights texels of rect of a w×h grid, reading the field
+// where fb holds it (no tile uploads): one dispatch. Like Density it resets the maximum, so it
+// reports the maximum over rect; the density of texels outside rect stays as the last run left
+// it (the editor re-runs the tiles an edit touched, and the whole grid when the spacing follows).
+func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w, h uint32, weights *WeightsTarget, fb *FieldBuffers, rect image.Rectangle) (float32, error) {
+	if k == nil || k.densPipe == nil {
+		return 0, fmt.Errorf("gpu: scatter density: nil or released kernel")
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("gpu: scatter density: %w", err)
+	}
+	if fb == nil || fb.Height == nil {
+		return 0, fmt.Errorf("gpu: scatter density: no resident field (FieldBuffers.Upload first)")
+	}
+	if err := checkDensityParams(params, weights); err != nil {
+		return 0, err
+	}
+	if weights != nil && (weights.W != w || weights.H != h || weights.Origin != [2]uint32{}) {
+		return 0, fmt.Errorf("gpu: scatter density: weights are %dx%d at %v, the grid is %dx%d", weights.W, weights.H, weights.Origin, w, h)
+	}
+	if !rect.In(image.Rect(0, 0, int(w), int(h))) {
+		return 0, fmt.Errorf("gpu: scatter density: rect %v outside the %dx%d grid", rect, w, h)
+	}
+	if err := k.resetGrid(w, h); err != nil {
+		return 0, err
+	}
+	k.gridAt = [2]uint32{}
+	if !rect.Empty() {
+		t := fb.tile(rect)
+		p := make([]uint32, len(params))
+		copy(p, params)
+		stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
+		stack.PackTarget(p, k.gridAt)
+		re, err := k.params.Upload(k.scratch.words(p))
+		if err != nil {
+			return 0, err
+		}
+		stale := fb.Height.Buf != k.densBufs[0]
+		for i := range fb.Chans {
+			stale = stale || fb.buffer(i).Buf != k.densBufs[1+i] || fb.bound()[i] != k.densBound[i]
+		}
+		if re || stale || k.densBG == nil || weights != k.densTgt || k.densField != fb {
+			var chans [4]*Buffer
+			for i, b := range fb.bound() {
+				if b {
+					chans[i] = fb.Chans[i]
+				}
+			}
+			if err := k.bindDensityBuffers(weights, fb.Height, chans, fb); err != nil {
+				return 0, err
+			}
+		}
+		gx := (t.Size[0] + densityWorkgroup - 1) / densityWorkgroup
+		gy := (t.Size[1] + densityWorkgroup - 1) / densityWorkgroup
+		if err := k.dev.Dispatch("terrain_scatter_density", k.densPipe, k.densBG, gx, gy, 1); err != nil {
+			return 0, err
+		}
+	}
+	b, err := k.dev.ReadBuffer(k.grid, 0, 4)
+	if err != nil {
+		return 0, err
+	}
+	k.maxDens = math.Float32frombits(binary.LittleEndian.Uint32(b))
+	return k.maxDens, nil
 }
 
 // checkDensityParams refuses params that are not PackPopulation output, and a population with a

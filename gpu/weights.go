@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"image"
 	"math"
 	"unsafe"
 
@@ -98,6 +99,10 @@ type WeightsKernel struct {
 	bgPipe   *ComputePipeline
 	bgTarget *WeightsTarget
 	bgChans  [4]bool // which slots the bind group binds to their own buffer
+	// bgField is the resident field the bind group reads (nil: the kernel's own tile buffers),
+	// bgBufs the buffers it was built on (a recreated one makes it stale).
+	bgField *FieldBuffers
+	bgBufs  [5]*wgpu.Buffer
 
 	scratch    scratch
 	cut        []byte    // RunField's blocks, cut from the field
@@ -272,7 +277,7 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	copy(p, params)
 	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
 	stack.PackTarget(p, target.Origin)
-	rebind := target != k.bgTarget || k.bg == nil || pipe != k.bgPipe
+	rebind := target != k.bgTarget || k.bg == nil || pipe != k.bgPipe || k.bgField != nil
 	re, err := k.params.Ensure(uint64(len(p) * 4))
 	if err != nil {
 		return err
@@ -332,7 +337,13 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	}
 	k.onGPU = append(k.onGPU[:0], p...)
 	if rebind {
-		if err := k.bind(pipe, target, bound); err != nil {
+		var chans [4]*Buffer
+		for i, b := range bound {
+			if b {
+				chans[i] = k.chans[i]
+			}
+		}
+		if err := k.bind(pipe, target, k.height, chans, nil); err != nil {
 			return err
 		}
 	}
@@ -375,28 +386,89 @@ func (k *WeightsKernel) Repeat(n int) error {
 	})
 }
 
-func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, bound [4]bool) error {
+// bind builds the bind group on height and the channel buffers (nil: an unbound slot, bound to
+// the height and never sampled); resident names the resident field they belong to, if any.
+func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, height *Buffer, chans [4]*Buffer, resident *FieldBuffers) error {
 	if k.bg != nil {
 		k.bg.Release()
 		k.bg = nil
 	}
-	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, k.height)}
-	for i, c := range bound {
-		b := k.height
-		if c {
-			b = k.chans[i]
+	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, height)}
+	k.bgBufs[0] = height.Buf
+	for i, c := range chans {
+		b := height
+		if c != nil {
+			b = c
 		}
-		k.bgChans[i] = c
+		k.bgChans[i] = c != nil
+		k.bgBufs[1+i] = b.Buf
 		entries = append(entries, BufferEntry(uint32(2+i), b))
 	}
 	entries = append(entries, TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
 	bg, err := pipe.BindGroup(pipe.Name+" group0", entries...)
 	if err != nil {
-		k.bgTarget, k.bgPipe = nil, nil
+		k.bgTarget, k.bgPipe, k.bgField = nil, nil, nil
 		return err
 	}
-	k.bg, k.bgTarget, k.bgPipe = bg, target, pipe
+	k.bg, k.bgTarget, k.bgPipe, k.bgField = bg, target, pipe, resident
 	return nil
+}
+
+// RunResident evaluates the weights texels of rect into target, reading the field where fb holds
+// it on the GPU (FieldBuffers.Upload first): one dispatch, no upload but the params. Every read is
+// placed from the field minimum and the buffer is the whole grid, so the bytes are those of any
+// tiling (the editor runs a whole-field rect for a rule edit, the dirty tiles for a stroke).
+func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, params []uint32, fb *FieldBuffers, rect image.Rectangle) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("gpu: weights: %w", err)
+	}
+	if k == nil || k.pipes[variantPlain] == nil {
+		return fmt.Errorf("gpu: weights: nil or released kernel")
+	}
+	if target == nil || target.Lo == nil {
+		return fmt.Errorf("gpu: weights: nil or released target")
+	}
+	if fb == nil || fb.Height == nil {
+		return fmt.Errorf("gpu: weights: no resident field (FieldBuffers.Upload first)")
+	}
+	tile := fb.tile(rect)
+	if err := checkWeightsTile(target, params, &tile, false); err != nil {
+		return err
+	}
+	if rect.Empty() {
+		return nil
+	}
+	pipe, err := k.pipeline(k.variantFor(params))
+	if err != nil {
+		return err
+	}
+	p := k.grow32(&k.pwork, len(params))
+	copy(p, params)
+	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
+	stack.PackTarget(p, target.Origin)
+	re, err := k.params.Upload(k.scratch.words(p))
+	if err != nil {
+		return err
+	}
+	k.onGPU = append(k.onGPU[:0], p...)
+	stale := fb.Height.Buf != k.bgBufs[0]
+	for i := range fb.Chans {
+		stale = stale || fb.buffer(i).Buf != k.bgBufs[1+i] || fb.bound()[i] != k.bgChans[i]
+	}
+	if re || stale || k.bg == nil || target != k.bgTarget || pipe != k.bgPipe || k.bgField != fb {
+		var chans [4]*Buffer
+		for i, b := range fb.bound() {
+			if b {
+				chans[i] = fb.Chans[i]
+			}
+		}
+		if err := k.bind(pipe, target, fb.Height, chans, fb); err != nil {
+			return err
+		}
+	}
+	k.pipe = pipe
+	k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup, (tile.Size[1] + weightsGroup - 1) / weightsGroup}
+	return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
 }
 
 // checkWeightsTile checks a tile against target and params; dense also checks its Height and

@@ -29,19 +29,45 @@ type evaluator interface {
 	release()
 }
 
-// gpuEval keeps the weights in a bake.GPU's target.
-type gpuEval struct{ g *bake.GPU }
+// gpuEval keeps the weights in a bake.GPU's target. With fb (the field resident on the device,
+// kept in step by the pipeline) a pass uploads nothing but the params: one dispatch for the whole
+// grid after a rule edit, one per tile after a stroke; without it (a field past one storage
+// binding) the tiles are cut and uploaded as a bake does.
+type gpuEval struct {
+	g  *bake.GPU
+	fb *gpu.FieldBuffers
+}
 
-func newGPUEval(d *gpu.Device) (*gpuEval, error) {
+func newGPUEval(d *gpu.Device, fb *gpu.FieldBuffers) (*gpuEval, error) {
 	g, err := bake.NewGPU(d)
 	if err != nil {
 		return nil, err
 	}
-	return &gpuEval{g: g}, nil
+	return &gpuEval{g: g, fb: fb}, nil
 }
 
 func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
-	return e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
+	if e.fb == nil {
+		return e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
+	}
+	return e.g.RunResident(ctx, st, geo, e.fb, tileRects(&geo.Field, tiles))
+}
+
+// tileRects is the weights texels tiles cover: the whole grid in one rect when they are all of
+// it, else one rect a tile.
+func tileRects(fg *field.Geometry, tiles []field.Tile) []image.Rectangle {
+	n := 0
+	for _, t := range tiles {
+		n += t.W * t.H
+	}
+	if n >= fg.WeightsW*fg.WeightsH {
+		return []image.Rectangle{image.Rect(0, 0, fg.WeightsW, fg.WeightsH)}
+	}
+	out := make([]image.Rectangle, len(tiles))
+	for i, t := range tiles {
+		out[i] = image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H)
+	}
+	return out
 }
 
 func (e *gpuEval) show(v *viewport.Renderer, _ []field.Tile, _ bool) error {
@@ -134,7 +160,7 @@ func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field
 	ce := &cpuEval{}
 	cpuNs = time2(ce)
 	if d != nil {
-		if ge, err := newGPUEval(d); err == nil {
+		if ge, err := newGPUEval(d, nil); err == nil {
 			gpuNs = time2(ge)
 			ge.release()
 		}

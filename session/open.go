@@ -161,7 +161,16 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	p := s.pipe
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
+	s.rend.gpuMu.Lock()
+	err = s.view.SetScene(scene)
+	s.rend.gpuMu.Unlock()
+	if err != nil {
+		return err
+	}
 	p.releaseGPU()
+	s.fmu.Lock()
+	s.land = l
+	s.fmu.Unlock()
 	p.mode = mode
 	p.nsPerTexel = cpuNs
 	if mode == GPU {
@@ -170,15 +179,6 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	if err := p.newEvaluators(); err != nil {
 		return err
 	}
-	s.rend.gpuMu.Lock()
-	err = s.view.SetScene(scene)
-	s.rend.gpuMu.Unlock()
-	if err != nil {
-		return err
-	}
-	s.fmu.Lock()
-	s.land = l
-	s.fmu.Unlock()
 	channels := make([]string, 0, len(l.Field.Channels))
 	for c := range l.Field.Channels {
 		channels = append(channels, c)
@@ -194,6 +194,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	p.geo = geo
 	p.lastStack = nil
 	p.showing = shown{}
+	p.fullPasses = 0
 	p.wtiles = &tileCache{}
 	p.dirty = field.NewDirtySet(geo.Field, s.opts.TileSize, geo.Stack.GradientStep)
 	p.status = Status{}
@@ -214,11 +215,15 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 // newEvaluators creates the full and draft evaluators of the chosen mode. passMu is held.
 func (p *pipeline) newEvaluators() error {
 	if p.mode == GPU {
-		full, err := newGPUEval(p.s.dev)
+		if l := p.s.land; l != nil && p.s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) {
+			p.fb = p.s.dev.NewFieldBuffers()
+			p.fieldAll = true
+		}
+		full, err := newGPUEval(p.s.dev, p.fb)
 		if err != nil {
 			return err
 		}
-		draft, err := newGPUEval(p.s.dev)
+		draft, err := newGPUEval(p.s.dev, p.fb)
 		if err != nil {
 			full.release()
 			return err

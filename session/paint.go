@@ -510,6 +510,9 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	var holes image.Rectangle
 	any := false
 	for _, c := range changes {
+		if c.target != HolesTarget {
+			p.fieldRect = p.fieldRect.Union(c.rect) // the resident field's rows to upload
+		}
 		switch {
 		case c.target == HolesTarget:
 			holes = holes.Union(c.rect)

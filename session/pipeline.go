@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"image"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/gpu"
 	"strata/stack"
 )
 
@@ -62,8 +64,15 @@ type pipeline struct {
 	lastStack  *stack.Stack // the stack the full weights were last evaluated with
 	// draftedVersion is the version the last draft showed.
 	draftedVersion uint64
+	// fullPasses counts full-resolution passes since the landscape opened.
+	fullPasses int
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
 	heightVer uint64
+	// fb is the field resident on the GPU (GPU mode, when it fits one binding); fieldRect the
+	// height texels edited since it was last brought up to date, fieldAll a whole upload due.
+	fb        *gpu.FieldBuffers
+	fieldRect image.Rectangle
+	fieldAll  bool
 }
 
 // shown is what the viewport's weights reflect.
@@ -128,6 +137,25 @@ func (p *pipeline) releaseGPU() {
 		ps.release()
 	}
 	p.pops = nil
+	p.fb.Release()
+	p.fb = nil
+}
+
+// syncField brings the resident field up to date with the edits since the last pass (the
+// worker, before evaluating).
+func (p *pipeline) syncField(st *stack.Stack) error {
+	if p.fb == nil {
+		return nil
+	}
+	rect := p.fieldRect
+	if p.fieldAll {
+		p.fb.Release() // a new landscape: every plane again
+	}
+	if _, err := p.fb.Upload(p.s.land.Field, st.Channels(), rect); err != nil {
+		return err
+	}
+	p.fieldRect, p.fieldAll = image.Rectangle{}, false
+	return nil
 }
 
 // gestureActive reports an open drag or stroke. s.mu is held.
@@ -282,6 +310,9 @@ func (p *pipeline) pass() (more bool, err error) {
 		}
 	}
 
+	if err := p.syncField(st); err != nil {
+		return false, err
+	}
 	fullTiles := p.dirty.Len()
 	estimate := time.Duration(float64(fullTiles*field.DefaultTileSize*field.DefaultTileSize) * p.nsPerTexel)
 	if estimate > draftBudget && p.draft != nil && (dragging || (edited && p.draftedVersion != version)) {
@@ -320,6 +351,11 @@ func (p *pipeline) pass() (more bool, err error) {
 	if len(tiles) > 0 {
 		unlock := p.lockGPU()
 		err := p.full.run(ctx, st, s.land.Field, &p.geo, tiles)
+		if p.mode == GPU {
+			// Queued work is measured finished: the time a pass takes is what decides drafts (the
+			// frame that follows waits for it anyway).
+			s.dev.Wait()
+		}
 		evalTime = time.Since(t0)
 		if err == nil {
 			err = p.full.show(s.view, tiles, !p.showing.full)
@@ -346,8 +382,14 @@ func (p *pipeline) pass() (more bool, err error) {
 		s.mu.Unlock()
 		s.flash(tiles)
 	}
-	if len(tiles) > 0 && !dragging {
-		p.nsPerTexel = 0.7*p.nsPerTexel + 0.3*float64(evalTime)/float64(max(1, len(tiles)*field.DefaultTileSize*field.DefaultTileSize))
+	if len(tiles) > 0 {
+		measured := float64(evalTime) / float64(max(1, len(tiles)*field.DefaultTileSize*field.DefaultTileSize))
+		if p.fullPasses == 0 {
+			p.nsPerTexel = measured // the first real pass replaces the estimate made at open
+		} else {
+			p.nsPerTexel = 0.5*p.nsPerTexel + 0.5*measured
+		}
+		p.fullPasses++
 	}
 	var scatterTime time.Duration
 	if len(st.Populations) == 0 && len(p.pops) > 0 {

@@ -218,21 +218,29 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 	if !hold {
 		run = allTiles
 	}
-	if p.wtiles == nil {
-		p.wtiles = &tileCache{}
-	}
-	chans := st.Channels()
-	wts := make([]gpu.WeightsTile, 0, len(run))
-	for _, t := range run {
-		wt, err := p.wtiles.get(l.Field, chans, t)
-		if err != nil {
+	var mx float32
+	if p.fb != nil {
+		for _, r := range tileRects(fg, run) {
+			if mx, err = ps.kernel.DensityResident(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), p.fb, r); err != nil {
+				return err
+			}
+		}
+	} else {
+		if p.wtiles == nil {
+			p.wtiles = &tileCache{}
+		}
+		chans := st.Channels()
+		wts := make([]gpu.WeightsTile, 0, len(run))
+		for _, t := range run {
+			wt, err := p.wtiles.get(l.Field, chans, t)
+			if err != nil {
+				return err
+			}
+			wts = append(wts, wt)
+		}
+		if mx, err = ps.kernel.Density(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), wts); err != nil {
 			return err
 		}
-		wts = append(wts, wt)
-	}
-	mx, err := ps.kernel.Density(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), wts)
-	if err != nil {
-		return err
 	}
 	params := scatter.ParamsFor(&st.Populations[i], mx)
 	if hold && ps.params.Spacing > 0 {

@@ -1,0 +1,152 @@
+package gpu
+
+import (
+	"fmt"
+	"image"
+
+	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/field"
+)
+
+// FieldBuffers is a field kept on the GPU between evaluations: its whole height grid and the
+// channels a stack binds (chan0..chan3, stack.Channels order), one storage buffer each. The
+// weights kernel (RunResident) and the density kernel (DensityResident) read them in place, so
+// the editor's live loop uploads the field once and then only the rows an edit changed — a
+// 4096² field with two channels is 192 MiB that a tile-by-tile evaluation uploaded on every pass.
+type FieldBuffers struct {
+	W, H   uint32
+	Height *Buffer
+	Chans  [4]*Buffer
+
+	dev   *Device
+	names [4]string // the channel bound to each slot ("" = none)
+	grids [5]*field.Grid
+}
+
+// NewFieldBuffers returns empty buffers; Upload fills them.
+func (d *Device) NewFieldBuffers() *FieldBuffers { return &FieldBuffers{dev: d} }
+
+// FieldFits reports whether a w×h field fits one storage binding of this device (so the
+// resident path can hold it); otherwise callers evaluate tile by tile.
+func (d *Device) FieldFits(w, h int) bool {
+	need := 4 * uint64(w) * uint64(h)
+	return d.Limits.MaxStorageBufferBindingSize == 0 || need <= d.Limits.MaxStorageBufferBindingSize
+}
+
+// Release frees the buffers. Safe on nil and twice.
+func (fb *FieldBuffers) Release() {
+	if fb == nil {
+		return
+	}
+	fb.Height.Release()
+	fb.Height = nil
+	for i := range fb.Chans {
+		fb.Chans[i].Release()
+		fb.Chans[i] = nil
+	}
+	fb.names, fb.grids = [4]string{}, [5]*field.Grid{}
+}
+
+// Upload brings the buffers in line with f and channels. A plane is uploaded whole when it is
+// new — another grid, another size, another channel in its slot — and otherwise only the rows of
+// rect (height texels) are written; an empty rect writes nothing for planes already there. It
+// reports whether any buffer was recreated (bind groups on the old ones are stale).
+func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rectangle) (recreated bool, err error) {
+	if fb == nil || fb.dev == nil {
+		return false, fmt.Errorf("gpu: field buffers: nil")
+	}
+	if f == nil || f.Height == nil {
+		return false, fmt.Errorf("gpu: field buffers: no height grid")
+	}
+	if len(channels) > 4 {
+		return false, fmt.Errorf("gpu: field buffers: %d channels, the kernels have 4 slots (%v)", len(channels), channels)
+	}
+	w, h := f.Height.W, f.Height.H
+	if !fb.dev.FieldFits(w, h) {
+		return false, fmt.Errorf("gpu: field buffers: a %dx%d field does not fit one storage binding: %w", w, h, ErrTooLarge)
+	}
+	sized := fb.W == uint32(w) && fb.H == uint32(h)
+	fb.W, fb.H = uint32(w), uint32(h)
+	rect = rect.Intersect(image.Rect(0, 0, w, h))
+	plane := func(b **Buffer, label string, g *field.Grid, whole bool) error {
+		if *b == nil {
+			nb, err := fb.dev.NewBuffer(label, 4*uint64(w)*uint64(h), wgpu.BufferUsageStorage)
+			if err != nil {
+				return err
+			}
+			*b, whole, recreated = nb, true, true
+		} else if re, err := (*b).Ensure(4 * uint64(w) * uint64(h)); err != nil {
+			return err
+		} else if re {
+			whole, recreated = true, true
+		}
+		if whole {
+			return (*b).Write(0, wgpu.ToBytes(g.Data))
+		}
+		if rect.Empty() {
+			return nil
+		}
+		for j := rect.Min.Y; j < rect.Max.Y; j++ {
+			row := g.Data[j*w+rect.Min.X : j*w+rect.Max.X]
+			if err := (*b).Write(4*uint64(j*w+rect.Min.X), wgpu.ToBytes(row)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := plane(&fb.Height, "resident height", f.Height, !sized || fb.grids[0] != f.Height); err != nil {
+		return recreated, err
+	}
+	fb.grids[0] = f.Height
+	for i := range fb.Chans {
+		name := ""
+		if i < len(channels) {
+			name = channels[i]
+		}
+		if name == "" {
+			fb.names[i], fb.grids[1+i] = "", nil
+			continue // an unbound slot keeps its buffer (bound to the height by the kernels)
+		}
+		g := f.Channels[name]
+		if g == nil {
+			return recreated, fmt.Errorf("gpu: field buffers: the stack reads channel %q, which the field lacks", name)
+		}
+		if g.W != w || g.H != h {
+			return recreated, fmt.Errorf("gpu: field buffers: channel %q is %dx%d, the height %dx%d", name, g.W, g.H, w, h)
+		}
+		whole := !sized || fb.names[i] != name || fb.grids[1+i] != g
+		if err := plane(&fb.Chans[i], fmt.Sprintf("resident chan%d", i), g, whole); err != nil {
+			return recreated, err
+		}
+		fb.names[i], fb.grids[1+i] = name, g
+	}
+	return recreated, nil
+}
+
+// bound reports which slots hold a channel now.
+func (fb *FieldBuffers) bound() [4]bool {
+	var b [4]bool
+	for i, n := range fb.names {
+		b[i] = n != ""
+	}
+	return b
+}
+
+// buffer returns slot i's buffer, or the height for an unbound slot (never sampled).
+func (fb *FieldBuffers) buffer(i int) *Buffer {
+	if fb.names[i] == "" {
+		return fb.Height
+	}
+	return fb.Chans[i]
+}
+
+// tile is the tile header of the weights texels rect read from the whole resident field: the
+// kernels' buffer is the grid itself, so the apron is the grid's clamp, as any tiling's is.
+func (fb *FieldBuffers) tile(rect image.Rectangle) WeightsTile {
+	return WeightsTile{
+		Origin:  [2]uint32{uint32(rect.Min.X), uint32(rect.Min.Y)},
+		Size:    [2]uint32{uint32(rect.Dx()), uint32(rect.Dy())},
+		BufSize: [2]uint32{fb.W, fb.H},
+	}
+}
