@@ -56,6 +56,11 @@ type LiveFigures struct {
 	RefineMedian, RefineP95 time.Duration
 	Drafts                  int // frames of the drag that were drafts or reduced-resolution
 	Open                    time.Duration
+	// Eval and Scatter are the mean evaluation and scatter time of the drag's passes (what the
+	// status bar shows), FrameTime the mean frame (render + readback) of the drag.
+	Eval, Scatter, FrameTime time.Duration
+	// RefineEval, RefineScatter, RefineFrame are the same for the refinements after release.
+	RefineEval, RefineScatter, RefineFrame time.Duration
 }
 
 // BenchLive drags a rule of c through steps values, one at a time: each Drag waits for the
@@ -92,12 +97,14 @@ func BenchLive(ctx context.Context, dev *gpu.Device, c LiveCase, ev Evaluator, s
 		return firstErr
 	}
 	// wait returns when a frame shows version v (full: not a draft, at full resolution).
+	var lastFrame *Frame
 	wait := func(v uint64, full bool) error {
 		timeout := time.After(5 * time.Minute)
 		for {
 			select {
 			case f := <-frames:
 				if f.Version >= v && (!full || (!f.Draft && f.Scale == 1 && !f.Refining)) {
+					lastFrame = f
 					return nil
 				}
 			case <-time.After(time.Second):
@@ -134,8 +141,14 @@ func BenchLive(ctx context.Context, dev *gpu.Device, c LiveCase, ev Evaluator, s
 			return nil, err
 		}
 		lat = append(lat, time.Since(t))
-		if st := s.Status(); st.Last.Draft || st.Refining {
+		st := s.Status()
+		if st.Last.Draft || st.Refining {
 			fig.Drafts++
+		}
+		fig.Eval += st.Last.Duration / time.Duration(steps)
+		fig.Scatter += st.Last.Scatter / time.Duration(steps)
+		if lastFrame != nil {
+			fig.FrameTime += time.Duration(lastFrame.Stats.GPUms*float64(time.Millisecond)) / time.Duration(steps)
 		}
 		if k%10 == 9 || k == steps-1 {
 			t := time.Now()
@@ -144,10 +157,19 @@ func BenchLive(ctx context.Context, dev *gpu.Device, c LiveCase, ev Evaluator, s
 				return nil, err
 			}
 			refine = append(refine, time.Since(t))
+			st := s.Status()
+			fig.RefineEval += st.Last.Duration
+			fig.RefineScatter += st.Last.Scatter
+			if lastFrame != nil {
+				fig.RefineFrame += time.Duration(lastFrame.Stats.GPUms * float64(time.Millisecond))
+			}
 		}
 	}
 	fig.LatencyMedian, fig.LatencyP95 = quantile(lat, 0.5), quantile(lat, 0.95)
 	fig.RefineMedian, fig.RefineP95 = quantile(refine, 0.5), quantile(refine, 0.95)
+	if n := time.Duration(len(refine)); n > 0 {
+		fig.RefineEval, fig.RefineScatter, fig.RefineFrame = fig.RefineEval/n, fig.RefineScatter/n, fig.RefineFrame/n
+	}
 	return fig, failed()
 }
 
@@ -168,6 +190,8 @@ func (f *LiveFigures) Print(w io.Writer, adapter string) {
 	fmt.Fprintf(w, "  rule change → frame   median %8.1f ms   p95 %8.1f ms   (%d steps, %d drafts)\n",
 		ms(f.LatencyMedian), ms(f.LatencyP95), f.Steps, f.Drafts)
 	fmt.Fprintf(w, "  release → full frame  median %8.1f ms   p95 %8.1f ms\n", ms(f.RefineMedian), ms(f.RefineP95))
+	fmt.Fprintf(w, "  a drag step's parts   evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.Eval), ms(f.Scatter), ms(f.FrameTime))
+	fmt.Fprintf(w, "  a refinement's parts  evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.RefineEval), ms(f.RefineScatter), ms(f.RefineFrame))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -2,9 +2,9 @@ package session
 
 import (
 	"context"
-	"image"
 	"errors"
 	"fmt"
+	"image"
 	"math"
 	"slices"
 	"sync"
@@ -62,8 +62,9 @@ type pipeline struct {
 	pops       []*popState
 	wtiles     *tileCache
 	lastStack  *stack.Stack // the stack the full weights were last evaluated with
-	// draftedVersion is the version the last draft showed.
+	// draftedVersion is the version the last draft showed, draftStack its stack.
 	draftedVersion uint64
+	draftStack     *stack.Stack
 	// fullPasses counts full-resolution passes since the landscape opened.
 	fullPasses int
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
@@ -153,6 +154,9 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 	}
 	if _, err := p.fb.Upload(p.s.land.Field, st.Channels(), rect); err != nil {
 		return err
+	}
+	if p.fieldAll || !rect.Empty() {
+		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
 	}
 	p.fieldRect, p.fieldAll = image.Rectangle{}, false
 	return nil
@@ -315,7 +319,10 @@ func (p *pipeline) pass() (more bool, err error) {
 	}
 	fullTiles := p.dirty.Len()
 	estimate := time.Duration(float64(fullTiles*field.DefaultTileSize*field.DefaultTileSize) * p.nsPerTexel)
-	if estimate > draftBudget && p.draft != nil && (dragging || (edited && p.draftedVersion != version)) {
+	// A draft while a slider moves, and first after a discrete edit — but not of a stack whose
+	// draft is already on screen (a released drag goes straight to its refinement).
+	drafted := p.showing.draft && p.draftStack == st
+	if estimate > draftBudget && p.draft != nil && !drafted && (dragging || (edited && p.draftedVersion != version)) {
 		t0 := time.Now()
 		unlock := p.lockGPU()
 		err := p.draft.run(ctx, st, s.land.Field, &p.draftGeo, p.draftGeo.Tiles(field.DefaultTileSize))
@@ -328,7 +335,7 @@ func (p *pipeline) pass() (more bool, err error) {
 			return true, err
 		}
 		p.showing = shown{version: version, draft: true}
-		p.draftedVersion = version
+		p.draftedVersion, p.draftStack = version, st
 		p.publish(version, true, Pass{Duration: took, Tiles: len(p.draftGeo.Tiles(field.DefaultTileSize)), Draft: true})
 		s.rend.request(true)
 		return p.pending(version), nil
