@@ -400,3 +400,113 @@ func (h *harness) events(k int) []Event {
 	defer h.mu.Unlock()
 	return append([]Event(nil), h.ev[min(k, len(h.ev)):]...)
 }
+
+// The sitting, through the session the window drives: open the sample, add a snow layer
+// with a height rule and jitter (dragged into place), paint a mask that takes the snow out of a
+// valley, add trees limited to sand; undo it all, redo it all; save; reopen in a fresh session
+// and find it as left; the container validates.
+func TestArtistSitting(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	orig := marshal(t, h.s.Stack())
+
+	st := h.s.Stack().Clone()
+	snow := stack.NewLayer("snow")
+	snow.Tint = stack.Color{0xf2, 0xf4, 0xf8}
+	snow.Rules = []stack.Rule{{Input: stack.InputHeight, Min: stack.F(12), Softness: 1, Jitter: 2}}
+	st.AddLayer(snow)
+	if err := h.s.Apply("Add layer snow", st); err != nil {
+		t.Fatal(err)
+	}
+	base := h.s.Stack()
+	for k := 0; k <= 10; k++ {
+		d := base.Clone()
+		d.Layers[2].Rules[0].Min = stack.F(12 - 0.5*float64(k))
+		if err := h.s.Drag("snow: min", d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.s.EndDrag()
+	if err := h.s.NewMask("valley"); err != nil {
+		t.Fatal(err)
+	}
+	st = h.s.Stack().Clone()
+	st.Layers[2].Rules = append(st.Layers[2].Rules, stack.Rule{Input: stack.InputMask, Channel: "valley", Min: stack.F(0.5), Softness: 0.05, Invert: true})
+	if err := h.s.Apply("snow: mask rule", st); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.BeginStroke(Brush{Target: "mask.valley", Radius: 300, Strength: 1, Falloff: 0.3}); err != nil {
+		t.Fatal(err)
+	}
+	for x := -1500.0; x <= 1500; x += 100 {
+		h.s.Stroke(x, 200)
+	}
+	h.s.EndStroke()
+	st = h.s.Stack().Clone()
+	trees := stack.NewPopulation("pines")
+	trees.Density, trees.Seed, trees.Mesh = 0.002, 3, stack.MeshTree
+	trees.Rules = []stack.Rule{{Input: stack.InputLayer, Layer: "sand", Min: stack.F(0.5), Softness: 0.1}}
+	st.Populations = append(st.Populations, trees)
+	if err := h.s.Apply("Add population pines", st); err != nil {
+		t.Fatal(err)
+	}
+	final := h.waitFrame(h.s.Version())
+	finalYAML := marshal(t, h.s.Stack())
+	count := func(name string) int {
+		for _, p := range h.s.Status().Instances {
+			if p.Name == name {
+				return p.Count
+			}
+		}
+		return -1
+	}
+	if count("pines") <= 0 {
+		t.Fatalf("no pines placed: %+v", h.s.Status().Instances)
+	}
+
+	steps := 0
+	for h.s.Undo() {
+		steps++
+	}
+	if steps != 6 || !bytes.Equal(marshal(t, h.s.Stack()), orig) || len(h.s.Channels()) != 0 {
+		t.Fatalf("undo all: %d steps, channels %v, stack\n%s", steps, h.s.Channels(), marshal(t, h.s.Stack()))
+	}
+	h.waitFrame(h.s.Version())
+	for h.s.Redo() {
+	}
+	if !bytes.Equal(marshal(t, h.s.Stack()), finalYAML) {
+		t.Fatalf("redo all left\n%s", marshal(t, h.s.Stack()))
+	}
+	again := h.waitFrame(h.s.Version())
+	if d := diffPixels(final.Image, again.Image); d != 0 {
+		t.Errorf("after undo all and redo all, %d pixels differ from before", d)
+	}
+
+	path := t.TempDir() + "/sitting.terrainData"
+	if err := h.s.SaveAs(ctx, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if probs := bake.Validate(path); len(probs) > 0 {
+		t.Fatalf("validate: %v", probs)
+	}
+	h2 := newHarness(t, Options{Evaluator: CPU})
+	if err := h2.s.OpenContainer(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	reopened := h2.waitFrame(h2.s.Version())
+	if !bytes.Equal(marshal(t, h2.s.Stack()), finalYAML) {
+		t.Errorf("reopened stack\n%s\nwant\n%s", marshal(t, h2.s.Stack()), finalYAML)
+	}
+	if len(h2.s.Channels()) != 1 || h2.s.Channels()[0] != "mask.valley" {
+		t.Errorf("reopened channels %v", h2.s.Channels())
+	}
+	h2.s.SetCamera(h.s.Camera(), false)
+	reopened = h2.waitFrame(h2.s.Version())
+	if d := diffPixels(again.Image, reopened.Image); d > len(again.Image.Pix)/4/1000 {
+		t.Errorf("the reopened landscape draws %d pixels differently", d)
+	}
+}
