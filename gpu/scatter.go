@@ -164,6 +164,11 @@ func (k *ScatterKernel) DensityBand(ctx context.Context, params []uint32, origin
 			return 0, err
 		}
 	}
+	return k.readMax()
+}
+
+// readMax reads the maximum the density run left in the grid's header.
+func (k *ScatterKernel) readMax() (float32, error) {
 	b, err := k.dev.ReadBuffer(k.grid, 0, 4)
 	if err != nil {
 		return 0, err
@@ -412,12 +417,7 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 			return 0, err
 		}
 	}
-	b, err := k.dev.ReadBuffer(k.grid, 0, 4)
-	if err != nil {
-		return 0, err
-	}
-	k.maxDens = math.Float32frombits(binary.LittleEndian.Uint32(b))
-	return k.maxDens, nil
+	return k.readMax()
 }
 
 // checkDensityParams refuses params that are not PackPopulation output, and a population with a

@@ -273,10 +273,7 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	}
 	// The params on the GPU differ from the last tile's only in head lanes 2–4 (PackTile,
 	// PackTarget) unless the stack changed: write just the words that differ.
-	p := k.grow32(&k.pwork, len(params))
-	copy(p, params)
-	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
-	stack.PackTarget(p, target.Origin)
+	p := k.tileParams(params, &tile, target)
 	rebind := target != k.bgTarget || k.bg == nil || pipe != k.bgPipe || k.bgField != nil
 	re, err := k.params.Ensure(uint64(len(p) * 4))
 	if err != nil {
@@ -442,10 +439,7 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 	if err != nil {
 		return err
 	}
-	p := k.grow32(&k.pwork, len(params))
-	copy(p, params)
-	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
-	stack.PackTarget(p, target.Origin)
+	p := k.tileParams(params, &tile, target)
 	re, err := k.params.Upload(k.scratch.words(p))
 	if err != nil {
 		return err
@@ -469,6 +463,16 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 	k.pipe = pipe
 	k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup, (tile.Size[1] + weightsGroup - 1) / weightsGroup}
 	return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
+}
+
+// tileParams is params with head lanes 2–4 (PackTile, PackTarget) patched for tile in target,
+// in the kernel's scratch.
+func (k *WeightsKernel) tileParams(params []uint32, tile *WeightsTile, target *WeightsTarget) []uint32 {
+	p := k.grow32(&k.pwork, len(params))
+	copy(p, params)
+	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
+	stack.PackTarget(p, target.Origin)
+	return p
 }
 
 // checkWeightsTile checks a tile against target and params; dense also checks its Height and
