@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,30 @@ g:node("bake", "terrain.write"):input("raster", high):param("name", "small"):par
 	}
 	if eq, _ := bake.CompareWeights(c1.Weights, c2.Weights); eq != 1 {
 		t.Errorf("running the script again changed %.4f%% of the weights", 100*(1-eq))
+	}
+}
+
+// A broken container refused at open leaves the landscape open until then untouched.
+func TestOpenBrokenKeepsLastGood(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 64, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	before := marshal(t, h.s.Stack())
+	dir := filepath.Join(t.TempDir(), "broken.terrainData")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "terrain.yaml"), []byte("version: 1\nsize: [100, 100]\nheight: ../../etc/passwd\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := h.s.OpenContainer(ctx, dir)
+	if err == nil || !strings.Contains(err.Error(), "terrain.yaml") {
+		t.Fatalf("opening a broken container: %v (want an error naming the manifest)", err)
+	}
+	if h.s.Name() != "dunes" || !bytes.Equal(marshal(t, h.s.Stack()), before) {
+		t.Errorf("the failed open replaced the landscape: %q", h.s.Name())
 	}
 }
