@@ -101,6 +101,15 @@ func TestLayersPanel(t *testing.T) {
 	if len(ed.s.Stack().Layers) != 3 {
 		t.Errorf("redo: %v", layerNames(ed.s.Stack()))
 	}
+	// Dragging the top row's grip down one row moves that layer down the stack.
+	top := ed.layers.list[0]
+	name := ed.s.Stack().Layers[top.index].Name
+	h := top.Size().Height
+	top.grip.Dragged(&fyne.DragEvent{Dragged: fyne.NewDelta(0, h*1.2)})
+	top.grip.DragEnd()
+	if st := ed.s.Stack(); st.Layers[len(st.Layers)-2].Name != name {
+		t.Errorf("dragging %q's grip down one row left %v", name, layerNames(st))
+	}
 	// The title names the landscape and says it changed.
 	if title := ed.win.Title(); title != "Strata — dunes *" {
 		t.Errorf("title %q", title)
