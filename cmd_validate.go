@@ -17,8 +17,8 @@ Exits 0 when the container is valid: info, render, export and the editor can the
 payload is decoded (block by block, never whole), every child path must stay inside the container,
 and the stack, scatter and weights must be what a re-bake and the readers expect. Otherwise prints
 every problem on stderr, one a line, as FILE: FIELD: what is wrong, and exits 1. Validation only
-reads; it does not repair a container an interrupted save left behind (opening it, for example with
-strata info, does). docs/limits.md lists every limit it enforces.`,
+reads, as every reader does: a container an interrupted save left behind is put right by the next
+save (or bake) of it, never by a reader. docs/limits.md lists every limit it enforces.`,
 		run: runValidate,
 	})
 }

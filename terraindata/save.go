@@ -20,7 +20,7 @@ import (
 //  3. rename .NAME.new → NAME, fsync the parent
 //  4. remove .NAME.old
 //
-// A crash leaves one of these states, which Recover (run by Open and Save) resolves:
+// A crash leaves one of these states, which Recover (run by Save) resolves (Open only reads):
 //
 //	NAME present              → it is complete (old before 2, new after 3): drop .new and .old
 //	NAME absent, .old present → crashed between 2 and 3: put .old back (the old landscape)
@@ -246,7 +246,7 @@ func (s *Saving) Commit() error {
 		}
 	}
 	if err := os.Rename(newDir, path); err != nil {
-		return fmt.Errorf("terraindata: swapping in %s: %w (Open or Recover restores the old one)", path, err)
+		return fmt.Errorf("terraindata: swapping in %s: %w (the next Save or Recover restores the old one; Open reads it meanwhile)", path, err)
 	}
 	if err := syncDir(parent); err != nil {
 		return err
