@@ -120,11 +120,14 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 		}
 	}()
 	for _, p := range pops {
-		if p.Kernel == nil || p.Count == 0 {
+		if p.Count == 0 {
 			continue
 		}
-		scene.Populations = append(scene.Populations, viewport.Population{Name: p.Name, Mesh: viewport.Mesh(p.Mesh),
-			Pool: p.Kernel.Pool().Buf, Count: p.Count})
+		vp := viewport.Population{Name: p.Name, Mesh: viewport.Mesh(p.Mesh), Matrices: p.Matrices, Count: p.Count}
+		if p.Kernel != nil { // placed on the GPU; a world cell's stored instances come as Matrices
+			vp.Pool = p.Kernel.Pool().Buf
+		}
+		scene.Populations = append(scene.Populations, vp)
 	}
 	r, err := viewport.New(dev, w, h)
 	if err != nil {

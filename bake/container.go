@@ -38,6 +38,13 @@ type Landscape struct {
 	// Script is set for a landscape a procgen script generated: Write keeps a copy of the script
 	// (and of what it read) inside the container instead of a stack.yaml (script.go).
 	Script *Script
+	// HeightEdge, when set, is the ground just beyond the field (a world cell's neighbours): the
+	// height payload's gradients at the field's edges are then the ones a bake of the whole world
+	// writes there (terraindata.HeightEdge).
+	HeightEdge *terraindata.HeightEdge
+	// WriteExtra, when set, writes more files into the container Write is saving (dir is its
+	// temporary folder), inside the same atomic save: a world cell's instances (package world).
+	WriteExtra func(dir string) error
 }
 
 // Population is one baked scatter population: its density over the weights grid and the
@@ -69,6 +76,11 @@ func Write(path string, l *Landscape) error {
 		if err := l.writeChildren(dir, c); err != nil {
 			return err
 		}
+		if l.WriteExtra != nil {
+			if err := l.WriteExtra(dir); err != nil {
+				return err
+			}
+		}
 		return l.Script.write(dir, c)
 	}
 	if err := terraindata.Save(path, c, write); err != nil {
@@ -81,7 +93,7 @@ func Write(path string, l *Landscape) error {
 func (l *Landscape) writeChildren(dir string, c *terraindata.Container) error {
 	f := l.Field
 	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: l.HeightEdge}
 	if _, err := terraindata.WriteHeight(filepath.Join(dir, "height.texture"), hg); err != nil {
 		return err
 	}

@@ -1,0 +1,198 @@
+package world
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"strata/bake"
+	"strata/field"
+	"strata/scatter"
+	"strata/terraindata"
+)
+
+// The real elevation data (../shared/data/README.md; the repository keeps a copy): 120×91 float32
+// metres, −1437 … 2205, bathymetry included.
+const dem = "../testdata/maps/topobathy_120x91_f32le.raw"
+
+// demStack has five layers (so control1 is written), rules on every input kind a DEM has — jittered
+// height, slope, curvature, noise — and a population reading a layer's weight, whose 2.2 km
+// spacing puts sites within a texel of every seam.
+const demStack = `version: 1
+noise: {featureSize: 20000, octaves: 3, seed: 5}
+layers:
+  - {name: seabed, tint: "#203040"}
+  - name: beach
+    rules: [{input: height, min: -60, max: 40, softness: 20, jitter: 15}]
+  - name: forest
+    rules:
+      - {input: height, min: 40, max: 1200, softness: 60}
+      - {input: slope, max: 6, softness: 1}
+  - name: rock
+    rules: [{input: slope, min: 4, softness: 1, jitter: 0.5}]
+  - name: snow
+    rules:
+      - {input: height, min: 1400, softness: 100}
+      - {input: noise, min: 0.3, softness: 0.1, featureSize: 9000}
+      - {input: curvature, max: 0.00002, softness: 0.00002}
+populations:
+  - name: trees
+    density: 2e-7
+    seed: 3
+    scale: [1, 2]
+    mesh: tree
+    rules: [{input: layer, layer: forest, min: 0.3, softness: 0.1}]
+`
+
+// demSources are the DEM's bake sources: 2.4 km texels, off the world origin.
+func demSources(t testing.TB, dir string) bake.Sources {
+	t.Helper()
+	st := filepath.Join(dir, "stack.yaml")
+	if err := os.WriteFile(st, []byte(demStack), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bake.Sources{StackPath: st, Height: dem, Import: field.ImportOptions{Size: [2]int{120, 91}},
+		Size: &[2]float64{288000, 218400}, Origin: &[2]float64{1000, -3000}}
+}
+
+// wholeBake bakes the sources as one container with the Go reference.
+func wholeBake(t testing.TB, src bake.Sources, out string) *bake.Landscape {
+	t.Helper()
+	l, _, err := bake.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bake.Evaluate(context.Background(), l, bake.EvalOptions{CPU: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out != "" {
+		if err := bake.Write(out, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+func planDEM(t testing.TB, dir string, cells [2]int, cpu bool) *World {
+	t.Helper()
+	w, err := Plan(context.Background(), PlanOptions{Sources: demSources(t, dir), Cells: cells, Out: filepath.Join(dir, "dem.world"),
+		Options: Options{CPU: cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// The heart of the issue, in process: a 3×2 world's cells equal the windows of one whole bake —
+// weights, heights (with their gradients), channels, densities — and their instances together
+// are the whole bake's.
+func TestCellsEqualWholeBake(t *testing.T) {
+	dir := t.TempDir()
+	w := planDEM(t, dir, [2]int{3, 2}, true)
+	whole := wholeBake(t, demSources(t, dir), filepath.Join(dir, "whole.terrainData"))
+	if got, want := w.Populations[0].Spacing, float64(whole.Scatter[0].Spacing); got != want {
+		t.Fatalf("plan spacing %v, whole bake %v", got, want)
+	}
+	for i := range w.CellList {
+		if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+			t.Fatalf("cell %d: %v", i, err)
+		}
+	}
+	compareWithWhole(t, w, filepath.Join(dir, "whole.terrainData"), whole)
+}
+
+// compareWithWhole checks every cell of w against the whole bake's container and landscape.
+func compareWithWhole(t *testing.T, w *World, wholePath string, whole *bake.Landscape) {
+	t.Helper()
+	wc, err := terraindata.Open(wholePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholeHeight := readFloats(t, wc.Height())
+	var union [][]float32
+	for i := range w.CellList {
+		c := &w.CellList[i]
+		path, _ := w.Cell(i)
+		if probs := bake.Validate(path); len(probs) > 0 {
+			t.Fatalf("cell %d invalid:\n%v", i, probs)
+		}
+		cc, err := terraindata.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// weights, both controls
+		for k := 0; k < 2; k++ {
+			got, err := cc.Control(k).Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := wc.Control(k).Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := c.WeightsRect()
+			for j := r.J0; j < r.J1; j++ {
+				for x := r.I0; x < r.I1; x++ {
+					g := got.RGBA8.Pix[got.RGBA8.PixOffset(x-r.I0, j-r.J0):][:4]
+					wnt := want.RGBA8.Pix[want.RGBA8.PixOffset(x, j):][:4]
+					if string(g) != string(wnt) {
+						t.Fatalf("cell %d control%d texel (%d,%d): %v, whole bake %v", i, k, x, j, g, wnt)
+					}
+				}
+			}
+		}
+		// heights: R, and G/B gradients and A, bit for bit
+		got := readFloats(t, cc.Height())
+		r := c.HeightRect()
+		for j := r.J0; j < r.J1; j++ {
+			for x := r.I0; x < r.I1; x++ {
+				for ch := 0; ch < 4; ch++ {
+					g := got[4*((j-r.J0)*r.W()+x-r.I0)+ch]
+					wnt := wholeHeight[4*(j*w.HeightGrid[0]+x)+ch]
+					if g != wnt {
+						t.Fatalf("cell %d height texel (%d,%d) channel %d: %v, whole bake %v", i, x, j, ch, g, wnt)
+					}
+				}
+			}
+		}
+		// densities
+		dens := readFloats(t, cc.ScatterDensity("trees"))
+		wr := c.WeightsRect()
+		for j := wr.J0; j < wr.J1; j++ {
+			for x := wr.I0; x < wr.I1; x++ {
+				if g, wnt := dens[(j-wr.J0)*wr.W()+x-wr.I0], whole.Scatter[0].Density.Data[j*w.WeightsGrid[0]+x]; g != wnt {
+					t.Fatalf("cell %d density (%d,%d): %v, whole %v", i, x, j, g, wnt)
+				}
+			}
+		}
+		pops, err := bake.PlaceFromContainer(context.Background(), cc, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		union = append(union, pops[0].Matrices)
+	}
+	var all []float32
+	for _, m := range union {
+		all = append(all, m...)
+	}
+	got, want := scatter.SortMatrices(all), scatter.SortMatrices(whole.Scatter[0].Matrices)
+	if len(got) != len(want) {
+		t.Fatalf("cells hold %d instances together, the whole bake %d", len(got)/16, len(want)/16)
+	}
+	for k := range got {
+		if got[k] != want[k] {
+			t.Fatalf("instance float %d: %v, whole bake %v", k, got[k], want[k])
+		}
+	}
+	t.Logf("%d cells, %d instances, equal to the whole bake", len(w.CellList), len(got)/16)
+}
+
+func readFloats(t *testing.T, ref *terraindata.Ref) []float32 {
+	t.Helper()
+	tex, err := ref.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tex.Float
+}
