@@ -56,6 +56,8 @@ type bakeOptions struct {
 	channels                       multiFlag
 	tile                           int
 	cpu                            bool
+	// maxSide bounds --height-size (0: field.MaxSide; a world's sources may be larger).
+	maxSide int
 }
 
 func runBake(args []string, stdout, stderr io.Writer) int {
@@ -140,9 +142,13 @@ func (o *bakeOptions) sources() (bake.Sources, error) {
 		if err != nil {
 			return src, err
 		}
+		maxSide := o.maxSide
+		if maxSide == 0 {
+			maxSide = field.MaxSide
+		}
 		for _, v := range sz { // before converting: 1e19 used to wrap to a negative grid
-			if v != math.Trunc(v) || v < 1 || v > field.MaxSide {
-				return src, usageErr{fmt.Errorf("--height-size %q: want whole texel counts 1..%d per side", o.heightSize, field.MaxSide)}
+			if v != math.Trunc(v) || v < 1 || v > float64(maxSide) {
+				return src, usageErr{fmt.Errorf("--height-size %q: want whole texel counts 1..%d per side", o.heightSize, maxSide)}
 			}
 		}
 		src.Import.Size = [2]int{int(sz[0]), int(sz[1])}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -338,4 +339,13 @@ func (w *World) openCell(i int) (*terraindata.Container, error) {
 		return nil, nil
 	}
 	return c, err
+}
+
+// IsWorld reports whether path is a world folder (it holds world.yaml) or world.yaml itself.
+func IsWorld(path string) bool {
+	if filepath.Base(path) == FileName {
+		return true
+	}
+	fi, err := os.Stat(filepath.Join(path, FileName))
+	return err == nil && fi.Mode().IsRegular()
 }

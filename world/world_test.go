@@ -196,3 +196,123 @@ func readFloats(t *testing.T, ref *terraindata.Ref) []float32 {
 	}
 	return tex.Float
 }
+
+// Validation accepts the baked world, and finds a seam whose neighbours disagree.
+func TestValidateFindsSeams(t *testing.T) {
+	dir := t.TempDir()
+	w := planDEM(t, dir, [2]int{3, 2}, true)
+	probs, err := w.Validate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != 6 {
+		t.Fatalf("an unbaked world: %d problems, want 6 (one per cell):\n%v", len(probs), probs)
+	}
+	for i := range w.CellList {
+		if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if probs, err := w.Validate(context.Background()); err != nil || len(probs) > 0 {
+		t.Fatalf("baked world: %v\n%v", err, probs)
+	}
+	// Bake cell 1 from other ground: its container is valid on its own, its seams are not.
+	other := filepath.Join(dir, "other.f32")
+	b, err := os.ReadFile(dem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k+4 <= len(b); k += 4 {
+		b[k] ^= 0x40 // lowest mantissa byte: a few centimetres on every texel
+	}
+	if err := os.WriteFile(other, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w2 := *w
+	w2.Height = &HeightSource{File: "../other.f32", Size: w.Height.Size}
+	if _, err := w2.BakeCell(context.Background(), 1, Options{CPU: true}); err != nil {
+		t.Fatal(err)
+	}
+	probs, err = w.Validate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) == 0 {
+		t.Fatal("a cell baked from other ground passed validation")
+	}
+	for _, p := range probs {
+		t.Log(p)
+	}
+}
+
+// GPU cells (lavapipe here) equal a GPU whole bake byte for byte — weights, heights, densities,
+// instances — and agree with Go-reference cells as the twins agree (bake's GPU tests: ≥ 99% of
+// bytes equal, none off by more than 2).
+func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
+	dir := t.TempDir()
+	w := planDEM(t, dir, [2]int{3, 2}, false)
+	src := demSources(t, dir)
+	l, _, err := bake.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend, err := bake.Evaluate(context.Background(), l, bake.EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholePath := filepath.Join(dir, "whole.terrainData")
+	if err := bake.Write(wholePath, l); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := float32(w.Populations[0].Spacing), l.Scatter[0].Spacing; got != want {
+		t.Fatalf("plan spacing (GPU pass) %v, GPU whole bake %v", got, want)
+	}
+	for i := range w.CellList {
+		res, err := w.BakeCell(context.Background(), i, Options{Warn: func(m string) { t.Error(m) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Backend[:3] != "GPU" || backend[:3] != "GPU" {
+			t.Fatalf("cell %d baked with %s, the whole bake with %s", i, res.Backend, backend)
+		}
+	}
+	compareWithWhole(t, w, wholePath, l)
+
+	// The same cells on the Go reference: the twins' agreement.
+	cpu := *w
+	cpu.Dir = filepath.Join(dir, "cpu.world")
+	if err := os.MkdirAll(cpu.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cpu.Stack, cpu.Height.File = "../stack.yaml", "../"+w.Height.File
+	equal, total, worst := 0, 0, 0
+	for i := range w.CellList {
+		if _, err := cpu.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+			t.Fatal(err)
+		}
+		gp, _ := w.Cell(i)
+		cp, _ := cpu.Cell(i)
+		g, err := bake.Open(gp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := bake.Open(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range g.Weights.Lo {
+			for _, d := range []int{int(g.Weights.Lo[k]) - int(c.Weights.Lo[k]), int(g.Weights.Hi[k]) - int(c.Weights.Hi[k])} {
+				total++
+				if d == 0 {
+					equal++
+				}
+				worst = max(worst, d, -d)
+			}
+		}
+	}
+	if share := float64(equal) / float64(total); share < 0.99 || worst > 2 {
+		t.Errorf("GPU vs Go reference cells: %.4f%% of bytes equal, worst %d; want ≥ 99%%, ≤ 2", 100*share, worst)
+	} else {
+		t.Logf("GPU vs Go reference cells: %.4f%% of bytes equal, worst %d", 100*share, worst)
+	}
+}
