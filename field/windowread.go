@@ -1,7 +1,6 @@
 package field
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -11,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/image/tiff"
 
 	"strata/exr"
 	"strata/internal/safeio"
@@ -54,11 +51,16 @@ func ProbeHeight(path string, opts ImportOptions) (w, h int, err error) {
 		}
 		w, h = int(binary.BigEndian.Uint32(hd[16:20])), int(binary.BigEndian.Uint32(hd[20:24]))
 	case ".tif", ".tiff":
-		c, err := tiff.DecodeConfig(bufio.NewReader(f))
+		// The first IFD may be anywhere in the file; TIFFs are decoded whole anyway (MaxSide).
+		b, err := safeio.ReadFile(path, maxFileBytes)
 		if err != nil {
-			return fail(fmt.Errorf("decoding TIFF header: %w", err))
+			return fail(safeio.Unnamed(err))
 		}
-		w, h = c.Width, c.Height
+		d, err := parseTIFF(b)
+		if err != nil {
+			return fail(err)
+		}
+		w, h = d.w, d.h
 	case ".exr":
 		hd, err := exr.DecodeConfig(f)
 		if err != nil {

@@ -76,8 +76,13 @@ func wholeBake(t testing.TB, src bake.Sources, out string) *bake.Landscape {
 
 func planDEM(t testing.TB, dir string, cells [2]int, cpu bool) *World {
 	t.Helper()
+	return planDEMRes(t, dir, cells, cpu, 0)
+}
+
+func planDEMRes(t testing.TB, dir string, cells [2]int, cpu bool, resolution float64) *World {
+	t.Helper()
 	w, err := Plan(context.Background(), PlanOptions{Sources: demSources(t, dir), Cells: cells, Out: filepath.Join(dir, "dem.world"),
-		Options: Options{CPU: cpu}})
+		Resolution: resolution, Options: Options{CPU: cpu}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,18 +93,44 @@ func planDEM(t testing.TB, dir string, cells [2]int, cpu bool) *World {
 // weights, heights (with their gradients), channels, densities — and their instances together
 // are the whole bake's.
 func TestCellsEqualWholeBake(t *testing.T) {
-	dir := t.TempDir()
-	w := planDEM(t, dir, [2]int{3, 2}, true)
-	whole := wholeBake(t, demSources(t, dir), filepath.Join(dir, "whole.terrainData"))
-	if got, want := w.Populations[0].Spacing, float64(whole.Scatter[0].Spacing); got != want {
-		t.Fatalf("plan spacing %v, whole bake %v", got, want)
+	for _, tc := range []struct {
+		name       string
+		cells      [2]int
+		resolution float64
+	}{
+		{"3x2", [2]int{3, 2}, 0},
+		{"4x3 finer weights", [2]int{4, 3}, 1200}, // weights grid 240×182 over the 120×91 heights
+		{"1x1", [2]int{1, 1}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w := planDEMRes(t, dir, tc.cells, true, tc.resolution)
+			src := demSources(t, dir)
+			l, _, err := bake.Load(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bake.Evaluate(context.Background(), l, bake.EvalOptions{CPU: true, Options: bake.Options{Resolution: tc.resolution}}); err != nil {
+				t.Fatal(err)
+			}
+			wholePath := filepath.Join(dir, "whole.terrainData")
+			if err := bake.Write(wholePath, l); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := w.Populations[0].Spacing, float64(l.Scatter[0].Spacing); got != want {
+				t.Fatalf("plan spacing %v, whole bake %v", got, want)
+			}
+			for i := range w.CellList {
+				if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+					t.Fatalf("cell %d: %v", i, err)
+				}
+			}
+			compareWithWhole(t, w, wholePath, l)
+			if probs, err := w.Validate(context.Background()); err != nil || len(probs) > 0 {
+				t.Fatalf("validate: %v %v", err, probs)
+			}
+		})
 	}
-	for i := range w.CellList {
-		if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
-			t.Fatalf("cell %d: %v", i, err)
-		}
-	}
-	compareWithWhole(t, w, filepath.Join(dir, "whole.terrainData"), whole)
 }
 
 // compareWithWhole checks every cell of w against the whole bake's container and landscape.
