@@ -293,6 +293,11 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for k, n := range res.Instances {
 		fmt.Fprintf(stdout, "  %s: %d instances\n", w.Populations[k].Name, n)
 	}
+	var ph []string
+	for _, p := range res.Phases {
+		ph = append(ph, fmt.Sprintf("%s %.2fs", p.Name, p.D.Seconds()))
+	}
+	fmt.Fprintf(stdout, "  %s\n", strings.Join(ph, ", "))
 	return nil
 }
 

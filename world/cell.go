@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"time"
 
 	"strata/bake"
 	"strata/field"
@@ -21,6 +23,9 @@ type CellResult struct {
 	Backend   string // the evaluator, in words
 	Instances []int  // per population
 	Warnings  []stack.Problem
+	// Phases are the bake's steps and their wall times: read (the windows of the sources),
+	// evaluate (weights and densities), place, write (encode, validate, swap in).
+	Phases []Phase
 }
 
 // blocks are the parts of the world a cell bake touches.
@@ -98,10 +103,16 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	l, counts, err := w.cellLandscape(ctx, i, s, stackDir, ev, &b, &o)
 	if err != nil {
 		return nil, err
 	}
+	phases := append(ev.phases, Phase{"place", time.Since(t0)})
+	backend := ev.backend
+	ev = nil
+	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
+	t0 = time.Now()
 	report := o.report()
 	report("write", 0, 1)
 	lk, err := safeio.LockExclusive(w.lockPath(i))
@@ -116,7 +127,9 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 		return nil, err
 	}
 	report("write", 1, 1)
-	return &CellResult{Index: i, Path: path, Weights: [2]int{b.cell.W(), b.cell.H()}, Backend: ev.backend, Instances: counts, Warnings: warnings}, nil
+	phases = append(phases, Phase{"write", time.Since(t0)})
+	return &CellResult{Index: i, Path: path, Weights: [2]int{b.cell.W(), b.cell.H()}, Backend: backend, Instances: counts,
+		Warnings: warnings, Phases: phases}, nil
 }
 
 // cellLandscape is cell i's container content: its field (height, channels) and weights cut out

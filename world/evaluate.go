@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"strata/bake"
 	"strata/field"
@@ -47,6 +48,13 @@ type evaluation struct {
 	density []*field.Grid // per population, eval's texels
 	maxes   []float32     // per population, the largest density over eval
 	backend string
+	phases  []Phase // read, evaluate
+}
+
+// Phase is one step of a cell bake and how long it took.
+type Phase struct {
+	Name string
+	D    time.Duration
 }
 
 // geometry is the world's geometry for stack s.
@@ -59,12 +67,15 @@ func (w *World) geometry(s *stack.Stack) (bake.Geometry, error) {
 func (w *World) evaluate(ctx context.Context, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
 	report := o.report()
 	report("read", 0, 1)
+	t0 := time.Now()
 	wins, err := w.windows(hrect)
 	if err != nil {
 		return nil, err
 	}
 	report("read", 1, 1)
-	ev := &evaluation{geo: geo, eval: eval, wins: wins}
+	ev := &evaluation{geo: geo, eval: eval, wins: wins, phases: []Phase{{"read", time.Since(t0)}}}
+	t0 = time.Now()
+	defer func() { ev.phases = append(ev.phases, Phase{"evaluate", time.Since(t0)}) }()
 	if !o.CPU {
 		err := w.evaluateGPU(ctx, s, ev, withDensity, o)
 		switch {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -222,17 +221,17 @@ func existingGUID(dir string) (string, error) {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
 }
 
-// memoryPerCell estimates a cell task's peak memory in bytes (the largest cell): its windows of
-// the sources, the evaluation (bake's 12 B per weights texel and 8 B per texel per population,
-// docs/limits.md) and the container's payloads being encoded, plus the process itself.
+// memoryPerCell estimates a cell task's peak memory in bytes (the largest cell), calibrated on
+// measured cell bakes (docs/PERFORMANCE.md, "World cells": 34 B per texel with one population,
+// 37 MB of process): 26 B per weights texel for the windows, the weights and the payloads being
+// written, 8 more per population (its density), 8 per height texel per channel, a seventh more
+// for margin, and 128 MiB for the process and a GPU driver's host side.
 func (w *World) memoryPerCell() uint64 {
 	var worst uint64
 	for i := range w.CellList {
 		c := &w.CellList[i]
 		h, wt := uint64(c.HeightRect().Texels()), uint64(c.WeightsRect().Texels())
-		need := h*4*uint64(1+len(w.Channels)) + h*8 + wt*12 + wt*8*uint64(len(w.Populations))
-		worst = max(worst, need)
+		worst = max(worst, wt*26+wt*8*uint64(len(w.Populations))+h*8*uint64(len(w.Channels)))
 	}
-	const base = 256 << 20
-	return uint64(math.Ceil(float64(worst)*1.25)) + base
+	return worst + worst/7 + 128<<20
 }
