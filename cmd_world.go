@@ -112,17 +112,7 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var eo world.EmitOptions
 	fs := flag.NewFlagSet("world plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.stackPath, "stack", "", "")
-	fs.StringVar(&o.height, "height", "", "")
-	fs.StringVar(&o.sample, "sample", "", "")
-	fs.StringVar(&o.heightRange, "height-range", "", "")
-	fs.StringVar(&o.heightSize, "height-size", "", "")
-	fs.StringVar(&o.size, "size", "", "")
-	fs.StringVar(&o.origin, "origin", "", "")
-	fs.Float64Var(&o.resolution, "resolution", 0, "")
-	fs.Var(&o.channels, "channel", "")
-	fs.IntVar(&o.tile, "tile", 0, "")
-	fs.BoolVar(&o.cpu, "cpu", false, "")
+	o.sourceFlags(fs)
 	fs.StringVar(&cells, "cells", "", "")
 	fs.StringVar(&out, "out", "", "")
 	fs.StringVar(&spacing, "spacing", world.SpacingMeasured, "")
@@ -154,16 +144,13 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr{errors.New("missing --out NAME.world")}
 	case cells == "":
 		return usageErr{errors.New("missing --cells NxM")}
-	case (o.height == "") == (o.sample == ""):
-		return usageErr{errors.New("give exactly one of --height and --sample")}
-	case o.sample == "" && o.stackPath == "":
-		return usageErr{errors.New("--stack is required with --height (only --sample has a stack of its own)")}
-	case o.sample != "" && (o.size != "" || o.heightRange != "" || o.heightSize != ""):
-		return usageErr{errors.New("--size, --height-range and --height-size describe a --height file, not the sample")}
-	case o.tile < 0 || o.resolution < 0 || eo.Parallel < 0 || eo.CPUs < 0:
-		return usageErr{errors.New("--tile, --resolution, --parallel and --cpus must be positive")}
+	case eo.Parallel < 0 || eo.CPUs < 0:
+		return usageErr{errors.New("--parallel and --cpus must be positive")}
 	case spacing != world.SpacingMeasured && spacing != world.SpacingDeclared:
 		return usageErr{fmt.Errorf("--spacing %q: want measured or declared", spacing)}
+	}
+	if err := o.checkSources(); err != nil {
+		return err
 	}
 	n, m, err := parseCells(cells)
 	if err != nil {
@@ -301,20 +288,16 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// worldPath is the one NAME.world argument of status and validate.
-func worldPath(args []string) (string, error) {
+// openWorldArg opens the one NAME.world argument of status and validate.
+func openWorldArg(args []string) (*world.World, error) {
 	if len(args) != 1 || args[0] == "" || args[0][0] == '-' {
-		return "", usageErr{errors.New("want exactly one NAME.world")}
+		return nil, usageErr{errors.New("want exactly one NAME.world")}
 	}
-	return args[0], nil
+	return world.Open(args[0])
 }
 
 func worldStatus(args []string, stdout io.Writer) error {
-	path, err := worldPath(args)
-	if err != nil {
-		return err
-	}
-	w, err := world.Open(path)
+	w, err := openWorldArg(args)
 	if err != nil {
 		return err
 	}
@@ -341,11 +324,7 @@ func worldStatus(args []string, stdout io.Writer) error {
 }
 
 func worldValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	path, err := worldPath(args)
-	if err != nil {
-		return err
-	}
-	w, err := world.Open(path)
+	w, err := openWorldArg(args)
 	if err != nil {
 		return err
 	}

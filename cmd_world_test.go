@@ -17,8 +17,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"strata/bake"
-	"strata/scatter"
 	"strata/terraindata"
+	"strata/internal/worldtest"
 	"strata/world"
 )
 
@@ -144,7 +144,11 @@ func TestWorldSixProcessesEqualWholeBake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameAsWhole(t, w, whole)
+	n, err := worldtest.SameAsWhole(w, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("six cells equal the whole bake, %d instances", n)
 
 	// One picture: the world's frame is the whole bake's, pixel for pixel.
 	for _, view := range []string{"top", "orbit"} {
@@ -159,80 +163,6 @@ func TestWorldSixProcessesEqualWholeBake(t *testing.T) {
 			t.Errorf("%s view: the world's frame differs from the whole bake's in %s pixels", view, out)
 		}
 	}
-}
-
-// sameAsWhole compares every cell with the block of the whole bake it covers: both controls and
-// the height payload (R metres, G/B gradients, A) byte for byte, and the union of the cells'
-// stored instances with the whole bake's placement.
-func sameAsWhole(t *testing.T, w *world.World, whole string) {
-	t.Helper()
-	wc, err := terraindata.Open(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wholeH, err := wc.Height().Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all []float32
-	for i, cl := range w.CellList {
-		path, _ := w.Cell(i)
-		cc, err := terraindata.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := 0; k < 2; k++ {
-			got, err := cc.Control(k).Read()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := wc.Control(k).Read()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := cl.WeightsRect()
-			for j := r.J0; j < r.J1; j++ {
-				g := got.RGBA8.Pix[got.RGBA8.PixOffset(0, j-r.J0):][:4*r.W()]
-				wnt := want.RGBA8.Pix[want.RGBA8.PixOffset(r.I0, j):][:4*r.W()]
-				if !bytes.Equal(g, wnt) {
-					t.Fatalf("cell %d control%d row %d differs from the whole bake", i, k, j)
-				}
-			}
-		}
-		h, err := cc.Height().Read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := cl.HeightRect()
-		for j := r.J0; j < r.J1; j++ {
-			for x := r.I0; x < r.I1; x++ {
-				g := h.Float[4*((j-r.J0)*r.W()+x-r.I0):][:4]
-				wnt := wholeH.Float[4*(j*w.HeightGrid[0]+x):][:4]
-				if [4]float32(g) != [4]float32(wnt) {
-					t.Fatalf("cell %d height texel (%d,%d): %v, whole bake %v", i, x, j, g, wnt)
-				}
-			}
-		}
-		stored, ok, err := bake.StoredInstances(cc)
-		if err != nil || !ok {
-			t.Fatalf("cell %d stored instances: %v %v", i, ok, err)
-		}
-		all = append(all, stored["trees"]...)
-	}
-	pops, err := bake.PlaceFromContainer(context.Background(), wc, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, want := scatter.SortMatrices(all), scatter.SortMatrices(pops[0].Matrices)
-	if len(got) == 0 || len(got) != len(want) {
-		t.Fatalf("the cells hold %d instances, the whole bake %d", len(got)/16, len(want)/16)
-	}
-	for k := range got {
-		if got[k] != want[k] {
-			t.Fatalf("instance float %d: cells %v, whole bake %v", k, got[k], want[k])
-		}
-	}
-	t.Logf("%d cells equal the whole bake: %d instances", len(w.CellList), len(got)/16)
 }
 
 // The emitted job files: the Kubernetes manifest parses as an Indexed Job with one completion per

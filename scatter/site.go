@@ -122,6 +122,12 @@ type siteEnv struct {
 }
 
 func newSiteEnv(p Params, geo *field.Geometry, density, height *field.Grid) siteEnv {
+	return siteEnvOf(p, geo, NewDensityGrid(geo, density), geo.Sampler(height))
+}
+
+// siteEnvOf is the environment of placement p over geo reading density and height through the
+// given samplers (whole grids, or windows of them).
+func siteEnvOf(p Params, geo *field.Geometry, density DensityGrid, height field.Sampler) siteEnv {
 	return siteEnv{
 		seed:    p.Seed,
 		s:       p.Spacing,
@@ -130,8 +136,8 @@ func newSiteEnv(p Params, geo *field.Geometry, density, height *field.Grid) site
 		end:     [2]float32{FieldEnd(geo, 0), FieldEnd(geo, 1)},
 		scaleLo: p.Scale[0],
 		scaleD:  p.Scale[1] - p.Scale[0],
-		density: NewDensityGrid(geo, density),
-		height:  geo.Sampler(height),
+		density: density,
+		height:  height,
 	}
 }
 

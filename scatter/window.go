@@ -121,17 +121,7 @@ func PlaceWindow(ctx context.Context, p Params, geo *field.Geometry, density, he
 	if !height.Rect().Contains(hneed) {
 		return nil, 0, fmt.Errorf("scatter: place: the height window %v does not hold %v", height.Rect(), hneed)
 	}
-	env := siteEnv{
-		seed:    p.Seed,
-		s:       p.Spacing,
-		s2:      float32(p.Spacing * p.Spacing),
-		fmin:    geo.FieldMin,
-		end:     [2]float32{FieldEnd(geo, 0), FieldEnd(geo, 1)},
-		scaleLo: p.Scale[0],
-		scaleD:  p.Scale[1] - p.Scale[0],
-		density: NewDensityWindow(geo, density),
-		height:  geo.WindowSampler(height, 0, 0, geo.HeightW, geo.HeightH),
-	}
+	env := siteEnvOf(p, geo, NewDensityWindow(geo, density), geo.WindowSampler(height, 0, 0, geo.HeightW, geo.HeightH))
 	// Bands of site rows, one per unit of parallel work.
 	const band = 16
 	var ranges []SiteRange

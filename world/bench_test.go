@@ -1,4 +1,4 @@
-package world
+package world_test
 
 import (
 	"bufio"
@@ -12,13 +12,14 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/world"
 )
 
 // benchWorld writes a 2×1 world of n² cells: a 2n×n float32 heightmap of the dunes' shape (the
 // sample's ground at 2 m texels), samples/dunes.yaml (sand, rock, trees), planned with the
 // declared spacing (no density pass). STRATA_BENCH_KEEP=DIR writes it into DIR and keeps it, so
 // `strata world bake DIR/bench.world --cell 0` can be timed (and its memory read) on its own.
-func benchWorld(b *testing.B, n int) *World {
+func benchWorld(b *testing.B, n int) *world.World {
 	b.Helper()
 	dir := os.Getenv("STRATA_BENCH_KEEP")
 	if dir == "" {
@@ -46,9 +47,9 @@ func benchWorld(b *testing.B, n int) *World {
 		b.Fatal(err)
 	}
 	size := [2]float64{float64(4 * n), float64(2 * n)} // 2 m texels
-	w, err := Plan(context.Background(), PlanOptions{
+	w, err := world.Plan(context.Background(), world.PlanOptions{
 		Sources: bake.Sources{StackPath: stack, Height: src, Import: field.ImportOptions{Size: [2]int{2 * n, n}}, Size: &size},
-		Cells:   [2]int{2, 1}, Out: filepath.Join(dir, fmt.Sprintf("bench%d.world", n)), Spacing: SpacingDeclared})
+		Cells:   [2]int{2, 1}, Out: filepath.Join(dir, fmt.Sprintf("bench%d.world", n)), Spacing: world.SpacingDeclared})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func BenchmarkBakeCell(b *testing.B) {
 				backend := ""
 				b.ResetTimer()
 				for range b.N {
-					res, err := w.BakeCell(context.Background(), 0, Options{CPU: mode == "cpu", Warn: func(m string) { b.Log(m) }})
+					res, err := w.BakeCell(context.Background(), 0, world.Options{CPU: mode == "cpu", Warn: func(m string) { b.Log(m) }})
 					if err != nil {
 						b.Fatal(err)
 					}

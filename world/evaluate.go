@@ -110,10 +110,18 @@ func (w *World) evaluateCPU(ctx context.Context, s *stack.Stack, ev *evaluation,
 		return nil
 	}
 	sg := scatter.Geometry{Field: ev.geo.Field, Stack: ev.geo.Stack}
+	return ev.densities(s, o, func(p int) (*field.Grid, float32, error) {
+		return scatter.DensityWindow(ctx, s, p, ev.wins.Height, ev.wins.Channels, sg, ev.eval, ev.weights.Lo, ev.weights.Hi)
+	})
+}
+
+// densities fills ev.density and ev.maxes with each population's density(p), reporting progress.
+func (ev *evaluation) densities(s *stack.Stack, o *Options, density func(p int) (*field.Grid, float32, error)) error {
+	ev.density, ev.maxes = nil, nil
 	report := o.report()
 	for p := range s.Populations {
 		report("density", p, len(s.Populations))
-		d, mx, err := scatter.DensityWindow(ctx, s, p, ev.wins.Height, ev.wins.Channels, sg, ev.eval, ev.weights.Lo, ev.weights.Hi)
+		d, mx, err := density(p)
 		if err != nil {
 			return fmt.Errorf("world: population %q: %w", s.Populations[p].Name, err)
 		}

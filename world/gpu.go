@@ -84,17 +84,9 @@ func (w *World) evaluateGPU(ctx context.Context, s *stack.Stack, ev *evaluation,
 	if !withDensity {
 		return nil
 	}
-	for p := range s.Populations {
-		report("density", p, len(s.Populations))
-		d, mx, err := densityGPU(ctx, dev, s, p, ev, tr, target, kept)
-		if err != nil {
-			return fmt.Errorf("world: population %q: %w", s.Populations[p].Name, err)
-		}
-		ev.density = append(ev.density, d)
-		ev.maxes = append(ev.maxes, mx)
-	}
-	report("density", len(s.Populations), len(s.Populations))
-	return nil
+	return ev.densities(s, o, func(p int) (*field.Grid, float32, error) {
+		return densityGPU(ctx, dev, s, p, ev, tr, target, kept)
+	})
 }
 
 // targetRect is the block of the weights grid a GPU target must cover for eval: from texel

@@ -1,4 +1,4 @@
-package world
+package world_test
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"strata/bake"
+	"strata/world"
 )
 
 // The partition: cuts on both grids at once, cells differing by at most one unit, refusals named.
 func TestLayout(t *testing.T) {
-	p := &Spec{Size: [2]float64{1000, 500}, Cells: [2]int{3, 2}, HeightGrid: [2]int{100, 50}, WeightsGrid: [2]int{200, 100}}
-	cells, err := layout(p)
+	p := &world.Spec{Size: [2]float64{1000, 500}, Cells: [2]int{3, 2}, HeightGrid: [2]int{100, 50}, WeightsGrid: [2]int{200, 100}}
+	cells, err := world.Layout(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,12 +25,12 @@ func TestLayout(t *testing.T) {
 		t.Fatalf("%+v", cells)
 	}
 	// 91 rows and 46 weights rows (gcd 1) cannot be cut in two at a shared edge.
-	p = &Spec{Size: [2]float64{1000, 910}, Cells: [2]int{1, 2}, HeightGrid: [2]int{100, 91}, WeightsGrid: [2]int{100, 46}}
-	if _, err := layout(p); err == nil || !strings.Contains(err.Error(), "can be cut at 1 places") {
+	p = &world.Spec{Size: [2]float64{1000, 910}, Cells: [2]int{1, 2}, HeightGrid: [2]int{100, 91}, WeightsGrid: [2]int{100, 46}}
+	if _, err := world.Layout(p); err == nil || !strings.Contains(err.Error(), "can be cut at 1 places") {
 		t.Errorf("gcd 1: %v", err)
 	}
-	p = &Spec{Size: [2]float64{1000, 1000}, Cells: [2]int{60, 1}, HeightGrid: [2]int{100, 100}, WeightsGrid: [2]int{100, 100}}
-	if _, err := layout(p); err == nil || !strings.Contains(err.Error(), "a cell holds 2") {
+	p = &world.Spec{Size: [2]float64{1000, 1000}, Cells: [2]int{60, 1}, HeightGrid: [2]int{100, 100}, WeightsGrid: [2]int{100, 100}}
+	if _, err := world.Layout(p); err == nil || !strings.Contains(err.Error(), "a cell holds 2") {
 		t.Errorf("1-texel cells: %v", err)
 	}
 }
@@ -38,7 +39,7 @@ func TestLayout(t *testing.T) {
 func TestCellAndNeighbours(t *testing.T) {
 	dir := t.TempDir()
 	w := planDEM(t, dir, [2]int{3, 2}, true)
-	w2, err := Open(filepath.Join(dir, "dem.world"))
+	w2, err := world.Open(filepath.Join(dir, "dem.world"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +57,11 @@ func TestCellAndNeighbours(t *testing.T) {
 	}
 }
 
-// Open refuses a world.yaml a cell bake could not use, naming the field.
+// world.Open refuses a world.yaml a cell bake could not use, naming the field.
 func TestOpenRefuses(t *testing.T) {
 	dir := t.TempDir()
 	planDEM(t, dir, [2]int{3, 2}, true)
-	wy := filepath.Join(dir, "dem.world", FileName)
+	wy := filepath.Join(dir, "dem.world", world.FileName)
 	good, err := os.ReadFile(wy)
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +84,13 @@ func TestOpenRefuses(t *testing.T) {
 			if err := os.WriteFile(wy, []byte(bad), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Open(filepath.Dir(wy))
+			_, err := world.Open(filepath.Dir(wy))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), wy) {
 				t.Errorf("got %v, want an error naming %s and %q", err, wy, tc.want)
 			}
 		})
 	}
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "not a world folder") {
+	if _, err := world.Open(dir); err == nil || !strings.Contains(err.Error(), "not a world folder") {
 		t.Errorf("a folder without world.yaml: %v", err)
 	}
 }
@@ -101,15 +102,15 @@ func TestStatusAndStalePlan(t *testing.T) {
 	dir := t.TempDir()
 	w := planDEM(t, dir, [2]int{3, 2}, true)
 	st, err := w.Status()
-	if err != nil || st.Count(StateMissing) != 6 {
+	if err != nil || st.Count(world.StateMissing) != 6 {
 		t.Fatalf("%+v %v", st, err)
 	}
 	for i := range w.CellList {
-		if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+		if _, err := w.BakeCell(context.Background(), i, world.Options{CPU: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if st, err = w.Status(); err != nil || st.Count(StateBaked) != 6 || st.PlanStale != "" {
+	if st, err = w.Status(); err != nil || st.Count(world.StateBaked) != 6 || st.PlanStale != "" {
 		t.Fatalf("%+v %v", st, err)
 	}
 	later := time.Now().Add(2 * time.Second)
@@ -120,15 +121,15 @@ func TestStatusAndStalePlan(t *testing.T) {
 	}
 	os.Chtimes(stackPath, later, later)
 	st, err = w.Status()
-	if err != nil || st.Count(StateStale) != 6 || !strings.Contains(st.Cells[0].Why, "stack") || !strings.Contains(st.PlanStale, "re-run strata world plan") {
+	if err != nil || st.Count(world.StateStale) != 6 || !strings.Contains(st.Cells[0].Why, "stack") || !strings.Contains(st.PlanStale, "re-run strata world plan") {
 		t.Fatalf("after a stack edit: %+v %v", st, err)
 	}
-	if _, err := w.BakeCell(context.Background(), 0, Options{CPU: true}); err == nil || !strings.Contains(err.Error(), "re-run strata world plan") {
+	if _, err := w.BakeCell(context.Background(), 0, world.Options{CPU: true}); err == nil || !strings.Contains(err.Error(), "re-run strata world plan") {
 		t.Fatalf("a density beyond the plan's spacing: %v", err)
 	}
 	renamed := strings.Replace(demStack, "name: trees", "name: pines", 1)
 	os.WriteFile(stackPath, []byte(renamed), 0o644)
-	if _, err := w.BakeCell(context.Background(), 0, Options{CPU: true}); err == nil || !strings.Contains(err.Error(), `"pines" in the stack, "trees" in the plan`) {
+	if _, err := w.BakeCell(context.Background(), 0, world.Options{CPU: true}); err == nil || !strings.Contains(err.Error(), `"pines" in the stack, "trees" in the plan`) {
 		t.Fatalf("a renamed population: %v", err)
 	}
 	// Re-planning keeps the world's identity (and so every cell's guid).
@@ -137,28 +138,28 @@ func TestStatusAndStalePlan(t *testing.T) {
 	if w2.GUID != w.GUID {
 		t.Errorf("re-plan changed the guid %s → %s", w.GUID, w2.GUID)
 	}
-	if _, err := w2.BakeCell(context.Background(), 0, Options{CPU: true}); err != nil {
+	if _, err := w2.BakeCell(context.Background(), 0, world.Options{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := w2.Cell(0)
 	l, err := bake.Open(p)
-	if err != nil || l.GUID != w2.cellGUID(0) {
-		t.Errorf("cell guid %q, want %q (%v)", l.GUID, w2.cellGUID(0), err)
+	if err != nil || l.GUID != w2.CellGUID(0) {
+		t.Errorf("cell guid %q, want %q (%v)", l.GUID, w2.CellGUID(0), err)
 	}
 }
 
 // Declared spacing needs no density pass: each population's spacing follows its declared density.
 func TestPlanDeclaredSpacing(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Plan(context.Background(), PlanOptions{Sources: demSources(t, dir), Cells: [2]int{2, 2}, Out: filepath.Join(dir, "d.world"),
-		Spacing: SpacingDeclared, Options: Options{CPU: true}})
+	w, err := world.Plan(context.Background(), world.PlanOptions{Sources: demSources(t, dir), Cells: [2]int{2, 2}, Out: filepath.Join(dir, "d.world"),
+		Spacing: world.SpacingDeclared, Options: world.Options{CPU: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Populations[0].MaxDensity != 2e-7 || float32(w.Populations[0].Spacing) != spacingOf(2e-7) {
+	if w.Populations[0].MaxDensity != 2e-7 || float32(w.Populations[0].Spacing) != world.SpacingOf(2e-7) {
 		t.Errorf("%+v", w.Populations[0])
 	}
-	if _, err := w.BakeCell(context.Background(), 3, Options{CPU: true}); err != nil {
+	if _, err := w.BakeCell(context.Background(), 3, world.Options{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 }

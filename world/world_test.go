@@ -1,4 +1,4 @@
-package world
+package world_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	"strata/bake"
 	"strata/field"
-	"strata/scatter"
-	"strata/terraindata"
+	"strata/internal/worldtest"
+	"strata/world"
 )
 
 // The real elevation data (../shared/data/README.md; the repository keeps a copy): 120×91 float32
@@ -74,15 +74,15 @@ func wholeBake(t testing.TB, src bake.Sources, out string) *bake.Landscape {
 	return l
 }
 
-func planDEM(t testing.TB, dir string, cells [2]int, cpu bool) *World {
+func planDEM(t testing.TB, dir string, cells [2]int, cpu bool) *world.World {
 	t.Helper()
 	return planDEMRes(t, dir, cells, cpu, 0)
 }
 
-func planDEMRes(t testing.TB, dir string, cells [2]int, cpu bool, resolution float64) *World {
+func planDEMRes(t testing.TB, dir string, cells [2]int, cpu bool, resolution float64) *world.World {
 	t.Helper()
-	w, err := Plan(context.Background(), PlanOptions{Sources: demSources(t, dir), Cells: cells, Out: filepath.Join(dir, "dem.world"),
-		Resolution: resolution, Options: Options{CPU: cpu}})
+	w, err := world.Plan(context.Background(), world.PlanOptions{Sources: demSources(t, dir), Cells: cells, Out: filepath.Join(dir, "dem.world"),
+		Resolution: resolution, Options: world.Options{CPU: cpu}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,11 +121,11 @@ func TestCellsEqualWholeBake(t *testing.T) {
 				t.Fatalf("plan spacing %v, whole bake %v", got, want)
 			}
 			for i := range w.CellList {
-				if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+				if _, err := w.BakeCell(context.Background(), i, world.Options{CPU: true}); err != nil {
 					t.Fatalf("cell %d: %v", i, err)
 				}
 			}
-			compareWithWhole(t, w, wholePath, l)
+			compareWithWhole(t, w, wholePath)
 			if probs, err := w.Validate(context.Background()); err != nil || len(probs) > 0 {
 				t.Fatalf("validate: %v %v", err, probs)
 			}
@@ -133,99 +133,14 @@ func TestCellsEqualWholeBake(t *testing.T) {
 	}
 }
 
-// compareWithWhole checks every cell of w against the whole bake's container and landscape.
-func compareWithWhole(t *testing.T, w *World, wholePath string, whole *bake.Landscape) {
+// compareWithWhole checks every cell of w against the whole bake at wholePath.
+func compareWithWhole(t *testing.T, w *world.World, wholePath string) {
 	t.Helper()
-	wc, err := terraindata.Open(wholePath)
+	n, err := worldtest.SameAsWhole(w, wholePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wholeHeight := readFloats(t, wc.Height())
-	var union [][]float32
-	for i := range w.CellList {
-		c := &w.CellList[i]
-		path, _ := w.Cell(i)
-		if probs := bake.Validate(path); len(probs) > 0 {
-			t.Fatalf("cell %d invalid:\n%v", i, probs)
-		}
-		cc, err := terraindata.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// weights, both controls
-		for k := 0; k < 2; k++ {
-			got, err := cc.Control(k).Read()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := wc.Control(k).Read()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := c.WeightsRect()
-			for j := r.J0; j < r.J1; j++ {
-				for x := r.I0; x < r.I1; x++ {
-					g := got.RGBA8.Pix[got.RGBA8.PixOffset(x-r.I0, j-r.J0):][:4]
-					wnt := want.RGBA8.Pix[want.RGBA8.PixOffset(x, j):][:4]
-					if string(g) != string(wnt) {
-						t.Fatalf("cell %d control%d texel (%d,%d): %v, whole bake %v", i, k, x, j, g, wnt)
-					}
-				}
-			}
-		}
-		// heights: R, and G/B gradients and A, bit for bit
-		got := readFloats(t, cc.Height())
-		r := c.HeightRect()
-		for j := r.J0; j < r.J1; j++ {
-			for x := r.I0; x < r.I1; x++ {
-				for ch := 0; ch < 4; ch++ {
-					g := got[4*((j-r.J0)*r.W()+x-r.I0)+ch]
-					wnt := wholeHeight[4*(j*w.HeightGrid[0]+x)+ch]
-					if g != wnt {
-						t.Fatalf("cell %d height texel (%d,%d) channel %d: %v, whole bake %v", i, x, j, ch, g, wnt)
-					}
-				}
-			}
-		}
-		// densities
-		dens := readFloats(t, cc.ScatterDensity("trees"))
-		wr := c.WeightsRect()
-		for j := wr.J0; j < wr.J1; j++ {
-			for x := wr.I0; x < wr.I1; x++ {
-				if g, wnt := dens[(j-wr.J0)*wr.W()+x-wr.I0], whole.Scatter[0].Density.Data[j*w.WeightsGrid[0]+x]; g != wnt {
-					t.Fatalf("cell %d density (%d,%d): %v, whole %v", i, x, j, g, wnt)
-				}
-			}
-		}
-		pops, err := bake.PlaceFromContainer(context.Background(), cc, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		union = append(union, pops[0].Matrices)
-	}
-	var all []float32
-	for _, m := range union {
-		all = append(all, m...)
-	}
-	got, want := scatter.SortMatrices(all), scatter.SortMatrices(whole.Scatter[0].Matrices)
-	if len(got) != len(want) {
-		t.Fatalf("cells hold %d instances together, the whole bake %d", len(got)/16, len(want)/16)
-	}
-	for k := range got {
-		if got[k] != want[k] {
-			t.Fatalf("instance float %d: %v, whole bake %v", k, got[k], want[k])
-		}
-	}
-	t.Logf("%d cells, %d instances, equal to the whole bake", len(w.CellList), len(got)/16)
-}
-
-func readFloats(t *testing.T, ref *terraindata.Ref) []float32 {
-	t.Helper()
-	tex, err := ref.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tex.Float
+	t.Logf("%d cells, %d instances, equal to the whole bake", len(w.CellList), n)
 }
 
 // Validation accepts the baked world, and finds a seam whose neighbours disagree.
@@ -240,7 +155,7 @@ func TestValidateFindsSeams(t *testing.T) {
 		t.Fatalf("an unbaked world: %d problems, want 6 (one per cell):\n%v", len(probs), probs)
 	}
 	for i := range w.CellList {
-		if _, err := w.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+		if _, err := w.BakeCell(context.Background(), i, world.Options{CPU: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -260,8 +175,8 @@ func TestValidateFindsSeams(t *testing.T) {
 		t.Fatal(err)
 	}
 	w2 := *w
-	w2.Height = &HeightSource{File: "../other.f32", Size: w.Height.Size}
-	if _, err := w2.BakeCell(context.Background(), 1, Options{CPU: true}); err != nil {
+	w2.Height = &world.HeightSource{File: "../other.f32", Size: w.Height.Size}
+	if _, err := w2.BakeCell(context.Background(), 1, world.Options{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	probs, err = w.Validate(context.Background())
@@ -299,7 +214,7 @@ func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
 		t.Fatalf("plan spacing (GPU pass) %v, GPU whole bake %v", got, want)
 	}
 	for i := range w.CellList {
-		res, err := w.BakeCell(context.Background(), i, Options{Warn: func(m string) { t.Error(m) }})
+		res, err := w.BakeCell(context.Background(), i, world.Options{Warn: func(m string) { t.Error(m) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +222,7 @@ func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
 			t.Fatalf("cell %d baked with %s, the whole bake with %s", i, res.Backend, backend)
 		}
 	}
-	compareWithWhole(t, w, wholePath, l)
+	compareWithWhole(t, w, wholePath)
 
 	// The same cells on the Go reference: the twins' agreement.
 	cpu := *w
@@ -318,7 +233,7 @@ func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
 	cpu.Stack, cpu.Height.File = "../stack.yaml", "../"+w.Height.File
 	equal, total, worst := 0, 0, 0
 	for i := range w.CellList {
-		if _, err := cpu.BakeCell(context.Background(), i, Options{CPU: true}); err != nil {
+		if _, err := cpu.BakeCell(context.Background(), i, world.Options{CPU: true}); err != nil {
 			t.Fatal(err)
 		}
 		gp, _ := w.Cell(i)
