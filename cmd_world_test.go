@@ -392,3 +392,35 @@ func equalTrees(a, b map[string][]byte) bool {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// What a user gets wrong: no cell, a cell past the grid, a missing source (every local process
+// fails and each failure is listed), a world with cells missing (status exits 1).
+func TestWorldBakeErrors(t *testing.T) {
+	dir, src := demWorld(t)
+	wd := filepath.Join(dir, "dem.world")
+	runProcess(t, nil, append([]string{"world", "plan", "--cells", "3x2", "--out", wd, "--spacing", "declared"}, src...)...)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"world", "bake", wd}, exitUsage, "no cell: give --cell I, --all"},
+		{[]string{"world", "bake", wd, "--cell", "9"}, exitFail, "the world has cells 0 … 5"},
+		{[]string{"world", "bake", wd, "--cell", "1", "--all"}, exitUsage, "not both"},
+		{[]string{"world", "status", wd}, exitFail, "0 baked, 6 missing"},
+		{[]string{"world", "plan", "--cells", "3x", "--out", wd, "--sample", "dunes"}, exitUsage, "--cells"},
+		{[]string{"world", "frobnicate"}, exitUsage, "unknown subcommand"},
+		{[]string{"world", "validate", dir}, exitFail, "not a world folder"},
+	} {
+		code, out, errb := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(out+errb, tc.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s%s", tc.args, code, tc.code, tc.want, out, errb)
+		}
+	}
+	os.Remove(filepath.Join(dir, "dem.f32"))
+	cmd := strataProcess(context.Background(), nil, "world", "bake", wd, "--all", "-j", "3", "--cpu")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "6 of 6 cells failed") || !strings.Contains(string(out), "dem.f32") {
+		t.Errorf("--all with the heightmap gone: %v\n%s", err, out)
+	}
+}

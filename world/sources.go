@@ -58,7 +58,10 @@ func (w *World) windows(r field.Rect) (*bake.Windows, error) {
 	r = r.Intersect(field.Rect{I1: w.HeightGrid[0], J1: w.HeightGrid[1]})
 	out := &bake.Windows{Channels: map[string]*field.Window{}}
 	if w.Sample != "" {
-		f := field.SampleDunes()
+		if w.sample == nil {
+			w.sample = field.SampleDunes()
+		}
+		f := w.sample
 		if f.Height.W != w.HeightGrid[0] || f.Height.H != w.HeightGrid[1] {
 			return nil, fmt.Errorf("world: %s: the sample is %d×%d, the plan says %v", w.Dir, f.Height.W, f.Height.H, w.HeightGrid)
 		}

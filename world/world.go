@@ -133,6 +133,8 @@ type World struct {
 	// Dir is the world folder (NAME.world).
 	Dir string
 	Spec
+
+	sample *field.Field // the built-in sample, generated once for all the windows read of it
 }
 
 // CellName is the container folder name of cell (i, j): x{i}_z{j}.terrainData.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"strata/bake"
@@ -183,12 +184,32 @@ func TestValidateFindsSeams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(probs) == 0 {
-		t.Fatal("a cell baked from other ground passed validation")
+	if len(probs) == 0 || !strings.Contains(probs.Error(), "the cells hold different ground") {
+		t.Fatalf("a cell baked from other ground: %v", probs)
 	}
 	for _, p := range probs {
 		t.Log(p)
 	}
+	// The same ground, another stack (the beach a little higher): only the weights at the seams
+	// can tell, evaluated again from the stored ground.
+	if _, err := w.BakeCell(context.Background(), 1, world.Options{CPU: true}); err != nil {
+		t.Fatal(err)
+	}
+	otherStack := filepath.Join(dir, "other.yaml")
+	os.WriteFile(otherStack, []byte(strings.Replace(demStack, "max: 40, softness: 20", "max: 90, softness: 20", 1)), 0o644)
+	w3 := *w
+	w3.Stack = "../other.yaml"
+	if _, err := w3.BakeCell(context.Background(), 4, world.Options{CPU: true}); err != nil {
+		t.Fatal(err)
+	}
+	probs, err = w.Validate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) == 0 || !strings.Contains(probs.Error(), "evaluated from the cells' ground") || strings.Contains(probs.Error(), "different ground") {
+		t.Fatalf("a cell baked with another stack: %v", probs)
+	}
+	t.Log(probs[0])
 }
 
 // GPU cells (lavapipe here) equal a GPU whole bake byte for byte — weights, heights, densities,
