@@ -17,8 +17,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"strata/bake"
-	"strata/terraindata"
 	"strata/internal/worldtest"
+	"strata/terraindata"
 	"strata/world"
 )
 
