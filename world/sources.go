@@ -72,6 +72,14 @@ func (w *World) windows(r field.Rect) (*bake.Windows, error) {
 		}
 		out.Height = &field.Window{Grid: g, I0: r.I0, J0: r.J0}
 	} else {
+		hw, hh, err := field.ProbeHeight(w.Abs(w.Height.File), w.importOptions())
+		if err != nil {
+			return nil, err
+		}
+		if hw != w.HeightGrid[0] || hh != w.HeightGrid[1] {
+			return nil, fmt.Errorf("world: %s: the heightmap %s is %d×%d, the plan's grid %d×%d: re-run strata world plan",
+				w.Dir, w.Height.File, hw, hh, w.HeightGrid[0], w.HeightGrid[1])
+		}
 		h, err := field.LoadHeightWindow(w.Abs(w.Height.File), w.importOptions(), r)
 		if err != nil {
 			return nil, err

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Worlds on the H200 (issue 11): the per-cell figures docs/worlds.md scales to a 128K² world.
-# An 8192² cell (a quarter of the plan's 16K² cells; everything a cell does is linear in its
-# texels, so ×4 gives the 16K² figure) of a 2×1 world of the dunes' ground: baked with the Go
+# A 4096² cell (N; a sixteenth of the plan's 16K² cells: everything a cell does is linear in its
+# texels but the device's start, so ×16 gives the 16K² figure; N=8192 takes about four minutes)
+# of a 2×1 world of the dunes' ground: baked with the Go
 # reference on the host's cores (BenchmarkBakeCell, which also writes the world), then as array
 # tasks run it, `strata world bake NAME.world --cell I` on the GPU, with each phase's wall time and
 # the process's peak memory; the world validated (both cells and their seam); the plan's
@@ -12,9 +13,9 @@
 # (.gl/*.deb unpacked, ldconfig, VK_DRIVER_FILES → the NVIDIA ICD). Needs:
 #   go build -ldflags='-s -w' -o .device/strata .
 #   go test -c -ldflags='-s -w' -o .device/world.test ./world/
-# Prints its figures on stdout and writes them to $OUT/worlds.log. About two minutes.
+# Prints its figures on stdout and writes them to $OUT/worlds.log. About a minute and a half at N=4096.
 set -u
-N=${N:-8192}
+N=${N:-4096}
 tmp=$(mktemp -d)
 log=${OUT:-/tmp}/worlds.log
 timed() { # label, command…: the command's own output, then wall time and peak RSS
