@@ -58,6 +58,8 @@ type bakeOptions struct {
 	channels                       multiFlag
 	tile                           int
 	cpu                            bool
+	// maxSide bounds --height-size (0: field.MaxSide; a world's sources may be larger).
+	maxSide int
 }
 
 func runBake(args []string, stdout, stderr io.Writer) int {
@@ -65,17 +67,7 @@ func runBake(args []string, stdout, stderr io.Writer) int {
 	var o bakeOptions
 	fs := flag.NewFlagSet("bake", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.stackPath, "stack", "", "")
-	fs.StringVar(&o.height, "height", "", "")
-	fs.StringVar(&o.sample, "sample", "", "")
-	fs.StringVar(&o.heightRange, "height-range", "", "")
-	fs.StringVar(&o.heightSize, "height-size", "", "")
-	fs.StringVar(&o.size, "size", "", "")
-	fs.StringVar(&o.origin, "origin", "", "")
-	fs.Float64Var(&o.resolution, "resolution", 0, "")
-	fs.Var(&o.channels, "channel", "")
-	fs.IntVar(&o.tile, "tile", 0, "")
-	fs.BoolVar(&o.cpu, "cpu", false, "")
+	o.sourceFlags(fs)
 	fs.StringVar(&o.out, "out", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
@@ -85,18 +77,9 @@ func runBake(args []string, stdout, stderr io.Writer) int {
 		return usageError(c, stderr, "unexpected argument %q", fs.Arg(0))
 	case o.out == "":
 		return usageError(c, stderr, "missing --out PATH.terrainData")
-	case (o.height == "") == (o.sample == ""):
-		return usageError(c, stderr, "give exactly one of --height and --sample")
-	case o.sample != "" && o.sample != "dunes":
-		return usageError(c, stderr, "--sample %q: the built-in sample is \"dunes\"", o.sample)
-	case o.sample == "" && o.stackPath == "":
-		return usageError(c, stderr, "--stack is required with --height (only --sample has a stack of its own)")
-	case o.sample != "" && (o.size != "" || o.heightRange != "" || o.heightSize != ""):
-		return usageError(c, stderr, "--size, --height-range and --height-size describe a --height file, not the sample")
-	case o.tile < 0:
-		return usageError(c, stderr, "--tile %d: must be positive", o.tile)
-	case o.resolution < 0:
-		return usageError(c, stderr, "--resolution %v: must be positive", o.resolution)
+	}
+	if err := o.checkSources(); err != nil {
+		return usageError(c, stderr, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -109,6 +92,42 @@ func runBake(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// sourceFlags registers the flags that name a bake's sources and how it is evaluated (bake's
+// and world plan's): --stack, --height, --sample, --height-range, --height-size, --size,
+// --origin, --resolution, --channel, --tile, --cpu.
+func (o *bakeOptions) sourceFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.stackPath, "stack", "", "")
+	fs.StringVar(&o.height, "height", "", "")
+	fs.StringVar(&o.sample, "sample", "", "")
+	fs.StringVar(&o.heightRange, "height-range", "", "")
+	fs.StringVar(&o.heightSize, "height-size", "", "")
+	fs.StringVar(&o.size, "size", "", "")
+	fs.StringVar(&o.origin, "origin", "", "")
+	fs.Float64Var(&o.resolution, "resolution", 0, "")
+	fs.Var(&o.channels, "channel", "")
+	fs.IntVar(&o.tile, "tile", 0, "")
+	fs.BoolVar(&o.cpu, "cpu", false, "")
+}
+
+// checkSources reports a combination of source flags no bake can use (a usage error).
+func (o *bakeOptions) checkSources() error {
+	switch {
+	case (o.height == "") == (o.sample == ""):
+		return usageErr{errors.New("give exactly one of --height and --sample")}
+	case o.sample != "" && o.sample != "dunes":
+		return usageErr{fmt.Errorf("--sample %q: the built-in sample is \"dunes\"", o.sample)}
+	case o.sample == "" && o.stackPath == "":
+		return usageErr{errors.New("--stack is required with --height (only --sample has a stack of its own)")}
+	case o.sample != "" && (o.size != "" || o.heightRange != "" || o.heightSize != ""):
+		return usageErr{errors.New("--size, --height-range and --height-size describe a --height file, not the sample")}
+	case o.tile < 0:
+		return usageErr{fmt.Errorf("--tile %d: must be positive", o.tile)}
+	case o.resolution < 0:
+		return usageErr{fmt.Errorf("--resolution %v: must be positive", o.resolution)}
+	}
+	return nil
 }
 
 // usageErr marks a malformed flag value (exit 2) as opposed to bad input data (exit 1).
@@ -142,9 +161,13 @@ func (o *bakeOptions) sources() (bake.Sources, error) {
 		if err != nil {
 			return src, err
 		}
+		maxSide := o.maxSide
+		if maxSide == 0 {
+			maxSide = field.MaxSide
+		}
 		for _, v := range sz { // before converting: 1e19 used to wrap to a negative grid
-			if v != math.Trunc(v) || v < 1 || v > field.MaxSide {
-				return src, usageErr{fmt.Errorf("--height-size %q: want whole texel counts 1..%d per side", o.heightSize, field.MaxSide)}
+			if v != math.Trunc(v) || v < 1 || v > float64(maxSide) {
+				return src, usageErr{fmt.Errorf("--height-size %q: want whole texel counts 1..%d per side", o.heightSize, maxSide)}
 			}
 		}
 		src.Import.Size = [2]int{int(sz[0]), int(sz[1])}

@@ -9,17 +9,21 @@ import (
 
 	"strata/session"
 	"strata/ui"
+	"strata/world"
 )
 
 func init() {
 	register(command{
 		name:    "edit",
-		summary: "open the editor (on a terrainData landscape or a heightmap; no path: the sample)",
-		usage: `usage: strata edit [PATH.terrainData | HEIGHTMAP] [--cpu | --gpu]
+		summary: "open the editor (on a terrainData landscape, a heightmap or a world's cell; no path: the sample)",
+		usage: `usage: strata edit [PATH.terrainData | HEIGHTMAP | NAME.world --cell I] [--cpu | --gpu]
 
   PATH.terrainData  reopen a saved landscape: its stack, painted masks and holes come back
   HEIGHTMAP         start a landscape on a heightmap (.png, .r16, .f32, .tif, .exr; one metre
                     per texel, integer codes over 0…1000 m; File → New → From a heightmap asks)
+  NAME.world --cell I  cell I of a world (strata world plan; the cell must be baked): the live
+                    pipeline works on the cell alone, and the first edit says which neighbouring
+                    cells need a re-bake (docs/worlds.md)
   --cpu, --gpu      evaluate with the Go reference or the GPU kernels (default: whichever is
                     faster on this machine, measured when a landscape opens)
 
@@ -35,6 +39,7 @@ func runEdit(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	cpu := fs.Bool("cpu", false, "")
 	gpu := fs.Bool("gpu", false, "")
+	cell := fs.Int("cell", -1, "")
 	var path string
 	rest := args
 	for len(rest) > 0 {
@@ -53,11 +58,33 @@ func runEdit(args []string, stdout, stderr io.Writer) int {
 	if *cpu && *gpu {
 		return usageError(c, stderr, "--cpu and --gpu exclude each other")
 	}
+	o := ui.Options{Path: path, Log: stderr, Cell: *cell}
 	if path != "" {
 		if _, err := os.Stat(strings.TrimRight(path, "/")); err != nil {
 			fmt.Fprintf(stderr, "strata edit: %v\n", err)
 			return exitFail
 		}
+	}
+	if path != "" && world.IsWorld(path) {
+		w, err := world.Open(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "strata edit: %v\n", err)
+			return exitFail
+		}
+		if *cell < 0 {
+			return usageError(c, stderr, "%s is a world of %d cells: say which to open with --cell I (0 … %d)", path, w.NumCells(), w.NumCells()-1)
+		}
+		cp, err := w.Cell(*cell)
+		if err != nil {
+			return usageError(c, stderr, "%v", err)
+		}
+		if _, err := os.Stat(cp); err != nil {
+			fmt.Fprintf(stderr, "strata edit: cell %d of %s is not baked yet (%v): strata world bake %s --cell %d\n", *cell, path, err, path, *cell)
+			return exitFail
+		}
+		o.World = true
+	} else if *cell >= 0 {
+		return usageError(c, stderr, "--cell opens a cell of a world; %q is not a world", path)
 	}
 	if !hasDisplay() {
 		fmt.Fprintln(stderr, "strata edit: no display (DISPLAY and WAYLAND_DISPLAY are unset): the editor needs a window. `strata render` draws a landscape headless.")
@@ -70,15 +97,16 @@ func runEdit(args []string, stdout, stderr io.Writer) int {
 	case *gpu:
 		ev = session.GPU
 	}
-	return runEditorWith(path, ev, stdout, stderr)
+	o.Evaluator = ev
+	return runEditorWith(o, stderr)
 }
 
-func runEditor(path string, stdout, stderr io.Writer) int {
-	return runEditorWith(path, session.Auto, stdout, stderr)
+func runEditor(path string, _, stderr io.Writer) int {
+	return runEditorWith(ui.Options{Path: path, Log: stderr}, stderr)
 }
 
-func runEditorWith(path string, ev session.Evaluator, _, stderr io.Writer) int {
-	if err := ui.Run(ui.Options{Path: path, Log: stderr, Evaluator: ev}); err != nil {
+func runEditorWith(o ui.Options, stderr io.Writer) int {
+	if err := ui.Run(o); err != nil {
 		fmt.Fprintf(stderr, "strata: %v\n", err)
 		return exitFail
 	}

@@ -16,6 +16,7 @@ import (
 	"strata/internal/safeio"
 	"strata/terraindata"
 	"strata/viewport"
+	"strata/world"
 )
 
 func init() {
@@ -23,6 +24,11 @@ func init() {
 		name:    "render",
 		summary: "render a viewport frame of a landscape to a PNG, headless",
 		usage: `usage: strata render PATH.terrainData --out F.png [--size 1280x720] [--view orbit|top]
+       strata render NAME.world --out F.png [--size 1280x720] [--view orbit|top]
+
+  A world (strata world plan) is drawn whole from its baked cells, as one landscape: heights,
+  controls and every cell's instances put together (box-filtered down when the world is larger
+  than 4096 texels a side or the GPU's textures), so its seams are the seams of one bake.
 
   --out F.png     where the frame is written (required; written whole or not at all, never
                   inside the container)
@@ -55,7 +61,11 @@ func runRender(args []string, stdout, stderr io.Writer) int {
 	if *view != "orbit" && *view != "top" {
 		return usageError(c, stderr, "--view %q: want orbit or top", *view)
 	}
-	if err := renderContainer(path, *out, w, h, *view, stdout); err != nil {
+	render := renderContainer
+	if world.IsWorld(path) {
+		render = renderWorld
+	}
+	if err := render(path, *out, w, h, *view, stdout); err != nil {
 		fmt.Fprintf(stderr, "strata render: %v\n", err)
 		return exitFail
 	}
@@ -120,12 +130,21 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 		}
 	}()
 	for _, p := range pops {
-		if p.Kernel == nil || p.Count == 0 {
+		if p.Count == 0 {
 			continue
 		}
-		scene.Populations = append(scene.Populations, viewport.Population{Name: p.Name, Mesh: viewport.Mesh(p.Mesh),
-			Pool: p.Kernel.Pool().Buf, Count: p.Count})
+		vp := viewport.Population{Name: p.Name, Mesh: viewport.Mesh(p.Mesh), Matrices: p.Matrices, Count: p.Count}
+		if p.Kernel != nil { // placed on the GPU; a world cell's stored instances come as Matrices
+			vp.Pool = p.Kernel.Pool().Buf
+		}
+		scene.Populations = append(scene.Populations, vp)
 	}
+	return renderScene(dev, scene, out, w, h, view, stdout)
+}
+
+// renderScene draws scene with the orbit or map camera framing it and writes the frame to out (a
+// PNG, atomically), printing one line of figures.
+func renderScene(dev *gpu.Device, scene *viewport.Scene, out string, w, h int, view string, stdout io.Writer) error {
 	r, err := viewport.New(dev, w, h)
 	if err != nil {
 		return err
@@ -162,4 +181,36 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	fmt.Fprintf(stdout, "%s: %dx%d %s view, %d chunks, %d triangles, %.1f ms (%s)\n",
 		out, w, h, view, st.Chunks, st.Triangles, st.GPUms, dev.Info.Name)
 	return nil
+}
+
+// renderWorld draws a whole world from its cells (world.Scene) in one frame.
+func renderWorld(path, out string, w, h int, view string, stdout io.Writer) error {
+	wd, err := world.Open(path)
+	if err != nil {
+		return err
+	}
+	if err := safeio.RefuseInside(wd.Dir, out, "--out"); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata render"})
+	if err != nil {
+		return err
+	}
+	defer dev.Release()
+	side := world.DefaultSceneSide
+	if lim := int(dev.Limits.MaxTextureDimension2D); lim > 0 {
+		side = min(side, lim)
+	}
+	scene, info, err := wd.Scene(ctx, world.SceneOptions{MaxSide: side})
+	if err != nil {
+		return err
+	}
+	if info.Factor > 1 || info.WeightsFactor > 1 {
+		fmt.Fprintf(stdout, "%s: %dx%d height texels drawn at 1/%d, weights at 1/%d\n", path, wd.HeightGrid[0], wd.HeightGrid[1], info.Factor, info.WeightsFactor)
+	}
+	if info.Drawn < info.Instances {
+		fmt.Fprintf(stdout, "%s: drawing %d of %d instances\n", path, info.Drawn, info.Instances)
+	}
+	return renderScene(dev, scene, out, w, h, view, stdout)
 }

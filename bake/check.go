@@ -30,6 +30,11 @@ func Validate(path string) terraindata.Problems {
 			probs = append(probs, p)
 		}
 	}
+	if _, err := storedIndex(c); err == nil { // stored instances: their values too, as for payloads
+		if _, _, err := StoredInstances(c); err != nil {
+			probs = append(probs, problemOf(err, filepath.Join(path, InstancesDir), "instances"))
+		}
+	}
 	return probs
 }
 
@@ -62,6 +67,9 @@ func containerProblems(c *terraindata.Container) terraindata.Problems {
 	}
 	if m.Stack != "" {
 		ps = append(ps, stackProblems(c, &m)...)
+	}
+	if _, err := storedIndex(c); err != nil {
+		ps = append(ps, problemOf(err, filepath.Join(c.Path(), InstancesDir, "index.yaml"), "instances"))
 	}
 	geo, err := containerGeometry(c)
 	if err != nil {

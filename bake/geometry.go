@@ -28,7 +28,12 @@ func NewGeometry(s *stack.Stack, f *field.Field, resolution float64) (Geometry, 
 	if err != nil {
 		return Geometry{}, fmt.Errorf("bake: %w", err)
 	}
-	step := s.GradientStepFor(f.TexelSize())
+	return geometryOf(s, fg, f.TexelSize())
+}
+
+// geometryOf places stack s over the field geometry fg whose height texels are hTexel metres.
+func geometryOf(s *stack.Stack, fg field.Geometry, hTexel [2]float64) (Geometry, error) {
+	step := s.GradientStepFor(hTexel)
 	if !(step > 0) {
 		return Geometry{}, fmt.Errorf("bake: gradientStep %v must be > 0", step)
 	}

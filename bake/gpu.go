@@ -2,9 +2,9 @@ package bake
 
 import (
 	"context"
-	"image"
 	"errors"
 	"fmt"
+	"image"
 	"sync"
 
 	"strata/field"

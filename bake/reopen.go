@@ -51,14 +51,19 @@ func (p *PlacedPopulation) Release() {
 // PlaceFromContainer re-places every scatter population of c. height is the container's height
 // grid when the caller has already read it (nil: read it here). With dev nil it uses the Go
 // reference and fills Matrices; with a device it places on the GPU and keeps the pool there
-// (Matrices stays nil; read them with Kernel.ReadMatrices when needed).
+// (Matrices stays nil; read them with Kernel.ReadMatrices when needed). A container that stores
+// its instances (a world cell's, StoredInstances) gets those, in Matrices, whatever dev is: they
+// are the world's placement, which the cell's own density alone cannot reproduce.
 func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *field.Grid, dev *gpu.Device) ([]*PlacedPopulation, error) {
 	pops := c.Manifest().Scatter
 	if len(pops) == 0 {
 		return nil, nil
 	}
+	stored, haveStored, err := StoredInstances(c)
+	if err != nil {
+		return nil, err
+	}
 	if height == nil {
-		var err error
 		if height, err = ContainerHeight(c); err != nil {
 			return nil, err
 		}
@@ -100,6 +105,10 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 		pp := &PlacedPopulation{Population: Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
 			Density: dens, Spacing: params.Spacing}}
 		out = append(out, pp)
+		if haveStored {
+			pp.Matrices, pp.Count = stored[mp.Name], len(stored[mp.Name])/scatter.MatrixFloats
+			continue
+		}
 		if params.Spacing == 0 {
 			continue
 		}

@@ -99,31 +99,41 @@ func Load(src Sources) (*Landscape, []stack.Problem, error) {
 	return l, warnings, nil
 }
 
-// checkSources refuses, before any evaluation, what would fail or go wrong later: a rule reading
-// a channel the field does not have (named by stack file and rule), a layer texture that is not a
-// readable PNG or JPEG within the limits, and channels or populations whose children would share
-// one folder in the container.
+// checkSources is CheckSources for what l holds.
 func checkSources(l *Landscape, stackName string) error {
-	for _, u := range l.Stack.ChannelUses() {
-		if _, ok := l.Field.Channels[u.Channel]; !ok {
-			have := "no channels"
-			if names := channelNames(l.Field); len(names) > 0 {
+	return CheckSources(l.Stack, l.StackDir, stackName, channelNames(l.Field))
+}
+
+// CheckSources refuses, before any evaluation, what would fail or go wrong later: a rule of s
+// reading a channel not among channels (named by stack file and rule), a layer texture (relative
+// to stackDir) that is not a readable PNG or JPEG within the limits, and channels or populations
+// whose children would share one folder in the container.
+func CheckSources(s *stack.Stack, stackDir, stackName string, channels []string) error {
+	have := map[string]bool{}
+	for _, c := range channels {
+		have[c] = true
+	}
+	for _, u := range s.ChannelUses() {
+		if !have[u.Channel] {
+			list := "no channels"
+			if len(channels) > 0 {
+				names := append([]string(nil), channels...)
 				sort.Strings(names)
-				have = "channels " + strings.Join(names, ", ")
+				list = "channels " + strings.Join(names, ", ")
 			}
 			return &stack.ValidationError{File: stackName, Problems: []stack.Problem{{Severity: stack.Error, Where: u.Where,
-				Message: fmt.Sprintf("reads channel %q, which the field does not have (give --channel %s=FILE; the field has %s)", u.Channel, u.Channel, have)}}}
+				Message: fmt.Sprintf("reads channel %q, which the field does not have (give --channel %s=FILE; the field has %s)", u.Channel, u.Channel, list)}}}
 		}
 	}
-	for i := range l.Stack.Layers {
-		L := &l.Stack.Layers[i]
+	for i := range s.Layers {
+		L := &s.Layers[i]
 		for _, t := range []struct{ role, path string }{{"albedo", L.Albedo}, {"normal", L.Normal}, {"mask", L.Mask}} {
 			if t.path == "" {
 				continue
 			}
 			p := t.path
 			if !filepath.IsAbs(p) {
-				p = filepath.Join(l.StackDir, p)
+				p = filepath.Join(stackDir, p)
 			}
 			if _, _, err := terraindata.CheckSourceImage(p); err != nil {
 				return &stack.ValidationError{File: stackName, Problems: []stack.Problem{{Severity: stack.Error,
@@ -131,7 +141,11 @@ func checkSources(l *Landscape, stackName string) error {
 			}
 		}
 	}
-	_, _, err := l.childNames()
+	pops := make([]string, len(s.Populations))
+	for i := range s.Populations {
+		pops[i] = s.Populations[i].Name
+	}
+	_, _, err := childNames(append([]string(nil), channels...), pops)
 	return err
 }
 

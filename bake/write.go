@@ -147,7 +147,7 @@ func (w *writer) ground() error {
 	l, c, enc, dir := w.l, w.c, w.gnd, w.s.Dir()
 	f := l.Field
 	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: l.HeightEdge}
 	t0 := time.Now()
 	if _, err := enc.Height(filepath.Join(dir, "height.texture"), hg); err != nil {
 		return err
@@ -238,5 +238,10 @@ func (w *writer) rest() error {
 		t0 = tm.Since("encode "+child, t0)
 	}
 	c.SetScatter(pops)
+	if l.WriteExtra != nil {
+		if err := l.WriteExtra(dir); err != nil {
+			return err
+		}
+	}
 	return l.Script.write(dir, c)
 }

@@ -1,37 +1,21 @@
 package export
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
-	"strings"
-	"unicode"
-
-	"gopkg.in/yaml.v3"
 
 	"strata/bake"
-	"strata/internal/safeio"
 	"strata/terraindata"
 )
 
-// Index is index.yaml beside the exported pools: each population's file, count, mesh and scale.
-type Index struct {
-	Format      string       `yaml:"format"`
-	Populations []IndexEntry `yaml:"populations"`
-}
+// Index is index.yaml beside the exported pools: each population's file, count, mesh and scale
+// (the format bake writes a world cell's stored instances in).
+type Index = bake.InstanceIndex
 
-type IndexEntry struct {
-	Name  string     `yaml:"name"`
-	File  string     `yaml:"file"`
-	Count int        `yaml:"count"`
-	Mesh  string     `yaml:"mesh,omitempty"`
-	Scale [2]float64 `yaml:"scale,flow"`
-}
+// IndexEntry is one population's line of index.yaml.
+type IndexEntry = bake.InstanceEntry
 
 // exportInstances places every population again from the container (the Go reference: placement
 // is deterministic, so this is the bake's forest) and writes each pool as raw matrices.
@@ -40,79 +24,26 @@ func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	idx := Index{Format: "column-major 4x4 float32 matrices, little-endian, 64 bytes per instance; column 3 is the translation (x, y, z, 1)"}
-	files := instanceFiles(pops)
+	placed := make([]bake.Population, len(pops))
 	for i, p := range pops {
-		file := files[i]
-		if err := writeFloats(filepath.Join(dir, file), p.Matrices); err != nil {
-			return err
-		}
-		idx.Populations = append(idx.Populations, IndexEntry{Name: p.Name, File: file, Count: p.Count, Mesh: p.Mesh, Scale: p.Scale})
-		fmt.Fprintf(stdout, "wrote %s (%d instances)\n", filepath.Join(dir, file), p.Count)
+		placed[i] = p.Population
 	}
-	b, err := yaml.Marshal(&idx)
+	idx, err := bake.WriteInstances(dir, placed)
 	if err != nil {
 		return err
 	}
-	ip := filepath.Join(dir, "index.yaml")
-	f, err := safeio.Create(ip)
-	if err != nil {
-		return err
+	for _, e := range idx.Populations {
+		fmt.Fprintf(stdout, "wrote %s (%d instances)\n", filepath.Join(dir, e.File), e.Count)
 	}
-	defer f.Abort()
-	if _, err := f.Write(b); err != nil {
-		return fmt.Errorf("writing %s: %w", ip, err)
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d populations)\n", ip, len(pops))
+	fmt.Fprintf(stdout, "wrote %s (%d populations)\n", filepath.Join(dir, "index.yaml"), len(pops))
 	return nil
 }
 
-// instanceFiles names each population's file: its name with anything but letters, digits, '_'
-// and '-' as '_', plus ".f32". Two populations whose names clean to one file ("a/b" and "a_b",
-// or names differing only in case, one file on macOS and Windows) get "_2", "_3" … in order, so
-// no population's instances overwrite another's; index.yaml says which file is whose.
+// instanceFiles names each population's file (bake.InstanceFileNames).
 func instanceFiles(pops []*bake.PlacedPopulation) []string {
-	used := map[string]bool{}
-	out := make([]string, len(pops))
+	names := make([]string, len(pops))
 	for i, p := range pops {
-		base := strings.Map(func(r rune) rune {
-			if r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return r
-			}
-			return '_'
-		}, p.Name)
-		name := base
-		for k := 2; used[strings.ToLower(name)]; k++ {
-			name = fmt.Sprintf("%s_%d", base, k)
-		}
-		used[strings.ToLower(name)] = true
-		out[i] = name + ".f32"
+		names[i] = p.Name
 	}
-	return out
-}
-
-func writeFloats(path string, v []float32) error {
-	f, err := safeio.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	w := bufio.NewWriter(f)
-	var b [4]byte
-	for _, x := range v {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-		if _, err := w.Write(b[:]); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Commit()
+	return bake.InstanceFileNames(names)
 }

@@ -31,13 +31,18 @@ type Geometry struct {
 // integer sizes and rounded to float32 once: the inverse texel size is W/size, not 1/f32(size/W),
 // so it is the float32 nearest the true value.
 func NewGeometry(p Placement, heightW, heightH, weightsW, weightsH int) (Geometry, error) {
+	return newGeometry(p, heightW, heightH, weightsW, weightsH, CheckSize)
+}
+
+// newGeometry is NewGeometry with the grid-size check given (a container's or a world's).
+func newGeometry(p Placement, heightW, heightH, weightsW, weightsH int, checkSize func(w, h int) error) (Geometry, error) {
 	if err := p.Validate(); err != nil {
 		return Geometry{}, err
 	}
-	if err := CheckSize(heightW, heightH); err != nil {
+	if err := checkSize(heightW, heightH); err != nil {
 		return Geometry{}, fmt.Errorf("field: height grid: %w", err)
 	}
-	if err := CheckSize(weightsW, weightsH); err != nil {
+	if err := checkSize(weightsW, weightsH); err != nil {
 		return Geometry{}, fmt.Errorf("field: weights grid: %w", err)
 	}
 	mn := p.Min()
@@ -115,23 +120,7 @@ func (g *Geometry) Sampler(gr *Grid) Sampler {
 // which equals the clamp to the grid when the block is a Tile's buffer (the apron covers every
 // tap). The block is intersected with the grid.
 func (g *Geometry) RegionSampler(gr *Grid, i0, j0, w, h int) Sampler {
-	i1, j1 := min(i0+w, gr.W), min(j0+h, gr.H)
-	i0, j0 = max(i0, 0), max(j0, 0)
-	if i1 <= i0 || j1 <= j0 {
-		return Sampler{}
-	}
-	return Sampler{
-		data:   gr.Data[j0*gr.W+i0 : (j1-1)*gr.W+i1],
-		i0:     i0,
-		j0:     j0,
-		maxI:   i1 - i0 - 1,
-		maxJ:   j1 - j0 - 1,
-		stride: gr.W,
-		minX:   g.FieldMin[0],
-		minZ:   g.FieldMin[1],
-		invX:   g.InvHTexel[0],
-		invZ:   g.InvHTexel[1],
-	}
+	return g.WindowSampler(&Window{Grid: gr}, i0, j0, w, h)
 }
 
 // BufferSampler returns a sampler over buf, a copy of a tile's buffer (Grid.Region of t's buffer

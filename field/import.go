@@ -427,6 +427,26 @@ func readRaw(path string, n int64, size [2]int, ext string) (*raster, error) {
 	return r, nil
 }
 
+// pickEXRChannel is the channel a heightmap or channel is read from: Y, else R, else G, else the
+// file's only channel; kind names it for messages.
+func pickEXRChannel(names []string) (pick int, kind string, err error) {
+	pick = -1
+	for _, want := range []string{"Y", "R", "G"} {
+		for c, name := range names {
+			if name == want && pick < 0 {
+				pick = c
+			}
+		}
+	}
+	if pick < 0 && len(names) == 1 {
+		pick = 0
+	}
+	if pick < 0 {
+		return 0, "", fmt.Errorf("EXR has channels %v: want Y, R, G or a single channel", names)
+	}
+	return pick, fmt.Sprintf("EXR channel %s", names[pick]), nil
+}
+
 // decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept. The
 // file is read block by block and only the chosen channel is kept, so an RGBA EXR costs one
 // float32 per texel, not four; its declared size is checked against the file before allocating.
@@ -440,24 +460,13 @@ func decodeEXR(b []byte) (*raster, error) {
 		return nil, err
 	}
 	names := rd.Channels()
-	pick := -1
-	for _, want := range []string{"Y", "R", "G"} {
-		for c, name := range names {
-			if name == want && pick < 0 {
-				pick = c
-			}
-		}
-	}
-	if pick < 0 && len(names) == 1 {
-		pick = 0
-	}
-	if pick < 0 {
-		return nil, fmt.Errorf("EXR has channels %v: want Y, R, G or a single channel", names)
+	pick, kind, err := pickEXRChannel(names)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkBacked(hd.Width, hd.Height, 2*len(names), len(b), deflateRatio); err != nil {
 		return nil, fmt.Errorf("EXR %w", err)
 	}
-	kind := fmt.Sprintf("EXR channel %s", names[pick])
 	if err := checkMemory(hd.Width, hd.Height, 4, kind); err != nil {
 		return nil, err
 	}

@@ -87,9 +87,14 @@ func TileAt(geo *Geometry, tileSize int, gradientStep float32, index int) (t Til
 }
 
 func (geo *Geometry) tile(tx, ty, nx, ts int, g float32) Tile {
-	t := Tile{Index: ty*nx + tx, I0: tx * ts, J0: ty * ts}
-	t.W = min(ts, geo.WeightsW-t.I0)
-	t.H = min(ts, geo.WeightsH-t.J0)
+	i0, j0 := tx*ts, ty*ts
+	return geo.tileOf(ty*nx+tx, i0, j0, min(ts, geo.WeightsW-i0), min(ts, geo.WeightsH-j0), g)
+}
+
+// tileOf is the tile numbered index whose interior is the w×h weights texels at (i0, j0), with
+// its apron-inclusive buffer.
+func (geo *Geometry) tileOf(index, i0, j0, w, h int, g float32) Tile {
+	t := Tile{Index: index, I0: i0, J0: j0, W: w, H: h}
 	lo, hi := apron(geo.FieldMin[0], geo.WTexel[0], geo.InvHTexel[0], t.I0, t.I0+t.W, g, geo.HeightW)
 	t.BufI0, t.BufW = lo, hi-lo+1
 	lo, hi = apron(geo.FieldMin[1], geo.WTexel[1], geo.InvHTexel[1], t.J0, t.J0+t.H, g, geo.HeightH)

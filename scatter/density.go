@@ -82,7 +82,7 @@ func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, 
 					cancelled.Store(true)
 					return
 				}
-				maxes[k] = densityTile(c, fg, f.Height, chans, tiles[k], weightsLo, weightsHi, out)
+				maxes[k] = densityTile(c, c.Taps(fg, f.Height, chans, tiles[k]), tiles[k], weightsLo, weightsHi, out, [2]int{})
 			}
 		}()
 	}
@@ -101,18 +101,17 @@ var layerByte = func() (t [256]float32) {
 	return t
 }()
 
-// densityTile evaluates one tile into out and returns its largest density.
-func densityTile(c *stack.Compiled, fg *field.Geometry, height *field.Grid, chans [4]*field.Grid,
-	t field.Tile, lo, hi []byte, out *field.Grid) float32 {
+// densityTile evaluates one tile through tp into out, whose texel (0, 0) is weights texel at (and
+// so are the layer bytes lo, hi), and returns its largest density.
+func densityTile(c *stack.Compiled, tp stack.Taps, t field.Tile, lo, hi []byte, out *field.Grid, at [2]int) float32 {
 	needs := c.Needs()
-	tp := c.Taps(fg, height, chans, t)
 	var mx float32
 	row := make([]stack.TexelInputs, t.W)
 	for j := t.J0; j < t.J0+t.H; j++ {
 		tp.FillRow(j, t.I0, row)
 		for k := range row {
 			in := &row[k]
-			o := j*out.W + t.I0 + k
+			o := (j-at[1])*out.W + t.I0 - at[0] + k
 			if needs&stack.NeedLayers != 0 {
 				for l := 0; l < 4; l++ {
 					in.Layers[l] = layerByte[lo[4*o+l]]

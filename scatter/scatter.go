@@ -145,6 +145,11 @@ func Sites(geo *field.Geometry, s float32, t field.Tile) (SiteRange, error) {
 	if err != nil {
 		return SiteRange{}, err
 	}
+	return sitesOf(geo, s, t, nx, nz), nil
+}
+
+// sitesOf is Sites for a site grid of nx×nz sites.
+func sitesOf(geo *field.Geometry, s float32, t field.Tile, nx, nz int) SiteRange {
 	var r [2][2]int
 	for k := 0; k < 2; k++ {
 		n := nx
@@ -167,7 +172,7 @@ func Sites(geo *field.Geometry, s float32, t field.Tile) (SiteRange, error) {
 		}
 		r[k] = [2]int{first, max(first, last)}
 	}
-	return SiteRange{I0: int32(r[0][0]), I1: int32(r[0][1]), J0: int32(r[1][0]), J1: int32(r[1][1])}, nil
+	return SiteRange{I0: int32(r[0][0]), I1: int32(r[0][1]), J0: int32(r[1][0]), J1: int32(r[1][1])}
 }
 
 // firstAtOrAbove is the smallest i in [0, n] whose site centre is >= edge (n when none is).

@@ -22,6 +22,7 @@ type DensityGrid struct {
 	W, H       int
 	minX, minZ float32
 	invX, invZ float32
+	i0, j0     int // weights texel of Data's first value: 0 for a whole grid, else a window's corner
 }
 
 // NewDensityGrid wraps g (the weights grid of geo) for bilinear reads.
@@ -61,6 +62,8 @@ func (d *DensityGrid) Bilinear(px, pz float32) float32 {
 	iu, iv := floorInt(u), floorInt(v)
 	tx := u - float32(iu)
 	tz := v - float32(iv)
+	iu -= d.i0
+	iv -= d.j0
 	a0 := min(max(iu, 0), d.W-1)
 	a1 := min(max(iu+1, 0), d.W-1)
 	r0 := min(max(iv, 0), d.H-1) * d.W
@@ -119,6 +122,12 @@ type siteEnv struct {
 }
 
 func newSiteEnv(p Params, geo *field.Geometry, density, height *field.Grid) siteEnv {
+	return siteEnvOf(p, geo, NewDensityGrid(geo, density), geo.Sampler(height))
+}
+
+// siteEnvOf is the environment of placement p over geo reading density and height through the
+// given samplers (whole grids, or windows of them).
+func siteEnvOf(p Params, geo *field.Geometry, density DensityGrid, height field.Sampler) siteEnv {
 	return siteEnv{
 		seed:    p.Seed,
 		s:       p.Spacing,
@@ -127,8 +136,8 @@ func newSiteEnv(p Params, geo *field.Geometry, density, height *field.Grid) site
 		end:     [2]float32{FieldEnd(geo, 0), FieldEnd(geo, 1)},
 		scaleLo: p.Scale[0],
 		scaleD:  p.Scale[1] - p.Scale[0],
-		density: NewDensityGrid(geo, density),
-		height:  geo.Sampler(height),
+		density: density,
+		height:  height,
 	}
 }
 

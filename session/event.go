@@ -23,6 +23,9 @@ const (
 	EventError
 	// EventReloaded: a watched file changed on disk and was reloaded as an undoable step.
 	EventReloaded
+	// EventNotice: something the artist should know that is not an error (Event.Message): the
+	// first edit of a world's cell says which cells need a re-bake.
+	EventNotice
 )
 
 // Event is one notification from the session.

@@ -116,4 +116,7 @@ func (s *Session) RedoLabel() string {
 func (s *Session) changed() {
 	s.doc.modified = true
 	s.version++
+	if msg := s.worldNotice(); msg != "" {
+		go s.emit(Event{Kind: EventNotice, Message: msg}) // emit never runs under s.mu
+	}
 }

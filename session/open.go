@@ -390,7 +390,13 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	s.land.GUID = snap.GUID
 	s.fmu.Unlock()
 	s.mu.Lock()
-	s.doc.path, s.doc.name = path, nameOf(path)
+	if s.doc.world != nil && path == s.doc.path {
+		s.doc.worldWarned = false // the next edit is a new divergence from the world's sources
+	} else {
+		s.doc.world = nil
+		s.doc.name = nameOf(path)
+	}
+	s.doc.path = path
 	if s.version == version {
 		s.doc.modified = false
 	}

@@ -107,6 +107,9 @@ type document struct {
 	// heightImport is how the source heightmap was read (a reload reads it the same way).
 	heightImport *HeightmapOptions
 	loaded       bool
+	// world is set for a world's cell (OpenWorldCell); worldWarned once its notice was given.
+	world       *WorldCell
+	worldWarned bool
 }
 
 // New opens the device (unless given) and the viewport; the session has no landscape until one

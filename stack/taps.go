@@ -21,10 +21,22 @@ type Taps struct {
 // Taps prepares reading for tile t of geometry fg: height is the height grid and chans the grids
 // bound to chan0..chan3 (nil or height for unused slots).
 func (c *Compiled) Taps(fg *field.Geometry, height *field.Grid, chans [4]*field.Grid, t field.Tile) Taps {
+	var wins [4]*field.Window
+	for k, g := range chans {
+		if g != nil {
+			wins[k] = &field.Window{Grid: g}
+		}
+	}
+	return c.TapsWindow(fg, &field.Window{Grid: height}, wins, t)
+}
+
+// TapsWindow is Taps over windows of the grids (a world cell's share of its sources): each window
+// must hold tile t's buffer block, which it then reads exactly as the whole grid would be read.
+func (c *Compiled) TapsWindow(fg *field.Geometry, height *field.Window, chans [4]*field.Window, t field.Tile) Taps {
 	n := c.needs
 	tp := Taps{
 		c:        c,
-		height:   fg.RegionSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH),
+		height:   fg.WindowSampler(height, t.BufI0, t.BufJ0, t.BufW, t.BufH),
 		needH:    n&NeedHeight != 0,
 		needS:    n&NeedSlope != 0,
 		needC:    n&NeedCurvature != 0,
@@ -32,7 +44,7 @@ func (c *Compiled) Taps(fg *field.Geometry, height *field.Grid, chans [4]*field.
 	}
 	for k := range tp.chans {
 		if n&NeedChan(k) != 0 && chans[k] != nil {
-			tp.chans[k] = fg.RegionSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
+			tp.chans[k] = fg.WindowSampler(chans[k], t.BufI0, t.BufJ0, t.BufW, t.BufH)
 			tp.useChan[k] = true
 		}
 	}

@@ -16,6 +16,17 @@ type HeightGrid struct {
 	TexelX, TexelZ float64
 	// Holes, when not nil, has W*H entries: true where there is NO ground.
 	Holes []bool
+	// Edge, when not nil, is the ground just beyond the grid (a world cell's neighbours): the
+	// gradients at the grid's edges are then the central differences a grid including it has
+	// there, so neighbouring cells' payloads agree with one whole payload along their seams.
+	Edge *HeightEdge
+}
+
+// HeightEdge is the row or column of heights just outside each side of a HeightGrid, in metres:
+// Left (x = -1) and Right (x = W) hold H values, Down (z = -1) and Up (z = H) hold W values. A nil
+// side has no ground beyond it (the world's own edge).
+type HeightEdge struct {
+	Left, Right, Down, Up []float32
 }
 
 func (g *HeightGrid) check() error {
@@ -27,6 +38,17 @@ func (g *HeightGrid) check() error {
 	}
 	if !(g.TexelX > 0) || !(g.TexelZ > 0) {
 		return fmt.Errorf("terraindata: texel size %v x %v is not positive", g.TexelX, g.TexelZ)
+	}
+	if e := g.Edge; e != nil {
+		for _, side := range []struct {
+			name string
+			v    []float32
+			n    int
+		}{{"left", e.Left, g.H}, {"right", e.Right, g.H}, {"down", e.Down, g.W}, {"up", e.Up, g.W}} {
+			if side.v != nil && len(side.v) != side.n {
+				return fmt.Errorf("terraindata: height edge %s has %d values, want %d", side.name, len(side.v), side.n)
+			}
+		}
 	}
 	return nil
 }
@@ -66,34 +88,72 @@ func (g *HeightGrid) Range() [2]float64 {
 // hole edge, so a renderer lighting the rim of a cave mouth sees the ground's own slope.
 func (g *HeightGrid) Row(y int, dst []float32) error {
 	w, h := g.W, g.H
-	at := func(x, z int) float32 { return g.Heights[z*w+x] }
+	hs := g.Heights
+	var e HeightEdge
+	if g.Edge != nil {
+		e = *g.Edge
+	}
+	// the neighbours along z: the rows above and below, or the edges beyond the grid
+	var down, up []float32
+	switch {
+	case y > 0:
+		down = hs[(y-1)*w : y*w]
+	case e.Down != nil:
+		down = e.Down
+	}
+	switch {
+	case y < h-1:
+		up = hs[(y+1)*w : (y+2)*w]
+	case e.Up != nil:
+		up = e.Up
+	}
+	row := hs[y*w : (y+1)*w]
 	for x := 0; x < w; x++ {
-		var dx, dz float32
+		c := row[x]
+		var m, p float32
+		hasM, hasP := x > 0, x < w-1
 		switch {
-		case w == 1:
-		case x == 0:
-			dx = (at(1, y) - at(0, y)) / float32(g.TexelX)
-		case x == w-1:
-			dx = (at(w-1, y) - at(w-2, y)) / float32(g.TexelX)
-		default:
-			dx = (at(x+1, y) - at(x-1, y)) / float32(2*g.TexelX)
+		case hasM:
+			m = row[x-1]
+		case e.Left != nil:
+			m, hasM = e.Left[y], true
 		}
 		switch {
-		case h == 1:
-		case y == 0:
-			dz = (at(x, 1) - at(x, 0)) / float32(g.TexelZ)
-		case y == h-1:
-			dz = (at(x, h-1) - at(x, h-2)) / float32(g.TexelZ)
-		default:
-			dz = (at(x, y+1) - at(x, y-1)) / float32(2*g.TexelZ)
+		case hasP:
+			p = row[x+1]
+		case e.Right != nil:
+			p, hasP = e.Right[y], true
 		}
+		dx := gradient(c, m, p, hasM, hasP, g.TexelX)
+		var dm, dp float32
+		if down != nil {
+			dm = down[x]
+		}
+		if up != nil {
+			dp = up[x]
+		}
+		dz := gradient(c, dm, dp, down != nil, up != nil, g.TexelZ)
 		a := float32(1)
 		if g.hole(y*w + x) {
 			a = 0
 		}
-		dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = at(x, y), dx, dz, a
+		dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = c, dx, dz, a
 	}
 	return nil
+}
+
+// gradient is dh/dk at a texel of height c with neighbours m (before) and p (after), texel metres
+// apart: the central difference when both exist, one-sided when one does, 0 when none does.
+func gradient(c, m, p float32, hasM, hasP bool, texel float64) float32 {
+	switch {
+	case hasM && hasP:
+		return (p - m) / float32(2*texel)
+	case hasP:
+		return (p - c) / float32(texel)
+	case hasM:
+		return (c - m) / float32(texel)
+	}
+	return 0
 }
 
 // WriteHeight streams the rgba32f height payload to dir (height.texture) row by row, with the

@@ -29,8 +29,11 @@ const AppID = "io.strata.editor"
 
 // Options start the editor.
 type Options struct {
-	// Path is a container or a heightmap to open; "" opens the built-in sample.
-	Path string
+	// Path is a container or a heightmap to open; "" opens the built-in sample. With World, Path
+	// is a world (its folder or world.yaml) and Cell the cell to open.
+	Path  string
+	World bool
+	Cell  int
 	// Log receives the editor's own messages (the first frame's time); nil = stderr.
 	Log io.Writer
 	// Evaluator forces the GPU or the Go reference (default: measured).
@@ -56,7 +59,7 @@ func Run(o Options) error {
 		fmt.Fprintf(o.Log, "strata: %v (files will not be watched)\n", err)
 	}
 	ed.win.Show()
-	go ed.openInitial(o.Path)
+	go ed.openInitial(o)
 	a.Run()
 	return nil
 }
@@ -171,12 +174,15 @@ func (ed *editor) syncNotices() {
 }
 
 // openInitial opens what the command line named, or the sample (off the UI goroutine).
-func (ed *editor) openInitial(path string) {
+func (ed *editor) openInitial(o Options) {
 	ctx := context.Background()
+	path := o.Path
 	var err error
 	switch {
 	case path == "":
 		err = ed.s.OpenSample(ctx)
+	case o.World:
+		err = ed.s.OpenWorldCell(ctx, path, o.Cell)
 	case isContainer(path):
 		err = ed.s.OpenContainer(ctx, path)
 		if err == nil {
@@ -234,7 +240,7 @@ func (ed *editor) handle(e session.Event) {
 		ed.status.setStatus(e.Status)
 	case session.EventError:
 		ed.notify(e.Err)
-	case session.EventReloaded:
+	case session.EventReloaded, session.EventNotice:
 		ed.inform(e.Message)
 	}
 }

@@ -70,6 +70,19 @@ func SceneFromContainer(c *terraindata.Container) (*Scene, error) {
 		}
 		s.Controls[i] = t.RGBA8
 	}
+	if s.Layers, s.Atlas, err = SurfacesFromContainer(c); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%w (container %s)", err, c.Path())
+	}
+	return s, nil
+}
+
+// SurfacesFromContainer reads a landscape's surface table and atlas as the viewport draws them:
+// each layer's tint (its own, white under a texture, else a default colour) and the atlas sheets.
+// A world's cells share them, so a world's scene takes them from one cell.
+func SurfacesFromContainer(c *terraindata.Container) (layers []Layer, atlas *Atlas, err error) {
 	for i, l := range c.Layers() {
 		if i >= 8 {
 			break
@@ -79,7 +92,7 @@ func SceneFromContainer(c *terraindata.Container) (*Scene, error) {
 		case l.Tint != "":
 			tint, err := parseHexColor(l.Tint)
 			if err != nil {
-				return nil, fmt.Errorf("viewport: layer %d (%s): tint: %w", i, l.Name, err)
+				return nil, nil, fmt.Errorf("viewport: layer %d (%s): tint: %w", i, l.Name, err)
 			}
 			vl.Tint = tint
 		case vl.Textured:
@@ -87,36 +100,33 @@ func SceneFromContainer(c *terraindata.Container) (*Scene, error) {
 		default:
 			vl.Tint = defaultTints[i%len(defaultTints)]
 		}
-		s.Layers = append(s.Layers, vl)
+		layers = append(layers, vl)
 	}
 	if a := c.Atlas(); a != nil {
-		s.Atlas = &Atlas{}
+		atlas = &Atlas{}
 		if a.Albedo != nil {
 			t, err := a.Albedo.Read()
 			if err != nil {
-				return nil, fmt.Errorf("viewport: atlas albedo: %w", err)
+				return nil, nil, fmt.Errorf("viewport: atlas albedo: %w", err)
 			}
 			if t.RGBA8 != nil {
-				s.Atlas.Albedo = t.RGBA8
+				atlas.Albedo = t.RGBA8
 			}
 		}
 		if a.Normal != nil {
 			t, err := a.Normal.Read()
 			if err != nil {
-				return nil, fmt.Errorf("viewport: atlas normal: %w", err)
+				return nil, nil, fmt.Errorf("viewport: atlas normal: %w", err)
 			}
 			if t.RGBA8 != nil {
-				s.Atlas.Normal = t.RGBA8
+				atlas.Normal = t.RGBA8
 			}
 		}
-		if s.Atlas.Albedo == nil && s.Atlas.Normal == nil {
-			s.Atlas = nil
+		if atlas.Albedo == nil && atlas.Normal == nil {
+			atlas = nil
 		}
 	}
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("%w (container %s)", err, c.Path())
-	}
-	return s, nil
+	return layers, atlas, nil
 }
 
 // parseHexColor reads "#rrggbb" (or "rrggbb").

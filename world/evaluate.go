@@ -1,0 +1,163 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"strata/bake"
+	"strata/field"
+	"strata/gpu"
+	"strata/progress"
+	"strata/scatter"
+	"strata/stack"
+)
+
+// Options control a cell bake (and the plan's density pass).
+type Options struct {
+	// CPU forces the Go reference; otherwise the GPU, falling back to the Go reference (with a
+	// warning) when there is no adapter or the block does not fit the device.
+	CPU bool
+	// Progress receives each phase ("read", "weights", "density", "place", "write").
+	Progress progress.Func
+	// Warn receives fallbacks and other notes, one line each.
+	Warn func(msg string)
+}
+
+func (o *Options) warn(format string, a ...any) {
+	if o.Warn != nil {
+		o.Warn(fmt.Sprintf(format, a...))
+	}
+}
+
+func (o *Options) report() progress.Func {
+	if o.Progress == nil {
+		return progress.Nop
+	}
+	return o.Progress
+}
+
+// evaluation is a block of the world's weights grid evaluated with the whole world's geometry:
+// the weights and every population's density over eval, from windows of the sources.
+type evaluation struct {
+	geo     bake.Geometry
+	eval    field.Rect // weights texels evaluated
+	wins    *bake.Windows
+	weights *bake.Weights // eval's texels
+	density []*field.Grid // per population, eval's texels
+	maxes   []float32     // per population, the largest density over eval
+	backend string
+	phases  []Phase // read, evaluate
+}
+
+// Phase is one step of a cell bake and how long it took.
+type Phase struct {
+	Name string
+	D    time.Duration
+}
+
+// geometry is the world's geometry for stack s.
+func (w *World) geometry(s *stack.Stack) (bake.Geometry, error) {
+	return bake.WorldGeometry(s, w.Placement(), w.HeightGrid[0], w.HeightGrid[1], w.Resolution)
+}
+
+// evaluate evaluates block eval of the weights grid (and each population's density when withDensity),
+// reading block hrect of the sources (which must hold eval's apron).
+func (w *World) evaluate(ctx context.Context, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
+	report := o.report()
+	report("read", 0, 1)
+	t0 := time.Now()
+	wins, err := w.windows(hrect)
+	if err != nil {
+		return nil, err
+	}
+	report("read", 1, 1)
+	ev := &evaluation{geo: geo, eval: eval, wins: wins, phases: []Phase{{"read", time.Since(t0)}}}
+	t0 = time.Now()
+	defer func() { ev.phases = append(ev.phases, Phase{"evaluate", time.Since(t0)}) }()
+	if !o.CPU {
+		err := w.evaluateGPU(ctx, s, ev, withDensity, o)
+		switch {
+		case err == nil:
+			return ev, nil
+		case errors.Is(err, gpu.ErrNoAdapter):
+			o.warn("no GPU adapter (%v); using the Go reference", err)
+		case errors.Is(err, gpu.ErrTooLarge):
+			o.warn("%v; using the Go reference", err)
+		case ctx.Err() != nil:
+			return nil, err
+		default:
+			o.warn("the GPU could not be used (%v); using the Go reference", err)
+		}
+	}
+	return ev, w.evaluateCPU(ctx, s, ev, withDensity, o)
+}
+
+// evaluateCPU is evaluate with the Go reference.
+func (w *World) evaluateCPU(ctx context.Context, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
+	ev.backend = "Go reference"
+	if o.CPU {
+		ev.backend = "Go reference (--cpu)"
+	}
+	var err error
+	ev.weights, err = bake.ReferenceWindow(ctx, s, &ev.geo, ev.wins, ev.eval, bake.Options{TileSize: w.Tile, Progress: o.Progress})
+	if err != nil {
+		return err
+	}
+	ev.density, ev.maxes = nil, nil
+	if !withDensity {
+		return nil
+	}
+	sg := scatter.Geometry{Field: ev.geo.Field, Stack: ev.geo.Stack}
+	return ev.densities(s, o, func(p int) (*field.Grid, float32, error) {
+		return scatter.DensityWindow(ctx, s, p, ev.wins.Height, ev.wins.Channels, sg, ev.eval, ev.weights.Lo, ev.weights.Hi)
+	})
+}
+
+// densities fills ev.density and ev.maxes with each population's density(p), reporting progress.
+func (ev *evaluation) densities(s *stack.Stack, o *Options, density func(p int) (*field.Grid, float32, error)) error {
+	ev.density, ev.maxes = nil, nil
+	report := o.report()
+	for p := range s.Populations {
+		report("density", p, len(s.Populations))
+		d, mx, err := density(p)
+		if err != nil {
+			return fmt.Errorf("world: population %q: %w", s.Populations[p].Name, err)
+		}
+		ev.density = append(ev.density, d)
+		ev.maxes = append(ev.maxes, mx)
+	}
+	report("density", len(s.Populations), len(s.Populations))
+	return nil
+}
+
+// crop copies block r (weights texels, inside ev.eval) of the evaluated weights.
+func (ev *evaluation) cropWeights(r field.Rect) *bake.Weights {
+	out := bake.NewWeights(r.W(), r.H())
+	for j := r.J0; j < r.J1; j++ {
+		src := ((j-ev.eval.J0)*ev.eval.W() + r.I0 - ev.eval.I0) * 4
+		dst := (j - r.J0) * r.W() * 4
+		copy(out.Lo[dst:dst+4*r.W()], ev.weights.Lo[src:src+4*r.W()])
+		copy(out.Hi[dst:dst+4*r.W()], ev.weights.Hi[src:src+4*r.W()])
+	}
+	return out
+}
+
+// densityWindow is population p's evaluated density as a window of the weights grid.
+func (ev *evaluation) densityWindow(p int) *field.Window {
+	return &field.Window{Grid: ev.density[p], I0: ev.eval.I0, J0: ev.eval.J0}
+}
+
+// maxOver is population p's largest density over block r (inside ev.eval).
+func (ev *evaluation) maxOver(p int, r field.Rect) float32 {
+	var mx float32
+	d := ev.density[p]
+	for j := r.J0; j < r.J1; j++ {
+		row := d.Data[(j-ev.eval.J0)*d.W+r.I0-ev.eval.I0:]
+		for _, v := range row[:r.W()] {
+			mx = max(mx, v)
+		}
+	}
+	return mx
+}

@@ -1,0 +1,100 @@
+package world
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"strata/bake"
+	"strata/field"
+	"strata/stack"
+)
+
+// A world's sources, read a window at a time.
+
+// LoadStack reads and validates the world's stack (the sample's own with a sample world and no
+// stack), refusing one whose rules read a channel the world lacks or whose textures cannot be
+// read. Warnings come back for the caller to show.
+func (w *World) LoadStack() (*stack.Stack, string, []stack.Problem, error) {
+	if w.Stack == "" {
+		return stack.SampleDunes(), "", nil, nil
+	}
+	p := w.Abs(w.Stack)
+	s, err := stack.Load(p)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	warnings, err := bake.CheckStack(s, p)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := bake.CheckSources(s, filepath.Dir(p), p, w.channelNames()); err != nil {
+		return nil, "", nil, err
+	}
+	return s, filepath.Dir(p), warnings, nil
+}
+
+// channelNames is the world's channel names, sorted.
+func (w *World) channelNames() []string {
+	var out []string
+	for _, c := range w.Channels {
+		out = append(out, c.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// importOptions is how the heightmap is read.
+func (w *World) importOptions() field.ImportOptions {
+	if w.Height == nil {
+		return field.ImportOptions{}
+	}
+	return field.ImportOptions{Range: w.Height.Range, Size: w.Height.Size}
+}
+
+// windows reads block r of the world's height grid (clamped to it) from the sources: the
+// heightmap (or the sample) and every channel.
+func (w *World) windows(r field.Rect) (*bake.Windows, error) {
+	r = r.Intersect(field.Rect{I1: w.HeightGrid[0], J1: w.HeightGrid[1]})
+	out := &bake.Windows{Channels: map[string]*field.Window{}}
+	if w.Sample != "" {
+		if w.sample == nil {
+			w.sample = field.SampleDunes()
+		}
+		f := w.sample
+		if f.Height.W != w.HeightGrid[0] || f.Height.H != w.HeightGrid[1] {
+			return nil, fmt.Errorf("world: %s: the sample is %d×%d, the plan says %v", w.Dir, f.Height.W, f.Height.H, w.HeightGrid)
+		}
+		whole := &field.Window{Grid: f.Height}
+		g, err := whole.Crop(r)
+		if err != nil {
+			return nil, err
+		}
+		out.Height = &field.Window{Grid: g, I0: r.I0, J0: r.J0}
+	} else {
+		hw, hh, err := field.ProbeHeight(w.Abs(w.Height.File), w.importOptions())
+		if err != nil {
+			return nil, err
+		}
+		if hw != w.HeightGrid[0] || hh != w.HeightGrid[1] {
+			return nil, fmt.Errorf("world: %s: the heightmap %s is %d×%d, the plan's grid %d×%d: re-run strata world plan",
+				w.Dir, w.Height.File, hw, hh, w.HeightGrid[0], w.HeightGrid[1])
+		}
+		h, err := field.LoadHeightWindow(w.Abs(w.Height.File), w.importOptions(), r)
+		if err != nil {
+			return nil, err
+		}
+		out.Height = h
+	}
+	for _, c := range w.Channels {
+		win, err := field.LoadChannelWindow(w.Abs(c.File), w.HeightGrid[0], w.HeightGrid[1], r)
+		if err != nil {
+			return nil, fmt.Errorf("channel %s: %w", c.Name, err)
+		}
+		if err := (&field.Field{Height: win.Grid}).AddChannel(c.Name, win.Grid); err != nil {
+			return nil, fmt.Errorf("channel %s (%s): %w", c.Name, c.File, err)
+		}
+		out.Channels[c.Name] = win
+	}
+	return out, nil
+}
