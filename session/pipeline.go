@@ -442,6 +442,16 @@ func (p *pipeline) pending(version uint64) bool {
 		(p.drag == nil && p.dirty != nil && p.dirty.Len() > 0)
 }
 
+// refiningSoon reports that a full-resolution pass is running or due with no gesture open: the
+// frame it ends with will show its result, so a full-resolution frame of the state before it
+// would be drawn for nothing (on a software device it would take the pass's cores).
+func (p *pipeline) refiningSoon() bool {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return p.drag == nil && p.stroke == nil && (p.passIsFull || (p.dirty != nil && p.dirty.Len() > 0))
+}
+
 // publish records and announces the evaluation status.
 func (p *pipeline) publish(version uint64, draft bool, pass Pass) {
 	s := p.s

@@ -134,6 +134,9 @@ func (r *renderLoop) run() {
 		if !r.s.Loaded() {
 			continue
 		}
+		if scale == 1 && last != nil && r.s.pipe.refiningSoon() {
+			continue // the pass's own frame request follows
+		}
 		version, draft, refining := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()
 		// A reduced frame is also a lighter one: coarser terrain, a thinned forest.

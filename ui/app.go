@@ -222,7 +222,8 @@ func (ed *editor) handle(e session.Event) {
 	switch e.Kind {
 	case session.EventFrame:
 		ed.view.showFrame(e.Frame)
-		if !ed.firstFrame {
+		// The first frame that shows the landscape evaluated (not the ground before its weights).
+		if !ed.firstFrame && !e.Frame.Refining && !e.Frame.Draft && ed.s.Loaded() {
 			ed.firstFrame = true
 			fmt.Fprintf(ed.log, "strata: first frame after %d ms (%s)\n", time.Since(ed.start).Milliseconds(), ed.s.Adapter())
 		}
