@@ -114,6 +114,20 @@ func TestEditorWindow(t *testing.T) {
 	if skyChanged > skyPix/50 {
 		t.Errorf("the sky changed in %d of %d pixels", skyChanged, skyPix)
 	}
+
+	// Undo and redo from the keyboard, as an artist does: Ctrl+Z brings the first picture back,
+	// Ctrl+Y and Ctrl+Shift+Z the covering layer.
+	for _, step := range []struct {
+		key  string
+		want image.Image
+	}{{"ctrl+z", before}, {"ctrl+y", after}, {"ctrl+z", before}, {"ctrl+shift+z", after}} {
+		cur := shot(t, display, dir)
+		x("key", step.key)
+		got := waitChange(t, display, dir, cur)
+		if n := differing(step.want, got); n > 200 {
+			t.Errorf("after %s the viewport differs from the expected picture in %d pixels", step.key, n)
+		}
+	}
 }
 
 func near(a, b interface{ RGBA() (r, g, b, a uint32) }, tol int) bool {

@@ -279,7 +279,7 @@ func (ed *editor) saveAsThen(next func()) {
 			}
 		}, ed.win).Show()
 	})
-	dialog.ShowForm("Save As", "Save", "Cancel", []*widget.FormItem{
+	d := dialog.NewForm("Save As", "Save", "Cancel", []*widget.FormItem{
 		widget.NewFormItem("folder", container.NewBorder(nil, nil, nil, browse, dir)),
 		formHint("name", name, "saved as NAME.terrainData"),
 	}, func(ok bool) {
@@ -302,6 +302,8 @@ func (ed *editor) saveAsThen(next func()) {
 		}
 		ed.saveTo(path, next)
 	}, ed.win)
+	d.Resize(fyne.NewSize(620, d.MinSize().Height)) // the folder path readable, not cut to a word
+	d.Show()
 }
 
 func (ed *editor) saveTo(path string, next func()) {

@@ -46,7 +46,9 @@ func newLayerPanel(ed *editor) *layerPanel {
 	p.name = newTipEntry("The layer's name (engines see it in the layer table). Press Enter to rename.")
 	p.name.OnSubmitted = func(s string) {
 		i := ed.selLayer
-		ed.edit("Rename layer", func(st *stack.Stack) error { return st.RenameLayer(i, strings.TrimSpace(s)) })
+		if ed.edit("Rename layer", func(st *stack.Stack) error { return st.RenameLayer(i, strings.TrimSpace(s)) }) == nil {
+			unfocus(p.name)
+		}
 	}
 	p.swatch = canvas.NewRectangle(color.Gray{0x80})
 	p.swatch.SetMinSize(fyne.NewSize(36, 24))

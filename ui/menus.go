@@ -60,7 +60,10 @@ func newMenus(ed *editor) *menus {
 	)
 	// Fyne adds its own Quit to the first menu; ours asks about unsaved changes first.
 	file.Items[len(file.Items)-1].IsQuit = true
-	m.undo = item("Undo", func() { ed.s.Undo() }, fyne.KeyZ, ctrl)
+	// Ctrl+Z reaches a window as Fyne's own ShortcutUndo (Ctrl+Y as ShortcutRedo), never as a
+	// custom Ctrl+Z: the menu item must carry that shortcut for the key to reach it.
+	m.undo = item("Undo", func() { ed.s.Undo() }, "", 0)
+	m.undo.Shortcut = &fyne.ShortcutUndo{}
 	m.redo = item("Redo", func() { ed.s.Redo() }, fyne.KeyZ, ctrl|fyne.KeyModifierShift)
 	edit := fyne.NewMenu("Edit", m.undo, m.redo)
 	m.tiles = fyne.NewMenuItem("Show evaluation tiles", func() { ed.tools.tiles.SetChecked(!ed.tools.tiles.Checked) })
@@ -135,12 +138,11 @@ func (m *menus) addRecent(path string) {
 	m.main.Refresh()
 }
 
-// shortcuts registers the keys that are not on a menu item: Ctrl+Y redo, [ and ] brush size,
+// shortcuts registers the keys that are not on a menu item: Ctrl+Y redo (with no entry focused), [ and ] brush size,
 // F frame, M map.
 func (ed *editor) shortcuts() {
 	c := ed.win.Canvas()
-	ctrl := fyne.KeyModifierShortcutDefault
-	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyY, Modifier: ctrl}, func(fyne.Shortcut) { ed.s.Redo() })
+	c.AddShortcut(&fyne.ShortcutRedo{}, func(fyne.Shortcut) { ed.s.Redo() }) // Ctrl+Y
 	c.SetOnTypedRune(func(r rune) {
 		switch r {
 		case '[':

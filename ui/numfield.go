@@ -110,6 +110,17 @@ func (f *numField) submit(s string) {
 		}
 	}
 	f.report(nil)
+	unfocus(f.entry)
+}
+
+// unfocus gives the keyboard back to the window once a typed value is committed, so Ctrl+Z and
+// the other shortcuts act on the landscape (an entry with focus keeps them for its own text).
+func unfocus(o fyne.CanvasObject) {
+	if a := fyne.CurrentApp(); a != nil {
+		if c := a.Driver().CanvasForObject(o); c != nil {
+			c.Unfocus()
+		}
+	}
 }
 
 // parse reads a typed value: a number (a comma is taken as the decimal point), within the range

@@ -65,7 +65,7 @@ func newPopsPanel(ed *editor) *popsPanel {
 	p.name = newTipEntry("The population's name (its instances export as NAME.f32). Press Enter to rename.")
 	p.name.OnSubmitted = func(s string) {
 		i := ed.selPop
-		ed.edit("Rename population", func(st *stack.Stack) error {
+		if ed.edit("Rename population", func(st *stack.Stack) error {
 			s = strings.TrimSpace(s)
 			for k, q := range st.Populations {
 				if k != i && q.Name == s {
@@ -74,7 +74,9 @@ func newPopsPanel(ed *editor) *popsPanel {
 			}
 			st.Populations[i].Name = s
 			return nil
-		})
+		}) == nil {
+			unfocus(p.name)
+		}
 	}
 	p.mesh = newTipSelect(stack.Meshes, "The mesh each instance draws in the viewport (engines place their own by this name).", func(s string) {
 		if p.updating {
