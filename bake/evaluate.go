@@ -53,13 +53,41 @@ func StartGPU(ctx context.Context) *GPUStart {
 	go func() {
 		defer close(s.done)
 		t0 := time.Now()
-		s.g, s.err = OpenGPU(ctx)
-		if s.err == nil {
-			if k, err := s.g.Dev.NewScatterKernel(); err == nil {
-				s.g.scatter = k // compiled now rather than at the first population
-			}
+		defer func() { s.took = time.Since(t0) }()
+		d, err := gpu.Open(ctx, gpu.Options{Label: "strata bake"})
+		if err != nil {
+			s.err = fmt.Errorf("bake: %w", err)
+			return
 		}
-		s.took = time.Since(t0)
+		// The scatter kernel is compiled beside the weights kernel rather than at the first
+		// population, and one small read back runs the device's first submission and mapping
+		// here, while the sources load, not in the bake's evaluation.
+		var sk *gpu.ScatterKernel
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if k, err := d.NewScatterKernel(); err == nil {
+				sk = k
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if t, err := d.NewWeightsTarget(1, 1); err == nil {
+				t.ReadWeights()
+				t.Release()
+			}
+		}()
+		g, err := NewGPU(d)
+		wg.Wait()
+		if err != nil {
+			sk.Release()
+			d.Release()
+			s.err = err
+			return
+		}
+		g.ownDev, g.scatter = true, sk
+		s.g = g
 	}()
 	return s
 }

@@ -67,7 +67,7 @@ type TileCutter struct {
 }
 
 // Cut returns tile t of f with its height and channel blocks in the cutter's buffers, valid until
-// the next Cut.
+// the next Cut (a block that is the whole grid is the grid's own data: read it, never write it).
 func (c *TileCutter) Cut(f *field.Field, channels []string, t field.Tile) (WeightsTile, error) {
 	wt, grids, err := tileHeader(f, channels, t)
 	if err != nil {
@@ -75,11 +75,14 @@ func (c *TileCutter) Cut(f *field.Field, channels []string, t field.Tile) (Weigh
 	}
 	n := t.BufW * t.BufH
 	block := func(i int) []float32 {
+		g := grids[i]
+		if wholeGrid(g, wt.BufOrigin, wt.BufSize) {
+			return g.Data // the block is the grid: no copy (the kernels only read it)
+		}
 		if cap(c.planes[i]) < n {
 			c.planes[i] = make([]float32, n)
 		}
 		p := c.planes[i][:n]
-		g := grids[i]
 		for j := 0; j < t.BufH; j++ {
 			copy(p[j*t.BufW:(j+1)*t.BufW], g.Data[(t.BufJ0+j)*g.W+t.BufI0:])
 		}

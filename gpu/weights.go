@@ -253,6 +253,13 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 			}
 		}
 	}
+	if grids != nil {
+		for _, g := range grids {
+			if g != nil && wholeGrid(g, tile.BufOrigin, tile.BufSize) {
+				planes-- // sent as it is, not cut
+			}
+		}
+	}
 	cut := k.growCut(planes * n * 4)
 	plane := func(i int) []byte {
 		if grids == nil {
@@ -260,6 +267,9 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 				return k.scratch.floats(tile.Height)
 			}
 			return k.scratch.floats(tile.Chans[i-1])
+		}
+		if g := grids[i]; wholeGrid(g, tile.BufOrigin, tile.BufSize) {
+			return k.scratch.floats(g.Data) // the block is the grid: no copy
 		}
 		dst := cut[:n*4]
 		cut = cut[n*4:]
@@ -351,6 +361,11 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 }
 
 // cutRows copies the w×h block at (i0, j0) of g into dst as little-endian float32 rows.
+// wholeGrid reports that the buffer block at origin of size is all of g.
+func wholeGrid(g *field.Grid, origin, size [2]uint32) bool {
+	return origin == [2]uint32{} && int(size[0]) == g.W && int(size[1]) == g.H && len(g.Data) == g.W*g.H
+}
+
 func cutRows(dst []byte, g *field.Grid, i0, j0, w, h int) {
 	for j := 0; j < h; j++ {
 		row := g.Data[(j0+j)*g.W+i0 : (j0+j)*g.W+i0+w]
