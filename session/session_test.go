@@ -11,6 +11,7 @@ import (
 	"strata/bake"
 	"strata/gpu"
 	"strata/stack"
+	"strata/viewport"
 )
 
 var (
@@ -508,5 +509,39 @@ func TestArtistSitting(t *testing.T) {
 	reopened = h2.waitFrame(h2.s.Version())
 	if d := diffPixels(again.Image, reopened.Image); d > len(again.Image.Pix)/4/1000 {
 		t.Errorf("the reopened landscape draws %d pixels differently", d)
+	}
+}
+
+// The mask overlay shows a painted mask where it is painted, and follows the strokes and their
+// undo.
+func TestMaskOverlay(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 96, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.NewMask("valley"); err != nil {
+		t.Fatal(err)
+	}
+	plain := h.waitFrame(h.s.Version()).Image
+	h.s.SetOverlay(Overlay{Mode: viewport.OverlayDensity, Channel: "mask.valley"})
+	h.s.RequestFrame()
+	time.Sleep(300 * time.Millisecond)
+	if n := diffPixels(plain, h.waitFrame(h.s.Version()).Image); n != 0 {
+		t.Errorf("an unpainted mask's overlay changed %d pixels", n)
+	}
+	if err := h.s.BeginStroke(Brush{Target: "mask.valley", Radius: 500, Strength: 1, Falloff: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Stroke(0, 0)
+	h.s.EndStroke()
+	painted := h.waitFrame(h.s.Version()).Image
+	if n := diffPixels(plain, painted); n < 100 {
+		t.Errorf("the painted mask shows in %d pixels", n)
+	}
+	h.s.Undo()
+	time.Sleep(300 * time.Millisecond)
+	if n := diffPixels(plain, h.waitFrame(h.s.Version()).Image); n != 0 {
+		t.Errorf("after undo the overlay still changes %d pixels", n)
 	}
 }

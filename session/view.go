@@ -101,6 +101,9 @@ type Overlay struct {
 	Layer int
 	// Population names the population whose density OverlayDensity shows.
 	Population string
+	// Channel, with OverlayDensity, shows that field channel instead (a painted mask, 0…1 at
+	// full colour, unpainted ground untinted), refreshed after every stroke.
+	Channel string
 	// Tiles draws the tile grid and flashes the tiles each pass re-evaluates.
 	Tiles bool
 }
@@ -183,6 +186,17 @@ func (p *pipeline) bindDensity() {
 	o := s.viewSt.overlay
 	s.mu.Unlock()
 	if o.Mode != viewport.OverlayDensity {
+		return
+	}
+	if o.Channel != "" {
+		s.fmu.RLock()
+		g := s.land.Field.Channels[o.Channel]
+		if g == nil {
+			s.view.SetDensity(nil, 0, 0, nil, 0)
+		} else {
+			s.view.SetDensity(nil, g.W, g.H, g.Data, 1)
+		}
+		s.fmu.RUnlock()
 		return
 	}
 	var ps *popState

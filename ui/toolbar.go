@@ -40,6 +40,7 @@ const (
 	ovSlope     = "Slope"
 	ovCurvature = "Curvature"
 	ovDensity   = "Density of the selected population"
+	ovMask      = "The mask the brush paints"
 )
 
 func newToolbar(ed *editor) *toolbar {
@@ -60,8 +61,8 @@ func newToolbar(ed *editor) *toolbar {
 		tool(ToolHole, icons.Hole, "Cut holes: the ground under the brush is removed (caves, quarries)."),
 		tool(ToolRestore, icons.Ground, "Restore ground where holes were cut."),
 	)
-	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovDensity},
-		"Paint information over the ground: a layer's weight, the slope, the curvature or a population's density.", func(s string) {
+	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovDensity, ovMask},
+		"Paint information over the ground: a layer's weight, the slope, the curvature, a population's density or the mask being painted.", func(s string) {
 			if !t.updating {
 				ed.applyOverlay()
 			}
@@ -80,6 +81,9 @@ func newToolbar(ed *editor) *toolbar {
 	t.target = newTipSelect(nil, "The mask the brush paints (Field → New mask creates one).", func(s string) {
 		if !t.updating && s != "" {
 			ed.brush.Target = field.MaskPrefix + s
+			if t.overlay.Selected == ovMask {
+				ed.applyOverlay()
+			}
 		}
 	})
 	newMask := newTipButton("", theme.ContentAddIcon(), "Create a new mask to paint.", ed.askNewMask)
@@ -175,6 +179,11 @@ func (ed *editor) applyOverlay() {
 		if st := ed.s.Stack(); st != nil && ed.selPop >= 0 && ed.selPop < len(st.Populations) {
 			o.Population = st.Populations[ed.selPop].Name
 		}
+	case ovMask:
+		if ed.brush.Target == "" {
+			ed.inform("No mask to show yet: create one with the + beside the brush's mask.")
+		}
+		o.Mode, o.Channel = viewport.OverlayDensity, ed.brush.Target
 	}
 	ed.s.SetOverlay(o)
 }
