@@ -6,6 +6,7 @@
 # .ci/run. A missing capability fails with one line naming it and how to get it.
 set -euo pipefail
 pkgs=(
+  make gcc libc6-dev pkg-config
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   libvulkan1 mesa-vulkan-drivers
   xvfb xauth xdotool
@@ -26,6 +27,11 @@ fi
 fail() { echo "setup: $*" >&2; exit 1; }
 
 command -v go >/dev/null || fail "Go 1.26 is required (https://go.dev/dl)"
+command -v make >/dev/null || fail "make is missing (apt-get install make)"
+# cgo (the editor's GLFW, wgpu-native) needs a C compiler and the C library's headers.
+command -v gcc >/dev/null || fail "gcc is missing: cgo needs a C compiler (apt-get install gcc)"
+pkg-config --exists gl x11 2>/dev/null || fail "pkg-config cannot find gl and x11, which the editor's cgo build asks it for (apt-get install pkg-config libgl1-mesa-dev libx11-dev)"
+[ "$(go env CGO_ENABLED)" = 1 ] || fail "cgo is disabled (CGO_ENABLED=$(go env CGO_ENABLED)): the GPU and the editor need it"
 
 tmp=$(mktemp -d)
 xpid=""
