@@ -74,6 +74,8 @@ type pipeline struct {
 	fb        *gpu.FieldBuffers
 	fieldRect image.Rectangle
 	fieldAll  bool
+	// stalled is set when a pass failed; the next pass (an edit's kick) clears it.
+	stalled bool
 }
 
 // shown is what the viewport's weights reflect.
@@ -250,6 +252,12 @@ func (p *pipeline) run() {
 			more, err := p.pass()
 			if err != nil && !errors.Is(err, context.Canceled) {
 				p.s.emit(Event{Kind: EventError, Err: err})
+				// A failed pass is tried again at the next edit, not at once: the same error
+				// would repeat as fast as it fails. Until then frames show what there is.
+				p.s.mu.Lock()
+				p.stalled = true
+				p.s.mu.Unlock()
+				break
 			}
 			if !more {
 				break
@@ -275,6 +283,7 @@ func (p *pipeline) pass() (more bool, err error) {
 	}
 	st, version := s.doc.stack, s.version
 	baked := s.doc.baked
+	p.stalled = false
 	dragging := p.drag != nil
 	stroking := p.stroke != nil
 	edited := p.stackEdited
@@ -449,7 +458,7 @@ func (p *pipeline) refiningSoon() bool {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return p.drag == nil && p.stroke == nil && (p.passIsFull || (p.dirty != nil && p.dirty.Len() > 0))
+	return !p.stalled && p.drag == nil && p.stroke == nil && (p.passIsFull || (p.dirty != nil && p.dirty.Len() > 0))
 }
 
 // publish records and announces the evaluation status.

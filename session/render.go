@@ -134,8 +134,8 @@ func (r *renderLoop) run() {
 		if !r.s.Loaded() {
 			continue
 		}
-		if scale == 1 && last != nil && r.s.pipe.refiningSoon() {
-			continue // the pass's own frame request follows
+		if scale == 1 && !interactive && last != nil && r.s.pipe.refiningSoon() {
+			continue // the pass's own frame request follows (a moving camera is still drawn)
 		}
 		version, draft, refining := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()
