@@ -22,8 +22,6 @@ type evaluator interface {
 	// show makes the viewport draw this grid: tiles are the ones just evaluated, whole says the
 	// viewport showed another grid until now and needs all of it.
 	show(v *viewport.Renderer, tiles []field.Tile, whole bool) error
-	// weights returns the grid on the CPU (a readback on the GPU): for saving, never per frame.
-	weights() (*bake.Weights, error)
 	// gpuTarget is the GPU target (nil for the Go twin), read by the scatter kernels' layer rules.
 	gpuTarget() *gpu.WeightsTarget
 	release()
@@ -78,9 +76,8 @@ func (e *gpuEval) show(v *viewport.Renderer, _ []field.Tile, _ bool) error {
 	return v.SetControlTextures(t.Lo, t.Hi)
 }
 
-func (e *gpuEval) weights() (*bake.Weights, error) { return e.g.Read() }
-func (e *gpuEval) gpuTarget() *gpu.WeightsTarget   { return e.g.Target() }
-func (e *gpuEval) release()                        { e.g.Release() }
+func (e *gpuEval) gpuTarget() *gpu.WeightsTarget { return e.g.Target() }
+func (e *gpuEval) release()                      { e.g.Release() }
 
 // cpuEval keeps the weights in memory, evaluated by the Go reference on every core.
 type cpuEval struct{ w *bake.Weights }
@@ -124,15 +121,6 @@ func (e *cpuEval) show(v *viewport.Renderer, tiles []field.Tile, whole bool) err
 	return nil
 }
 
-func (e *cpuEval) weights() (*bake.Weights, error) {
-	if e.w == nil {
-		return nil, fmt.Errorf("session: nothing evaluated yet")
-	}
-	c := *e.w
-	c.Lo = append([]byte(nil), e.w.Lo...)
-	c.Hi = append([]byte(nil), e.w.Hi...)
-	return &c, nil
-}
 func (e *cpuEval) gpuTarget() *gpu.WeightsTarget { return nil }
 func (e *cpuEval) release()                      {}
 

@@ -195,6 +195,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	p.lastStack = nil
 	p.showing = shown{}
 	p.fullPasses = 0
+	p.overlayChanged = true
 	p.wtiles = &tileCache{}
 	p.dirty = field.NewDirtySet(geo.Field, s.opts.TileSize, geo.Stack.GradientStep)
 	p.status = Status{}

@@ -76,6 +76,9 @@ type pipeline struct {
 	fieldAll  bool
 	// stalled is set when a pass failed; the next pass (an edit's kick) clears it.
 	stalled bool
+	// overlayChanged says the density overlay must be bound again though nothing was placed
+	// (another overlay chosen, another landscape opened). Session.mu guards it.
+	overlayChanged bool
 }
 
 // shown is what the viewport's weights reflect.
@@ -415,7 +418,8 @@ func (p *pipeline) pass() (more bool, err error) {
 			return false, err
 		}
 	}
-	if len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField) {
+	placed := len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField)
+	if placed {
 		t1 := time.Now()
 		if err := p.scatter(ctx, st, tiles, scatterAll, dragging || stroking); err != nil {
 			if !errors.Is(err, context.Canceled) {
@@ -424,7 +428,7 @@ func (p *pipeline) pass() (more bool, err error) {
 		}
 		scatterTime = time.Since(t1)
 	}
-	p.bindDensity()
+	p.bindDensity(placed || len(ops) > 0) // ops: a painted channel the overlay may show
 	p.showing.version = version
 	p.publish(version, false, Pass{Duration: evalTime, Tiles: len(tiles), Scatter: scatterTime})
 	s.rend.request(dragging || stroking)

@@ -44,18 +44,3 @@ func (s *Session) RangeFor(in stack.Input, channel string) InputRange {
 	}
 	return InputRange{0, 1, ""}
 }
-
-// Unit names an input's unit for labels ("m", "°", "1/m", "0..1", or the channel's stored unit).
-func Unit(in stack.Input) string {
-	switch in {
-	case stack.InputHeight:
-		return "m"
-	case stack.InputSlope:
-		return "°"
-	case stack.InputCurvature:
-		return "1/m"
-	case stack.InputChannel:
-		return "stored unit"
-	}
-	return "0..1"
-}

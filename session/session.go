@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -345,10 +344,3 @@ func (s *Session) Pick(u, v float64) (viewport.Hit, bool) {
 
 // RequestFrame asks for a new frame (the UI calls it after a resize or when it lost one).
 func (s *Session) RequestFrame() { s.rend.request(false) }
-
-// frameImage is the last frame drawn, for tests and the headless path.
-func (s *Session) frameImage() (*image.RGBA, error) {
-	s.rend.gpuMu.Lock()
-	defer s.rend.gpuMu.Unlock()
-	return s.view.Frame()
-}

@@ -121,6 +121,7 @@ type viewState struct {
 func (s *Session) SetOverlay(o Overlay) {
 	s.mu.Lock()
 	s.viewSt.overlay = o
+	s.pipe.overlayChanged = true
 	s.mu.Unlock()
 	s.applyOverlay()
 	s.pipe.kick() // binds a density grid
@@ -179,13 +180,17 @@ func (s *Session) flash(tiles []field.Tile) {
 	s.applyOverlay()
 }
 
-// bindDensity binds the overlay population's density grid (the worker, after scatter).
-func (p *pipeline) bindDensity() {
+// bindDensity binds the overlay's grid — a population's density or a painted channel — when it
+// changed (the pass placed instances or edited the field) or the overlay did: a pass that did
+// neither uploads nothing (the worker, after scatter).
+func (p *pipeline) bindDensity(changed bool) {
 	s := p.s
 	s.mu.Lock()
 	o := s.viewSt.overlay
+	changed = changed || p.overlayChanged
+	p.overlayChanged = false
 	s.mu.Unlock()
-	if o.Mode != viewport.OverlayDensity {
+	if o.Mode != viewport.OverlayDensity || !changed {
 		return
 	}
 	if o.Channel != "" {

@@ -1,7 +1,6 @@
 package viewport
 
 import (
-	"encoding/binary"
 	"fmt"
 	"image"
 	"math"
@@ -232,14 +231,14 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 		if w < 1 || h < 1 || len(values) != w*h {
 			return fmt.Errorf("viewport: set density: %d values for %dx%d", len(values), w, h)
 		}
-		b := make([]byte, 16+4*len(values))
-		binary.LittleEndian.PutUint32(b[0:], math.Float32bits(max))
-		binary.LittleEndian.PutUint32(b[4:], uint32(w))
-		binary.LittleEndian.PutUint32(b[8:], uint32(h))
-		for i, v := range values {
-			binary.LittleEndian.PutUint32(b[16+4*i:], math.Float32bits(v))
+		// The header, then the values as they are (no copy of a grid that may be 16 MiB).
+		if _, err := t.ownDensity.Ensure(uint64(16 + 4*len(values))); err != nil {
+			return fmt.Errorf("viewport: %w", err)
 		}
-		if _, err := t.ownDensity.Upload(b); err != nil {
+		if err := t.ownDensity.Write(0, wgpu.ToBytes([]uint32{math.Float32bits(max), uint32(w), uint32(h), 0})); err != nil {
+			return fmt.Errorf("viewport: %w", err)
+		}
+		if err := t.ownDensity.Write(16, wgpu.ToBytes(values)); err != nil {
 			return fmt.Errorf("viewport: %w", err)
 		}
 		t.hasDensity = true

@@ -57,24 +57,6 @@ func demSources(t testing.TB, dir string) bake.Sources {
 		Size: &[2]float64{288000, 218400}, Origin: &[2]float64{1000, -3000}}
 }
 
-// wholeBake bakes the sources as one container with the Go reference.
-func wholeBake(t testing.TB, src bake.Sources, out string) *bake.Landscape {
-	t.Helper()
-	l, _, err := bake.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bake.Evaluate(context.Background(), l, bake.EvalOptions{CPU: true}); err != nil {
-		t.Fatal(err)
-	}
-	if out != "" {
-		if err := bake.Write(out, l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return l
-}
-
 func planDEM(t testing.TB, dir string, cells [2]int, cpu bool) *world.World {
 	t.Helper()
 	return planDEMRes(t, dir, cells, cpu, 0)
