@@ -45,8 +45,8 @@ func TestWeightsKernelsIdentical(t *testing.T) {
 			if c.noisy {
 				want = weightsShaders[variantNoise]
 			}
-			if k.pipe.Name != want {
-				t.Errorf("picked %s, want %s", k.pipe.Name, want)
+			if k.bgPipe.Name != want {
+				t.Errorf("picked %s, want %s", k.bgPipe.Name, want)
 			}
 			k.force = 1 + variantPlain
 			plo, phi := w.gpu(t, k, 64)

@@ -87,13 +87,20 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 		if rect.Empty() {
 			return nil
 		}
-		for j := rect.Min.Y; j < rect.Max.Y; j++ {
-			row := g.Data[j*w+rect.Min.X : j*w+rect.Max.X]
-			if err := (*b).Write(4*uint64(j*w+rect.Min.X), wgpu.ToBytes(row)); err != nil {
-				return err
-			}
+		if rect.Dx() == w { // whole rows: one contiguous write
+			return (*b).Write(4*uint64(rect.Min.Y*w), wgpu.ToBytes(g.Data[rect.Min.Y*w:rect.Max.Y*w]))
 		}
-		return nil
+		// A row at a time, in one error scope (Buffer.Write would open one per row).
+		buf := (*b).Buf
+		return fb.dev.Do("write "+(*b).Label, func() error {
+			for j := rect.Min.Y; j < rect.Max.Y; j++ {
+				row := g.Data[j*w+rect.Min.X : j*w+rect.Max.X]
+				if err := fb.dev.Queue.WriteBuffer(buf, 4*uint64(j*w+rect.Min.X), wgpu.ToBytes(row)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
 	if err := plane(&fb.Height, "resident height", f.Height, !sized || fb.grids[0] != f.Height); err != nil {
 		return recreated, err
@@ -131,6 +138,31 @@ func (fb *FieldBuffers) bound() [4]bool {
 		b[i] = n != ""
 	}
 	return b
+}
+
+// bindings is what a kernel binds to read fb: the height and each slot's channel buffer (nil for
+// an unbound slot).
+func (fb *FieldBuffers) bindings() (height *Buffer, chans [4]*Buffer) {
+	for i, b := range fb.bound() {
+		if b {
+			chans[i] = fb.Chans[i]
+		}
+	}
+	return fb.Height, chans
+}
+
+// boundIn reports that a bind group built on bufs (height, chan0..chan3 as bound) with the slots
+// chans reads fb's buffers as they are now (an Upload may have recreated one, or bound a slot).
+func (fb *FieldBuffers) boundIn(bufs [5]*wgpu.Buffer, chans [4]bool) bool {
+	if fb.Height.Buf != bufs[0] || fb.bound() != chans {
+		return false
+	}
+	for i := range fb.Chans {
+		if fb.buffer(i).Buf != bufs[1+i] {
+			return false
+		}
+	}
+	return true
 }
 
 // buffer returns slot i's buffer, or the height for an unbound slot (never sampled).

@@ -34,14 +34,14 @@ type ScatterKernel struct {
 	densBG    *wgpu.BindGroup
 	densBound [4]bool
 	densTgt   *WeightsTarget
-	// densField is the resident field the density bind group reads (nil: the own tile buffers),
-	// densBufs the buffers it was built on.
-	densField *FieldBuffers
-	densBufs  [5]*wgpu.Buffer
-	gridW     uint32
-	gridH     uint32
-	gridAt    [2]uint32 // the global weight texel of the grid's first value (DensityBand)
-	maxDens   float32
+	// densBufs are the buffers the density bind group was built on: the kernel's own tile
+	// buffers or a resident field's.
+	densBufs [5]*wgpu.Buffer
+	pwork    []uint32 // the tile's params (PackPopulation output patched by patchTile)
+	gridW    uint32
+	gridH    uint32
+	gridAt   [2]uint32 // the global weight texel of the grid's first value (DensityBand)
+	maxDens  float32
 
 	place placeState
 
@@ -286,11 +286,8 @@ func (k *ScatterKernel) densityTile(params []uint32, weights *WeightsTarget, t W
 	if t.Size[0] == 0 || t.Size[1] == 0 {
 		return nil
 	}
-	p := make([]uint32, len(params))
-	copy(p, params)
-	stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
-	stack.PackTarget(p, k.gridAt)
-	rebind := k.densBG == nil || weights != k.densTgt || k.densField != nil
+	p := patchTile(&k.pwork, params, &t, k.gridAt)
+	rebind := k.densBG == nil || weights != k.densTgt || k.densBufs[0] != k.height.Buf
 	re, err := k.params.Upload(k.scratch.words(p))
 	if err != nil {
 		return err
@@ -327,12 +324,12 @@ func (k *ScatterKernel) bindDensity(weights *WeightsTarget, chans [4][]float32) 
 			bufs[i] = k.chans[i]
 		}
 	}
-	return k.bindDensityBuffers(weights, k.height, bufs, nil)
+	return k.bindDensityBuffers(weights, k.height, bufs)
 }
 
 // bindDensityBuffers builds the density bind group on height and the channel buffers (nil: an
-// unbound slot); resident names the resident field they belong to, if any.
-func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffer, chans [4]*Buffer, resident *FieldBuffers) error {
+// unbound slot).
+func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffer, chans [4]*Buffer) error {
 	k.dropDensityBinding(true)
 	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, height)}
 	k.densBufs[0] = height.Buf
@@ -352,10 +349,10 @@ func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffe
 	entries = append(entries, TextureEntry(6, lo), TextureEntry(7, hi), BufferEntry(8, k.grid))
 	bg, err := k.densPipe.BindGroup("terrain_scatter_density group0", entries...)
 	if err != nil {
-		k.densTgt, k.densField = nil, nil
+		k.densTgt = nil
 		return err
 	}
-	k.densBG, k.densTgt, k.densField = bg, weights, resident
+	k.densBG, k.densTgt = bg, weights
 	return nil
 }
 
@@ -388,26 +385,14 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 	k.gridAt = [2]uint32{}
 	if !rect.Empty() {
 		t := fb.tile(rect)
-		p := make([]uint32, len(params))
-		copy(p, params)
-		stack.PackTile(p, t.Origin, t.Size, t.BufOrigin, t.BufSize)
-		stack.PackTarget(p, k.gridAt)
+		p := patchTile(&k.pwork, params, &t, k.gridAt)
 		re, err := k.params.Upload(k.scratch.words(p))
 		if err != nil {
 			return 0, err
 		}
-		stale := fb.Height.Buf != k.densBufs[0]
-		for i := range fb.Chans {
-			stale = stale || fb.buffer(i).Buf != k.densBufs[1+i] || fb.bound()[i] != k.densBound[i]
-		}
-		if re || stale || k.densBG == nil || weights != k.densTgt || k.densField != fb {
-			var chans [4]*Buffer
-			for i, b := range fb.bound() {
-				if b {
-					chans[i] = fb.Chans[i]
-				}
-			}
-			if err := k.bindDensityBuffers(weights, fb.Height, chans, fb); err != nil {
+		if re || !fb.boundIn(k.densBufs, k.densBound) || k.densBG == nil || weights != k.densTgt {
+			height, chans := fb.bindings()
+			if err := k.bindDensityBuffers(weights, height, chans); err != nil {
 				return 0, err
 			}
 		}

@@ -8,8 +8,8 @@ import (
 
 // FieldTile cuts tile t out of field f for WeightsKernel.Run: the apron-inclusive block of the
 // height grid and of each channel named in channels (stack.Channels order: chan0..chan3). It copies
-// the blocks, so the result stays valid while the field is edited. (WeightsKernel.RunField does the
-// same cut straight into the upload, for a caller that runs the tile at once.)
+// the blocks, so the result stays valid while the field is edited. (WeightsKernel.RunField cuts
+// into re-used blocks, TileCutter, for a caller that runs the tile at once.)
 func FieldTile(f *field.Field, channels []string, t field.Tile) (WeightsTile, error) {
 	wt, grids, err := tileHeader(f, channels, t)
 	if err != nil {
@@ -57,6 +57,11 @@ func tileHeader(f *field.Field, channels []string, t field.Tile) (WeightsTile, [
 		grids[1+i] = g
 	}
 	return wt, grids, nil
+}
+
+// wholeGrid reports that the buffer block at origin of size is all of g.
+func wholeGrid(g *field.Grid, origin, size [2]uint32) bool {
+	return origin == [2]uint32{} && int(size[0]) == g.W && int(size[1]) == g.H && len(g.Data) == g.W*g.H
 }
 
 // TileCutter cuts tiles as FieldTile does into blocks it re-uses from tile to tile, for a caller

@@ -2,11 +2,8 @@ package gpu
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"image"
-	"math"
-	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -89,7 +86,6 @@ type WeightsTile struct {
 type WeightsKernel struct {
 	dev    *Device
 	pipes  [2]*ComputePipeline // [variantPlain], [variantNoise]; compiled on first use
-	pipe   *ComputePipeline    // the pipeline of the last Run (Repeat dispatches it)
 	force  int                 // tests: 0 picks by the params, else variant+1
 	params *Buffer
 	height *Buffer
@@ -99,16 +95,15 @@ type WeightsKernel struct {
 	bgPipe   *ComputePipeline
 	bgTarget *WeightsTarget
 	bgChans  [4]bool // which slots the bind group binds to their own buffer
-	// bgField is the resident field the bind group reads (nil: the kernel's own tile buffers),
-	// bgBufs the buffers it was built on (a recreated one makes it stale).
-	bgField *FieldBuffers
-	bgBufs  [5]*wgpu.Buffer
+	// bgBufs are the buffers the bind group was built on: the kernel's own tile buffers or a
+	// resident field's (a recreated one makes it stale).
+	bgBufs [5]*wgpu.Buffer
 
 	scratch    scratch
-	cut        []byte    // RunField's blocks, cut from the field
-	pwork      []uint32  // the tile's params (stack.Pack output patched by PackTile)
-	onGPU      []uint32  // the params words in the params buffer (empty: unknown)
-	lastGroups [2]uint32 // workgroups of the last Run, for Repeat
+	cut        TileCutter // RunField's blocks, cut from the field
+	pwork      []uint32   // the tile's params (stack.Pack output patched by PackTile)
+	onGPU      []uint32   // the params words in the params buffer (empty: unknown)
+	lastGroups [2]uint32  // workgroups of the last Run, for Repeat
 }
 
 // The two pipelines of terrain_layer_weights, by shader file.
@@ -165,7 +160,7 @@ func (k *WeightsKernel) Release() {
 		p.Release()
 		k.pipes[i] = nil
 	}
-	k.pipe, k.bgPipe = nil, nil
+	k.bgPipe = nil
 }
 
 // pipeline returns the pipeline of variant v, compiling it on first use.
@@ -202,24 +197,6 @@ func (k *WeightsKernel) variantFor(params []uint32) int {
 // modified: head lanes 2–3 are patched with stack.PackTile on a copy). The upload and the dispatch
 // are queued; ReadWeights (or Device.Wait) waits for them.
 func (k *WeightsKernel) Run(ctx context.Context, target *WeightsTarget, params []uint32, tile WeightsTile) error {
-	return k.run(ctx, target, params, tile, nil)
-}
-
-// RunField is FieldTile + Run without the intermediate copy: the apron-inclusive blocks of tile t
-// are cut from f's height grid and the channels named in channels (stack.Channels order) straight
-// into the upload. Same result as Run(FieldTile(f, channels, t)); the field may be edited as soon
-// as it returns.
-func (k *WeightsKernel) RunField(ctx context.Context, target *WeightsTarget, params []uint32, f *field.Field, channels []string, t field.Tile) error {
-	hdr, grids, err := tileHeader(f, channels, t)
-	if err != nil {
-		return err
-	}
-	return k.run(ctx, target, params, hdr, &grids)
-}
-
-// run is Run (grids nil: the blocks are tile.Height and tile.Chans) and RunField (grids: height,
-// chan0..chan3 grids of the whole field, nil for an unbound slot; the blocks are cut from them).
-func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params []uint32, tile WeightsTile, grids *[5]*field.Grid) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("gpu: weights: %w", err)
 	}
@@ -229,7 +206,7 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	if target == nil || target.Lo == nil {
 		return fmt.Errorf("gpu: weights: nil or released target")
 	}
-	if err := checkWeightsTile(target, params, &tile, grids == nil); err != nil {
+	if err := checkWeightsTile(target, params, &tile, true); err != nil {
 		return err
 	}
 	if tile.Size[0] == 0 || tile.Size[1] == 0 {
@@ -238,43 +215,14 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	n := int(tile.BufSize[0]) * int(tile.BufSize[1])
 	var bound [4]bool
 	for i := range bound {
-		if grids == nil {
-			bound[i] = tile.Chans[i] != nil
-		} else {
-			bound[i] = grids[1+i] != nil
-		}
+		bound[i] = tile.Chans[i] != nil
 	}
 	// plane returns block i (0 height, 1..4 chan0..chan3) as bytes for the queue.
-	planes := 0
-	if grids != nil {
-		for _, g := range grids {
-			if g != nil {
-				planes++
-			}
-		}
-	}
-	if grids != nil {
-		for _, g := range grids {
-			if g != nil && wholeGrid(g, tile.BufOrigin, tile.BufSize) {
-				planes-- // sent as it is, not cut
-			}
-		}
-	}
-	cut := k.growCut(planes * n * 4)
 	plane := func(i int) []byte {
-		if grids == nil {
-			if i == 0 {
-				return k.scratch.floats(tile.Height)
-			}
-			return k.scratch.floats(tile.Chans[i-1])
+		if i == 0 {
+			return k.scratch.floats(tile.Height)
 		}
-		if g := grids[i]; wholeGrid(g, tile.BufOrigin, tile.BufSize) {
-			return k.scratch.floats(g.Data) // the block is the grid: no copy
-		}
-		dst := cut[:n*4]
-		cut = cut[n*4:]
-		cutRows(dst, grids[i], int(tile.BufOrigin[0]), int(tile.BufOrigin[1]), int(tile.BufSize[0]), int(tile.BufSize[1]))
-		return dst
+		return k.scratch.floats(tile.Chans[i-1])
 	}
 
 	pipe, err := k.pipeline(k.variantFor(params))
@@ -284,7 +232,7 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 	// The params on the GPU differ from the last tile's only in head lanes 2–4 (PackTile,
 	// PackTarget) unless the stack changed: write just the words that differ.
 	p := k.tileParams(params, &tile, target)
-	rebind := target != k.bgTarget || k.bg == nil || pipe != k.bgPipe || k.bgField != nil
+	rebind := target != k.bgTarget || k.bg == nil || pipe != k.bgPipe || k.bgBufs[0] != k.height.Buf
 	re, err := k.params.Ensure(uint64(len(p) * 4))
 	if err != nil {
 		return err
@@ -350,46 +298,40 @@ func (k *WeightsKernel) run(ctx context.Context, target *WeightsTarget, params [
 				chans[i] = k.chans[i]
 			}
 		}
-		if err := k.bind(pipe, target, k.height, chans, nil); err != nil {
+		if err := k.bind(pipe, target, k.height, chans); err != nil {
 			return err
 		}
 	}
-	k.pipe = pipe
 	k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup,
 		(tile.Size[1] + weightsGroup - 1) / weightsGroup}
 	return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
 }
 
-// cutRows copies the w×h block at (i0, j0) of g into dst as little-endian float32 rows.
-// wholeGrid reports that the buffer block at origin of size is all of g.
-func wholeGrid(g *field.Grid, origin, size [2]uint32) bool {
-	return origin == [2]uint32{} && int(size[0]) == g.W && int(size[1]) == g.H && len(g.Data) == g.W*g.H
-}
-
-func cutRows(dst []byte, g *field.Grid, i0, j0, w, h int) {
-	for j := 0; j < h; j++ {
-		row := g.Data[(j0+j)*g.W+i0 : (j0+j)*g.W+i0+w]
-		out := dst[j*w*4 : (j+1)*w*4]
-		if littleEndian {
-			copy(out, unsafe.Slice((*byte)(unsafe.Pointer(&row[0])), w*4))
-			continue
-		}
-		for i, v := range row {
-			binary.LittleEndian.PutUint32(out[i*4:], math.Float32bits(v))
-		}
+// RunField is FieldTile + Run: the apron-inclusive blocks of tile t are cut from f's height grid
+// and the channels named in channels (stack.Channels order) into the kernel's TileCutter (a block
+// that is the whole grid is sent as it is) and queued. Same result as Run(FieldTile(f, channels,
+// t)); the field may be edited as soon as it returns.
+func (k *WeightsKernel) RunField(ctx context.Context, target *WeightsTarget, params []uint32, f *field.Field, channels []string, t field.Tile) error {
+	if k == nil {
+		return fmt.Errorf("gpu: weights: nil or released kernel")
 	}
+	wt, err := k.cut.Cut(f, channels, t)
+	if err != nil {
+		return err
+	}
+	return k.Run(ctx, target, params, wt)
 }
 
 // Repeat dispatches the last tile n more times in one submission, reading the buffers already on
 // the GPU (no upload). It is what a benchmark times to separate the kernel from the transfer;
 // the result in the target is the same as after the first dispatch.
 func (k *WeightsKernel) Repeat(n int) error {
-	if k == nil || k.pipe == nil || k.bg == nil || k.lastGroups[0] == 0 {
+	if k == nil || k.bgPipe == nil || k.bg == nil || k.lastGroups[0] == 0 {
 		return fmt.Errorf("gpu: weights: Repeat before a Run")
 	}
 	return k.dev.Submit("terrain_layer_weights repeat", func(enc *wgpu.CommandEncoder) error {
 		return ComputePass(enc, "terrain_layer_weights repeat", func(pass *wgpu.ComputePassEncoder) {
-			pass.SetPipeline(k.pipe.Pipeline)
+			pass.SetPipeline(k.bgPipe.Pipeline)
 			pass.SetBindGroup(0, k.bg, nil)
 			for range n {
 				pass.DispatchWorkgroups(k.lastGroups[0], k.lastGroups[1], 1)
@@ -399,8 +341,8 @@ func (k *WeightsKernel) Repeat(n int) error {
 }
 
 // bind builds the bind group on height and the channel buffers (nil: an unbound slot, bound to
-// the height and never sampled); resident names the resident field they belong to, if any.
-func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, height *Buffer, chans [4]*Buffer, resident *FieldBuffers) error {
+// the height and never sampled).
+func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, height *Buffer, chans [4]*Buffer) error {
 	if k.bg != nil {
 		k.bg.Release()
 		k.bg = nil
@@ -419,10 +361,10 @@ func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, heigh
 	entries = append(entries, TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
 	bg, err := pipe.BindGroup(pipe.Name+" group0", entries...)
 	if err != nil {
-		k.bgTarget, k.bgPipe, k.bgField = nil, nil, nil
+		k.bgTarget, k.bgPipe = nil, nil
 		return err
 	}
-	k.bg, k.bgTarget, k.bgPipe, k.bgField = bg, target, pipe, resident
+	k.bg, k.bgTarget, k.bgPipe = bg, target, pipe
 	return nil
 }
 
@@ -460,22 +402,12 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 		return err
 	}
 	k.onGPU = append(k.onGPU[:0], p...)
-	stale := fb.Height.Buf != k.bgBufs[0]
-	for i := range fb.Chans {
-		stale = stale || fb.buffer(i).Buf != k.bgBufs[1+i] || fb.bound()[i] != k.bgChans[i]
-	}
-	if re || stale || k.bg == nil || target != k.bgTarget || pipe != k.bgPipe || k.bgField != fb {
-		var chans [4]*Buffer
-		for i, b := range fb.bound() {
-			if b {
-				chans[i] = fb.Chans[i]
-			}
-		}
-		if err := k.bind(pipe, target, fb.Height, chans, fb); err != nil {
+	if re || !fb.boundIn(k.bgBufs, k.bgChans) || k.bg == nil || target != k.bgTarget || pipe != k.bgPipe {
+		height, chans := fb.bindings()
+		if err := k.bind(pipe, target, height, chans); err != nil {
 			return err
 		}
 	}
-	k.pipe = pipe
 	k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup, (tile.Size[1] + weightsGroup - 1) / weightsGroup}
 	return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
 }
@@ -483,15 +415,24 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 // tileParams is params with head lanes 2–4 (PackTile, PackTarget) patched for tile in target,
 // in the kernel's scratch.
 func (k *WeightsKernel) tileParams(params []uint32, tile *WeightsTile, target *WeightsTarget) []uint32 {
-	p := k.grow32(&k.pwork, len(params))
+	return patchTile(&k.pwork, params, tile, target.Origin)
+}
+
+// patchTile copies params into *work (grown when short) and patches head lanes 2–4 for tile
+// written at the global texel origin of the target or grid (stack.PackTile, stack.PackTarget).
+func patchTile(work *[]uint32, params []uint32, tile *WeightsTile, origin [2]uint32) []uint32 {
+	if cap(*work) < len(params) {
+		*work = make([]uint32, len(params))
+	}
+	p := (*work)[:len(params)]
 	copy(p, params)
 	stack.PackTile(p, tile.Origin, tile.Size, tile.BufOrigin, tile.BufSize)
-	stack.PackTarget(p, target.Origin)
+	stack.PackTarget(p, origin)
 	return p
 }
 
 // checkWeightsTile checks a tile against target and params; dense also checks its Height and
-// Chans blocks (RunField has none: tileHeader checked the grids).
+// Chans blocks (a resident field's tile has none: the buffers are the grids).
 func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile, dense bool) error {
 	if len(params) < stack.RulesWord {
 		return fmt.Errorf("gpu: weights: params of %d words, need at least %d (stack.Pack output)", len(params), stack.RulesWord)
@@ -520,18 +461,4 @@ func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile, de
 		}
 	}
 	return nil
-}
-
-func (k *WeightsKernel) growCut(n int) []byte {
-	if cap(k.cut) < n {
-		k.cut = make([]byte, n)
-	}
-	return k.cut[:n]
-}
-
-func (k *WeightsKernel) grow32(s *[]uint32, n int) []uint32 {
-	if cap(*s) < n {
-		*s = make([]uint32, n)
-	}
-	return (*s)[:n]
 }
