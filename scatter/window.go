@@ -107,27 +107,7 @@ func PlaceWindow(ctx context.Context, p Params, geo *field.Geometry, density, he
 	for j := sites.J0; j < sites.J1; j += band {
 		ranges = append(ranges, SiteRange{I0: sites.I0, I1: sites.I1, J0: j, J1: min(j+band, sites.J1)})
 	}
-	counts, err := countTiles(ctx, &env, ranges)
-	if err != nil {
-		return nil, 0, err
-	}
-	total := 0
-	offsets := make([]int, len(counts))
-	for k, c := range counts {
-		offsets[k] = total
-		total += c
-	}
-	if total > MaxInstances {
-		return nil, 0, fmt.Errorf("scatter: %d instances (%.1f GB of matrices), more than the %d one population may hold", total, float64(total)*64/1e9, MaxInstances)
-	}
-	out := make([]float32, total*MatrixFloats)
-	err = forTiles(ctx, len(ranges), func(k int) {
-		env.writeSites(ranges[k], out[offsets[k]*MatrixFloats:(offsets[k]+counts[k])*MatrixFloats])
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
+	return placeRanges(ctx, &env, ranges, allInstances)
 }
 
 // PlaceWindows is the blocks PlaceWindow reads to place block owned's sites at spacing s, clamped
