@@ -73,9 +73,17 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 	if err != nil {
 		return err
 	}
+	return forTiles(ctx, tiles, opt, StageEvaluate, func(t field.Tile) {
+		evalTile(c, c.Taps(&g.Field, f.Height, chans, t), t, w, [2]int{})
+	})
+}
+
+// forTiles runs eval on every tile, on opt's workers, reporting stage with the tiles done of all
+// of them; a cancelled ctx stops it (the weights evaluations' error).
+func forTiles(ctx context.Context, tiles []field.Tile, opt Options, stage string, eval func(t field.Tile)) error {
 	report := opt.progress()
 	total := len(tiles)
-	report(StageEvaluate, 0, total)
+	report(stage, 0, total)
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 1)
@@ -95,8 +103,8 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 					}
 					return
 				}
-				evalTile(c, &g.Field, f.Height, chans, tiles[k], w)
-				report(StageEvaluate, int(done.Add(1)), total)
+				eval(tiles[k])
+				report(stage, int(done.Add(1)), total)
 			}
 		}()
 	}
@@ -138,16 +146,16 @@ func channelNames(f *field.Field) []string {
 	return n
 }
 
-// evalTile evaluates one tile's interior, reading height and channels through the tile's
-// apron-inclusive block exactly as the kernel reads its tile buffer.
-func evalTile(c *stack.Compiled, fg *field.Geometry, height *field.Grid, chans [4]*field.Grid, t field.Tile, w *Weights) {
-	tp := c.Taps(fg, height, chans, t)
+// evalTile evaluates one tile's interior through tp (reading height and channels through the
+// tile's apron-inclusive block exactly as the kernel reads its tile buffer) into w, whose texel
+// (0, 0) is weights texel at.
+func evalTile(c *stack.Compiled, tp stack.Taps, t field.Tile, w *Weights, at [2]int) {
 	row := make([]stack.TexelInputs, t.W)
 	for j := t.J0; j < t.J0+t.H; j++ {
 		tp.FillRow(j, t.I0, row)
 		for k := range row {
 			q := c.Weights(&row[k])
-			o := (j*w.W + t.I0 + k) * 4
+			o := ((j-at[1])*w.W + t.I0 - at[0] + k) * 4
 			w.Lo[o], w.Lo[o+1], w.Lo[o+2], w.Lo[o+3] = q[0], q[1], q[2], q[3]
 			// Layers 4–7 are zero for a stack of at most four layers: written only when they
 			// change, so a fresh Hi is never touched and costs no memory (1 GiB at 16384²).

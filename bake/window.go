@@ -3,8 +3,6 @@ package bake
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"strata/field"
 	"strata/stack"
@@ -70,45 +68,13 @@ func ReferenceWindow(ctx context.Context, s *stack.Stack, g *Geometry, w *Window
 	}
 	out := NewWeights(r.W(), r.H())
 	tiles := field.RegionTiles(&g.Field, r, opt.TileSize, g.Stack.GradientStep)
-	report := opt.progress()
-	total := len(tiles)
-	report("weights", 0, total)
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	var cancelled atomic.Bool
-	for range min(opt.workers(), max(total, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			row := make([]stack.TexelInputs, 0, field.DefaultTileSize)
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= total {
-					return
-				}
-				if ctx.Err() != nil {
-					cancelled.Store(true)
-					return
-				}
-				t := tiles[k]
-				tp := c.TapsWindow(&g.Field, w.Height, chans, t)
-				row = append(row[:0], make([]stack.TexelInputs, t.W)...)
-				for j := t.J0; j < t.J0+t.H; j++ {
-					tp.FillRow(j, t.I0, row)
-					for i := range row {
-						q := c.Weights(&row[i])
-						o := ((j-r.J0)*out.W + t.I0 - r.I0 + i) * 4
-						copy(out.Lo[o:o+4], q[:4])
-						copy(out.Hi[o:o+4], q[4:])
-					}
-				}
-				report("weights", int(done.Add(1)), total)
-			}
-		}()
-	}
-	wg.Wait()
-	if cancelled.Load() {
-		return nil, fmt.Errorf("bake: weights: %w", ctx.Err())
+	// "weights", not StageEvaluate: the phase package world reports for a cell's weights, on the
+	// GPU as here (world.Options.Progress).
+	err = forTiles(ctx, tiles, opt, "weights", func(t field.Tile) {
+		evalTile(c, c.TapsWindow(&g.Field, w.Height, chans, t), t, out, [2]int{r.I0, r.J0})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -3,9 +3,6 @@ package scatter
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"strata/field"
 	"strata/stack"
@@ -29,20 +26,16 @@ func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo G
 	if err != nil {
 		return nil, 0, err
 	}
-	var mx float32
-	for _, m := range maxes {
-		mx = max(mx, m)
-	}
-	return out, mx, nil
+	return out, maxOf(maxes), nil
 }
 
 // DensityTiles is Density for the given tiles only, written into out (the weights grid) in
 // place: the editor re-evaluates the tiles an edit dirtied. It returns each tile's largest
 // density, so a caller keeping them per tile knows the field's maximum without a full pass.
 func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte, out *field.Grid, tiles []field.Tile) ([]float32, error) {
-	c, err := stack.CompilePopulation(s, pop, geo.Stack)
+	c, err := compileDensity(s, pop, geo)
 	if err != nil {
-		return nil, fmt.Errorf("scatter: density: %w", err)
+		return nil, err
 	}
 	fg := &geo.Field
 	if f == nil || f.Height == nil || f.Height.W != fg.HeightW || f.Height.H != fg.HeightH {
@@ -51,46 +44,62 @@ func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, 
 	if out == nil || out.W != fg.WeightsW || out.H != fg.WeightsH {
 		return nil, fmt.Errorf("scatter: density: the output is not the %d×%d weights grid", fg.WeightsW, fg.WeightsH)
 	}
-	n := fg.WeightsW * fg.WeightsH
-	if c.Needs()&stack.NeedLayers != 0 && (len(weightsLo) < 4*n || len(weightsHi) < 4*n) {
-		return nil, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
-			pop, 4*n, len(weightsLo), len(weightsHi))
+	channel := func(name string) *field.Window {
+		if g := f.Channels[name]; g != nil {
+			return &field.Window{Grid: g}
+		}
+		return nil
 	}
-	var chans [4]*field.Grid
+	return densityTiles(ctx, c, s, pop, geo, &field.Window{Grid: f.Height}, channel, weightsLo, weightsHi, out, [2]int{}, tiles)
+}
+
+// compileDensity compiles population pop of s for the density evaluators.
+func compileDensity(s *stack.Stack, pop int, geo Geometry) (*stack.Compiled, error) {
+	c, err := stack.CompilePopulation(s, pop, geo.Stack)
+	if err != nil {
+		return nil, fmt.Errorf("scatter: density: %w", err)
+	}
+	return c, nil
+}
+
+// densityTiles is DensityTiles and DensityWindow once their inputs are checked: population pop
+// (compiled to c) over the tiles, reading the height window and the channel windows by name (nil
+// for a channel the field lacks), into out, whose texel (0, 0) is weights texel at, as are the
+// layer bytes lo, hi. It returns each tile's largest density.
+func densityTiles(ctx context.Context, c *stack.Compiled, s *stack.Stack, pop int, geo Geometry, height *field.Window,
+	channel func(name string) *field.Window, lo, hi []byte, out *field.Grid, at [2]int, tiles []field.Tile) ([]float32, error) {
+	n := max(out.W, 0) * max(out.H, 0) // an empty window's block has no texels
+	if c.Needs()&stack.NeedLayers != 0 && (len(lo) < 4*n || len(hi) < 4*n) {
+		return nil, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
+			pop, 4*n, len(lo), len(hi))
+	}
+	var chans [4]*field.Window
 	for i, name := range s.Channels() {
 		if i >= 4 {
 			break
 		}
-		if chans[i] = f.Channels[name]; chans[i] == nil && c.Needs()&stack.NeedChan(i) != 0 {
+		if chans[i] = channel(name); chans[i] == nil && c.Needs()&stack.NeedChan(i) != 0 {
 			return nil, fmt.Errorf("scatter: density: the stack reads channel %q, which the field lacks", name)
 		}
 	}
 	maxes := make([]float32, len(tiles))
-	var next atomic.Int64
-	var cancelled atomic.Bool
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(tiles)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(tiles) {
-					return
-				}
-				if ctx.Err() != nil {
-					cancelled.Store(true)
-					return
-				}
-				maxes[k] = densityTile(c, c.Taps(fg, f.Height, chans, tiles[k]), tiles[k], weightsLo, weightsHi, out, [2]int{})
-			}
-		}()
-	}
-	wg.Wait()
-	if cancelled.Load() {
+	err := forTiles(ctx, len(tiles), func(k int) {
+		t := tiles[k]
+		maxes[k] = densityTile(c, c.TapsWindow(&geo.Field, height, chans, t), t, lo, hi, out, at)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("scatter: density: %w", ctx.Err())
 	}
 	return maxes, nil
+}
+
+// maxOf is the largest of the tiles' maxima (0 for none).
+func maxOf(maxes []float32) float32 {
+	var mx float32
+	for _, m := range maxes {
+		mx = max(mx, m)
+	}
+	return mx
 }
 
 // layerByte is byte/255 for each byte value, the `layer` input's value.

@@ -24,7 +24,17 @@ func Place(ctx context.Context, p Params, geo *field.Geometry, density, height *
 	if err != nil || p.Spacing == 0 {
 		return nil, 0, err
 	}
-	counts, err := countTiles(ctx, &env, ranges)
+	return placeRanges(ctx, &env, ranges, max(capacity, 0))
+}
+
+// allInstances is placeRanges' capacity for every instance, refused past MaxInstances.
+const allInstances = -1
+
+// placeRanges counts the instances of every range, then writes the first capacity of them in
+// range order into exactly sized memory (capacity < 0: all of them, which must be at most
+// MaxInstances). total is the count of all, past capacity too.
+func placeRanges(ctx context.Context, env *siteEnv, ranges []SiteRange, capacity int) (matrices []float32, total int, err error) {
+	counts, err := countTiles(ctx, env, ranges)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -33,7 +43,12 @@ func Place(ctx context.Context, p Params, geo *field.Geometry, density, height *
 		offsets[k] = total
 		total += c
 	}
-	capacity = max(capacity, 0)
+	if capacity < 0 {
+		if err := checkTotal(total); err != nil {
+			return nil, 0, err
+		}
+		capacity = total
+	}
 	matrices = make([]float32, min(total, capacity)*MatrixFloats)
 	err = forTiles(ctx, len(ranges), func(k int) {
 		lo, hi := min(offsets[k], capacity), min(offsets[k]+counts[k], capacity)
@@ -45,6 +60,14 @@ func Place(ctx context.Context, p Params, geo *field.Geometry, density, height *
 		return nil, 0, err
 	}
 	return matrices, total, nil
+}
+
+// checkTotal refuses a population of more than MaxInstances instances.
+func checkTotal(total int) error {
+	if total > MaxInstances {
+		return fmt.Errorf("scatter: %d instances (%.1f GB of matrices), more than the %d one population may hold", total, float64(total)*64/1e9, MaxInstances)
+	}
+	return nil
 }
 
 // checkInputs reports grids that do not match geo.
@@ -204,8 +227,8 @@ func (pl *Pool) Run(ctx context.Context, tiles []field.Tile) error {
 	if err != nil {
 		return err
 	}
-	if total > MaxInstances {
-		return fmt.Errorf("scatter: %d instances (%.1f GB of matrices), more than the %d one population may hold", total, float64(total)*64/1e9, MaxInstances)
+	if err := checkTotal(total); err != nil {
+		return err
 	}
 	if total > pl.Capacity {
 		pl.Capacity = total

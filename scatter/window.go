@@ -19,43 +19,22 @@ import (
 // maximum.
 func DensityWindow(ctx context.Context, s *stack.Stack, pop int, height *field.Window, chans map[string]*field.Window,
 	geo Geometry, r field.Rect, weightsLo, weightsHi []byte) (*field.Grid, float32, error) {
-	c, err := stack.CompilePopulation(s, pop, geo.Stack)
+	c, err := compileDensity(s, pop, geo)
 	if err != nil {
-		return nil, 0, fmt.Errorf("scatter: density: %w", err)
+		return nil, 0, err
 	}
 	fg := &geo.Field
 	if need := fg.ApronRect(r, geo.Stack.GradientStep); height == nil || !height.Rect().Contains(need) {
 		return nil, 0, fmt.Errorf("scatter: density: the height window does not hold %v, the apron of %v", need, r)
 	}
-	n := int(r.Texels())
-	if c.Needs()&stack.NeedLayers != 0 && (len(weightsLo) < 4*n || len(weightsHi) < 4*n) {
-		return nil, 0, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
-			pop, 4*n, len(weightsLo), len(weightsHi))
-	}
-	var slots [4]*field.Window
-	for i, name := range s.Channels() {
-		if i >= 4 {
-			break
-		}
-		if slots[i] = chans[name]; slots[i] == nil && c.Needs()&stack.NeedChan(i) != 0 {
-			return nil, 0, fmt.Errorf("scatter: density: the stack reads channel %q, which the field lacks", name)
-		}
-	}
-	out := &field.Grid{W: r.W(), H: r.H(), Data: make([]float32, n)}
+	out := &field.Grid{W: r.W(), H: r.H(), Data: make([]float32, r.Texels())}
 	tiles := field.RegionTiles(fg, r, field.DefaultTileSize, geo.Stack.GradientStep)
-	maxes := make([]float32, len(tiles))
-	err = forTiles(ctx, len(tiles), func(k int) {
-		t := tiles[k]
-		maxes[k] = densityTile(c, c.TapsWindow(fg, height, slots, t), t, weightsLo, weightsHi, out, [2]int{r.I0, r.J0})
-	})
+	channel := func(name string) *field.Window { return chans[name] }
+	maxes, err := densityTiles(ctx, c, s, pop, geo, height, channel, weightsLo, weightsHi, out, [2]int{r.I0, r.J0}, tiles)
 	if err != nil {
-		return nil, 0, fmt.Errorf("scatter: density: %w", ctx.Err())
+		return nil, 0, err
 	}
-	var mx float32
-	for _, m := range maxes {
-		mx = max(mx, m)
-	}
-	return out, mx, nil
+	return out, maxOf(maxes), nil
 }
 
 // NewDensityWindow wraps a window of the density grid (geo's weights grid) for bilinear reads
@@ -128,27 +107,7 @@ func PlaceWindow(ctx context.Context, p Params, geo *field.Geometry, density, he
 	for j := sites.J0; j < sites.J1; j += band {
 		ranges = append(ranges, SiteRange{I0: sites.I0, I1: sites.I1, J0: j, J1: min(j+band, sites.J1)})
 	}
-	counts, err := countTiles(ctx, &env, ranges)
-	if err != nil {
-		return nil, 0, err
-	}
-	total := 0
-	offsets := make([]int, len(counts))
-	for k, c := range counts {
-		offsets[k] = total
-		total += c
-	}
-	if total > MaxInstances {
-		return nil, 0, fmt.Errorf("scatter: %d instances (%.1f GB of matrices), more than the %d one population may hold", total, float64(total)*64/1e9, MaxInstances)
-	}
-	out := make([]float32, total*MatrixFloats)
-	err = forTiles(ctx, len(ranges), func(k int) {
-		env.writeSites(ranges[k], out[offsets[k]*MatrixFloats:(offsets[k]+counts[k])*MatrixFloats])
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
+	return placeRanges(ctx, &env, ranges, allInstances)
 }
 
 // PlaceWindows is the blocks PlaceWindow reads to place block owned's sites at spacing s, clamped
