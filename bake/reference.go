@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"strata/field"
+	"strata/internal/pool"
 	"strata/progress"
 	"strata/stack"
 )
@@ -84,35 +83,9 @@ func forTiles(ctx context.Context, tiles []field.Tile, opt Options, stage string
 	report := opt.progress()
 	total := len(tiles)
 	report(stage, 0, total)
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 1)
-	for range min(opt.workers(), max(total, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= total {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-					return
-				}
-				eval(tiles[k])
-				report(stage, int(done.Add(1)), total)
-			}
-		}()
-	}
-	wg.Wait()
-	select {
-	case err := <-errs:
+	err := pool.Each(ctx, total, opt.workers(), func(k int) { eval(tiles[k]) }, func(d int) { report(stage, d, total) })
+	if err != nil {
 		return fmt.Errorf("bake: weights: %w", err)
-	default:
 	}
 	return nil
 }

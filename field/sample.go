@@ -1,10 +1,10 @@
 package field
 
 import (
+	"context"
 	"math"
-	"runtime"
-	"sync"
 
+	"strata/internal/pool"
 	"strata/noise"
 )
 
@@ -48,23 +48,14 @@ func SampleDunesSized(n int) *Field {
 	g := NewGrid(n, n)
 	mn := p.Min()
 	texel := DunesSize / float64(n)
-	workers := min(runtime.GOMAXPROCS(0), n)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for j := w; j < n; j += workers {
-				z := float32(mn[1] + (float64(j)+0.5)*texel)
-				row := g.Data[j*n : (j+1)*n]
-				for i := range row {
-					x := float32(mn[0] + (float64(i)+0.5)*texel)
-					row[i] = dunesHeight(x, z)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
+	pool.Each(context.Background(), n, 0, func(j int) {
+		z := float32(mn[1] + (float64(j)+0.5)*texel)
+		row := g.Data[j*n : (j+1)*n]
+		for i := range row {
+			x := float32(mn[0] + (float64(i)+0.5)*texel)
+			row[i] = dunesHeight(x, z)
+		}
+	}, nil)
 	return &Field{Placement: p, Height: g, Channels: map[string]*Grid{}}
 }
 

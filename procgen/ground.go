@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"strata/bake"
 	"strata/field"
+	"strata/internal/pool"
 	"strata/noise"
 )
 
@@ -112,28 +110,14 @@ func evalFBM(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 // rows runs fn for every row 0..h-1 on every core, reporting progress for node n and stopping
 // when the run is cancelled.
 func (e *evaluator) rows(n *node, h int, fn func(j int)) error {
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
 	stage := e.stage(n)
 	e.report(stage, 0, h)
-	for range min(runtime.GOMAXPROCS(0), h) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j := int(next.Add(1)) - 1
-				if j >= h || e.ctx.Err() != nil {
-					return
-				}
-				fn(j)
-				if d := done.Add(1); d%64 == 0 || int(d) == h {
-					e.report(stage, int(d), h)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := e.ctx.Err(); err != nil {
+	err := pool.Each(e.ctx, h, 0, fn, func(d int) {
+		if d%64 == 0 || d == h {
+			e.report(stage, d, h)
+		}
+	})
+	if err != nil {
 		return fmt.Errorf("procgen: node %s: %w", n.label(), context.Cause(e.ctx))
 	}
 	return nil

@@ -1,18 +1,18 @@
 package procgen
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 
 	"strata/bake"
 	"strata/field"
+	"strata/internal/pool"
 	"strata/stack"
 )
 
@@ -50,23 +50,14 @@ func Normalize(masks []*field.Grid) (*bake.Weights, error) {
 		}
 	}
 	out := bake.NewWeights(w, h)
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), h)
-	for k := 0; k < workers; k++ {
-		wg.Add(1)
-		go func(k int) {
-			defer wg.Done()
-			for j := k; j < h; j += workers {
-				for i := j * w; i < (j+1)*w; i++ {
-					q := normalizeTexel(masks, i)
-					o := 4 * i
-					copy(out.Lo[o:o+4], q[:4])
-					copy(out.Hi[o:o+4], q[4:])
-				}
-			}
-		}(k)
-	}
-	wg.Wait()
+	pool.Each(context.Background(), h, 0, func(j int) {
+		for i := j * w; i < (j+1)*w; i++ {
+			q := normalizeTexel(masks, i)
+			o := 4 * i
+			copy(out.Lo[o:o+4], q[:4])
+			copy(out.Hi[o:o+4], q[4:])
+		}
+	}, nil)
 	return out, nil
 }
 

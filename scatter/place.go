@@ -3,12 +3,10 @@ package scatter
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"strata/field"
+	"strata/internal/pool"
 )
 
 // Place is terrain_scatter_place's reference over the given tiles: each tile's sites (Sites),
@@ -143,29 +141,8 @@ func (e *siteEnv) writeSites(r SiteRange, dst []float32) {
 
 // forTiles runs fn(k) for k in [0, n) on every core and reports a cancelled context.
 func forTiles(ctx context.Context, n int, fn func(k int)) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var cancelled atomic.Bool
-	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= n {
-					return
-				}
-				if ctx.Err() != nil {
-					cancelled.Store(true)
-					return
-				}
-				fn(k)
-			}
-		}()
-	}
-	wg.Wait()
-	if cancelled.Load() {
-		return fmt.Errorf("scatter: place: %w", ctx.Err())
+	if err := pool.Each(ctx, n, 0, fn, nil); err != nil {
+		return fmt.Errorf("scatter: place: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,48 @@
+// Package pool is the one worker pool: a loop over n independent items on every core.
+package pool
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Each runs fn(k) for every k in 0 … n-1 on workers goroutines (0 or less: GOMAXPROCS, never
+// more than n), each taking the next index as it finishes the last, so a slow item holds up no
+// other. Once ctx is done no more indices are handed out and Each returns ctx.Err() after the
+// items in flight finish; otherwise nil. done, when not nil, is called after each item with the
+// number finished so far (from the workers' goroutines).
+func Each(ctx context.Context, n, workers int, fn func(k int), done func(finished int)) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next, finished atomic.Int64
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for range min(workers, max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= n {
+					return
+				}
+				if ctx.Err() != nil {
+					stopped.Store(true)
+					return
+				}
+				fn(k)
+				if d := finished.Add(1); done != nil {
+					done(int(d))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if stopped.Load() {
+		return ctx.Err()
+	}
+	return nil
+}
