@@ -136,9 +136,9 @@ func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timing
 			return nil, fmt.Errorf("bake: population %q: %w", s.Populations[p].Name, err)
 		}
 	}
-	if pops > 0 && g.scatter == nil {
-		if g.scatter, err = g.Dev.NewScatterKernel(); err != nil {
-			return nil, fmt.Errorf("bake: %w", err)
+	if pops > 0 {
+		if _, err := g.scatterKernel(); err != nil {
+			return nil, err
 		}
 	}
 	// Layers 4–7 exist only in stacks of more than four layers: otherwise Hi is all zero by
@@ -155,6 +155,13 @@ func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timing
 	r.report(StageEvaluate, 0, r.evalTotal)
 	r.report(StageReadBack, 0, r.readTotal)
 	return r, nil
+}
+
+// wait waits for the queued kernels when phases are timed (a read back waits for them anyway).
+func (r *bakeRun) wait() {
+	if r.tm != nil {
+		r.g.Dev.Wait()
+	}
 }
 
 func (r *bakeRun) tick() {
@@ -179,9 +186,9 @@ func (r *bakeRun) band(ctx context.Context, b band) error {
 	if err := g.runTiles(ctx, target, r.params, l.Field, r.chans, b.Tiles, func(int) { r.tick() }); err != nil {
 		return err
 	}
-	// The band's weights are finished before its densities read them (same queue); waiting here
-	// keeps the kernels' time out of the read back's.
-	g.Dev.Wait()
+	// The band's weights are finished before its densities read them (same queue). Waiting here
+	// only keeps the kernels' time out of the read back's, so it is done when timings are kept.
+	r.wait()
 	t0 = r.tm.Since(StageEvaluate, t0)
 	texels := int64(b.W) * int64(b.H)
 	for p := range r.dens {
@@ -190,7 +197,7 @@ func (r *bakeRun) band(ctx context.Context, b band) error {
 			return fmt.Errorf("bake: population %q: %w", l.Stack.Populations[p].Name, err)
 		}
 		r.tick() // the band's last tile
-		g.Dev.Wait()
+		r.wait()
 		t0 = r.tm.Since(StageEvaluate, t0)
 		r.maxD[p] = max(r.maxD[p], m)
 		// Read back now: the next population (or band) overwrites the density buffer.
@@ -225,7 +232,7 @@ func (r *bakeRun) place(ctx context.Context) error {
 	g, l := r.g, r.l
 	r.report(StageScatter, 0, pops)
 	defer r.tm.Since(StageScatter, time.Now())
-	onGPU := len(r.bands) == 1 && g.placeFits(&l.Geometry)
+	onGPU := len(r.bands) == 1 && g.Dev.FieldFits(l.Geometry.Field.HeightW, l.Geometry.Field.HeightH) // the place kernel uploads the height whole
 	if onGPU {
 		r.tm.Note("placement on the GPU")
 	} else {
@@ -260,15 +267,6 @@ func (g *GPU) densityBand(ctx context.Context, params []uint32, b band, target *
 		}
 		return g.cut.Cut(f, chans, b.Tiles[i])
 	})
-}
-
-// placeFits reports whether the GPU can place from the density buffer: the height grid (uploaded
-// whole for the place kernel) fits a binding.
-func (g *GPU) placeFits(geo *Geometry) bool {
-	lim := g.Dev.Limits
-	need := 4 * uint64(geo.Field.HeightW) * uint64(geo.Field.HeightH)
-	return (lim.MaxStorageBufferBindingSize == 0 || need <= lim.MaxStorageBufferBindingSize) &&
-		(lim.MaxBufferSize == 0 || need <= lim.MaxBufferSize)
 }
 
 // placeGPU places population p from the whole-grid density in the scatter kernel: the last
@@ -306,26 +304,11 @@ func (g *GPU) bandTarget(b band, W, H int) (*gpu.WeightsTarget, error) {
 		}
 		return g.target, nil
 	}
-	if err := g.ensureBand(b.W, b.H); err != nil {
+	if err := g.ensureSized(&g.band, b.W, b.H); err != nil {
 		return nil, err
 	}
 	g.band.Origin = [2]uint32{uint32(b.I0), uint32(b.J0)}
 	return g.band, nil
-}
-
-// ensureBand sizes the bake's band target (re-used while the band size stays the same).
-func (g *GPU) ensureBand(w, h int) error {
-	if g.band != nil && g.band.W == uint32(w) && g.band.H == uint32(h) {
-		return nil
-	}
-	g.band.Release()
-	g.band = nil
-	t, err := g.Dev.NewWeightsTarget(uint32(w), uint32(h))
-	if err != nil {
-		return fmt.Errorf("bake: %w", err)
-	}
-	g.band = t
-	return nil
 }
 
 // mib is n bytes in MiB, rounded up, for progress in units a bar can show.

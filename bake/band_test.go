@@ -110,18 +110,22 @@ func TestGPUBakeBands(t *testing.T) {
 	defer g.Release()
 	s := stack.StressStack()
 	f := StressField(150)
-	run := func(budget int64) *Landscape {
+	run := func(budget int64, bands string) *Landscape {
 		geo, err := NewGeometry(s, f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		l := &Landscape{Stack: s, Field: f, Geometry: geo}
-		if err := g.Bake(ctx, l, Options{TileSize: 64, BandBytes: budget}); err != nil {
+		tm := &Timings{}
+		if err := g.bake(ctx, l, Options{TileSize: 64, BandBytes: budget}, true, tm); err != nil {
 			t.Fatal(err)
+		}
+		if n := tm.Notes(); len(n) == 0 || !strings.HasPrefix(n[0], bands) {
+			t.Errorf("budget %d: the bake ran %q, want %s", budget, n, bands)
 		}
 		return l
 	}
-	one, many := run(0), run(1)
+	one, many := run(0, "1 band(s)"), run(1, "9 band(s)")
 	if b, _ := planFor(t, 150, 150, 64, limitsOf(g.Dev.Limits, 1), true); len(b) != 9 {
 		t.Fatalf("the lowered budget gives %d bands, want 9 (one per tile)", len(b))
 	}
@@ -146,7 +150,8 @@ func TestGPUBakeBands(t *testing.T) {
 	}
 }
 
-// TestGPUBakeSkipsHi: a stack of at most four layers never reads layers 4–7 back; they stay zero.
+// TestGPUBakeSkipsHi: a stack of at most four layers never reads layers 4–7 back (the read-back
+// progress counts layers 0–3 alone); they stay zero.
 func TestGPUBakeSkipsHi(t *testing.T) {
 	ctx := context.Background()
 	g, err := OpenGPU(ctx)
@@ -154,10 +159,18 @@ func TestGPUBakeSkipsHi(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Release()
-	f := field.SampleDunesSized(100)
-	w, err := g.Weights(ctx, stack.SampleDunes(), f, Options{BandBytes: 1})
+	f := field.SampleDunesSized(600)
+	read, total := -1, -1
+	w, err := g.Weights(ctx, stack.SampleDunes(), f, Options{BandBytes: 1, Progress: func(stage string, k, n int) {
+		if stage == StageReadBack {
+			read, total = k, n
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := mib(4 * int64(w.W) * int64(w.H)); read != want || total != want {
+		t.Errorf("read back %d of %d MiB, want %d (layers 0–3 only)", read, total, want)
 	}
 	ref := mustRef(t, stack.SampleDunes(), f, Options{})
 	if eq, worst := CompareWeights(w, ref); eq < 0.99 || worst > 1 {

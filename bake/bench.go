@@ -175,20 +175,23 @@ func CompareWeights(a, b *Weights) (equal float64, worst int) {
 	if a == nil || b == nil || len(a.Lo) != len(b.Lo) {
 		return 0, 255
 	}
-	n := 0
-	for _, pair := range [][2][]byte{{a.Lo, b.Lo}, {a.Hi, b.Hi}} {
-		for i := range pair[0] {
-			d := int(pair[0][i]) - int(pair[1][i])
-			if d < 0 {
-				d = -d
-			}
+	return compareBytes([][2][]byte{{a.Lo, b.Lo}, {a.Hi, b.Hi}})
+}
+
+// compareBytes is the share of equal bytes over the pairs of planes and the largest difference.
+func compareBytes(planes [][2][]byte) (equal float64, worst int) {
+	n, total := 0, 0
+	for _, pl := range planes {
+		for i := range pl[0] {
+			d := int(pl[0][i]) - int(pl[1][i])
 			if d == 0 {
 				n++
 			}
-			worst = max(worst, d)
+			worst = max(worst, d, -d)
 		}
+		total += len(pl[0])
 	}
-	return float64(n) / float64(2*len(a.Lo)), worst
+	return float64(n) / float64(total), worst
 }
 
 // Print writes the figures as the bench command shows them.

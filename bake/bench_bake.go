@@ -124,16 +124,6 @@ func CompareControls(a, b string) (equal float64, worst int, err error) {
 	if na > 1 {
 		planes = append(planes, [2][]byte{wa.Hi, wb.Hi})
 	}
-	n, total := 0, 0
-	for _, pl := range planes {
-		for i := range pl[0] {
-			d := int(pl[0][i]) - int(pl[1][i])
-			if d == 0 {
-				n++
-			}
-			worst = max(worst, d, -d)
-		}
-		total += len(pl[0])
-	}
-	return float64(n) / float64(total), worst, nil
+	equal, worst = compareBytes(planes)
+	return equal, worst, nil
 }

@@ -126,36 +126,18 @@ func (g *GPU) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Fie
 		return nil, 0, errors.New("bake: GPU evaluator is released")
 	}
 	fg := &geo.Field
-	if lim, need := g.Dev.Limits.MaxStorageBufferBindingSize, 16+4*uint64(fg.WeightsW)*uint64(fg.WeightsH); lim > 0 && need > lim {
-		return nil, 0, fmt.Errorf("bake: a %dx%d density grid needs %d bytes, the GPU binds at most %d: %w",
-			fg.WeightsW, fg.WeightsH, need, lim, gpu.ErrTooLarge)
+	if err := g.densityFits(fg.WeightsW, fg.WeightsH); err != nil {
+		return nil, 0, err
 	}
 	params, err := stack.PackPopulation(s, pop, geo.Stack)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bake: %w", err)
 	}
-	k, err := g.Dev.NewScatterKernel()
+	dens, mx, err := g.densityWhole(ctx, params, fg.WeightsW, fg.WeightsH, nil, f, s.Channels(), geo.Tiles(opt.TileSize))
 	if err != nil {
 		return nil, 0, fmt.Errorf("bake: %w", err)
 	}
-	defer k.Release()
-	tiles := geo.Tiles(opt.TileSize)
-	chans := s.Channels()
-	wtiles := make([]gpu.WeightsTile, len(tiles))
-	for i, t := range tiles {
-		if wtiles[i], err = gpu.FieldTile(f, chans, t); err != nil {
-			return nil, 0, fmt.Errorf("bake: %w", err)
-		}
-	}
-	mx, err := k.Density(ctx, params, uint32(fg.WeightsW), uint32(fg.WeightsH), nil, wtiles)
-	if err != nil {
-		return nil, 0, fmt.Errorf("bake: %w", err)
-	}
-	vals, err := k.ReadDensity()
-	if err != nil {
-		return nil, 0, fmt.Errorf("bake: %w", err)
-	}
-	return &field.Grid{W: fg.WeightsW, H: fg.WeightsH, Data: vals}, mx, nil
+	return dens, mx, nil
 }
 
 // UploadWeights makes w the GPU weights target, for Scatter's `layer` rules to read, when the

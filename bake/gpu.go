@@ -77,17 +77,20 @@ func (g *GPU) Release() {
 // without a CPU round trip); nil before the first.
 func (g *GPU) Target() *gpu.WeightsTarget { return g.target }
 
-func (g *GPU) ensureTarget(w, h int) error {
-	if g.target != nil && g.target.W == uint32(w) && g.target.H == uint32(h) {
+func (g *GPU) ensureTarget(w, h int) error { return g.ensureSized(&g.target, w, h) }
+
+// ensureSized makes *t a w×h weights target, keeping it when it already is one.
+func (g *GPU) ensureSized(t **gpu.WeightsTarget, w, h int) error {
+	if *t != nil && (*t).W == uint32(w) && (*t).H == uint32(h) {
 		return nil
 	}
-	g.target.Release()
-	g.target = nil
-	t, err := g.Dev.NewWeightsTarget(uint32(w), uint32(h))
+	(*t).Release()
+	*t = nil
+	nt, err := g.Dev.NewWeightsTarget(uint32(w), uint32(h))
 	if err != nil {
 		return fmt.Errorf("bake: %w", err)
 	}
-	g.target = t
+	*t = nt
 	return nil
 }
 

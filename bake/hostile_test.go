@@ -269,7 +269,7 @@ func TestPlaceFromContainerNamesField(t *testing.T) {
 
 // TestInstanceLimitsAgree binds the limits two packages keep.
 func TestInstanceLimitsAgree(t *testing.T) {
-	if terraindata.MaxScatterCount != scatter.MaxInstances || MaxInstances != scatter.MaxInstances {
+	if terraindata.MaxScatterCount != scatter.MaxInstances {
 		t.Errorf("terraindata.MaxScatterCount %d, scatter.MaxInstances %d", terraindata.MaxScatterCount, scatter.MaxInstances)
 	}
 }

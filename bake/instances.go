@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -59,12 +58,7 @@ func InstanceFileNames(names []string) []string {
 	used := map[string]bool{}
 	out := make([]string, len(names))
 	for i, n := range names {
-		base := strings.Map(func(r rune) rune {
-			if r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return r
-			}
-			return '_'
-		}, n)
+		base := cleanName(n)
 		name := base
 		for k := 2; used[strings.ToLower(name)]; k++ {
 			name = fmt.Sprintf("%s_%d", base, k)

@@ -12,13 +12,17 @@ import (
 // '_' and '-' becomes '_', so no name can make a path (a '/' or '..'), a hidden file or a name a
 // file system refuses.
 func childName(prefix, name string) string {
-	clean := strings.Map(func(r rune) rune {
+	return prefix + cleanName(name) + ".texture"
+}
+
+// cleanName is name with anything but letters, digits, '_' and '-' as '_': safe as a file name.
+func cleanName(name string) string {
+	return strings.Map(func(r rune) rune {
 		if r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
 			return r
 		}
 		return '_'
 	}, name)
-	return prefix + clean + ".texture"
 }
 
 // reservedChildren are the names Write gives the container's fixed children.
@@ -65,7 +69,7 @@ func childNames(channels []string, populations []string) (chans map[string]strin
 	return chans, pops, nil
 }
 
-// checkChildNames runs childNames over what l will store.
+// childNames runs the child-name checks over what l will store.
 func (l *Landscape) childNames() (map[string]string, []string, error) {
 	var chans []string
 	if l.Field != nil {

@@ -85,28 +85,16 @@ func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
 	if len(l.Stack.Populations) == 0 {
 		return nil // nothing to place: don't cut the field into tile buffers for nobody
 	}
-	// Refuse before cutting every tile's buffers (a whole copy of the field) when the density grid
-	// cannot be bound anyway; the caller falls back to ScatterReference.
 	fg := &l.Geometry.Field
-	if lim, need := g.Dev.Limits.MaxStorageBufferBindingSize, 16+4*uint64(fg.WeightsW)*uint64(fg.WeightsH); lim > 0 && need > lim {
-		return fmt.Errorf("bake: a %dx%d density grid needs %d bytes, the GPU binds at most %d: %w",
-			fg.WeightsW, fg.WeightsH, need, lim, gpu.ErrTooLarge)
+	if err := g.densityFits(fg.WeightsW, fg.WeightsH); err != nil {
+		return err
 	}
 	tiles := l.Geometry.Tiles(opt.TileSize)
-	chans := l.Stack.Channels()
-	wtiles := make([]gpu.WeightsTile, len(tiles))
-	for i, t := range tiles {
-		wt, err := gpu.FieldTile(l.Field, chans, t)
-		if err != nil {
-			return fmt.Errorf("bake: %w", err)
-		}
-		wtiles[i] = wt
-	}
 	report := opt.progress()
 	for p := range l.Stack.Populations {
 		pop := &l.Stack.Populations[p]
 		report("scatter "+pop.Name, 0, 2)
-		out, err := g.scatterOne(ctx, l, p, wtiles, tiles)
+		out, err := g.scatterOne(ctx, l, p, tiles)
 		if err != nil {
 			return fmt.Errorf("bake: population %q: %w", pop.Name, err)
 		}
@@ -116,39 +104,72 @@ func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
 	return nil
 }
 
-func (g *GPU) scatterOne(ctx context.Context, l *Landscape, p int, wtiles []gpu.WeightsTile, tiles []field.Tile) (Population, error) {
+func (g *GPU) scatterOne(ctx context.Context, l *Landscape, p int, tiles []field.Tile) (Population, error) {
 	pop := &l.Stack.Populations[p]
-	k, err := g.Dev.NewScatterKernel()
-	if err != nil {
-		return Population{}, err
-	}
-	defer k.Release()
 	params, err := stack.PackPopulation(l.Stack, p, l.Geometry.Stack)
 	if err != nil {
 		return Population{}, err
 	}
 	fg := &l.Geometry.Field
-	maxD, err := k.Density(ctx, params, uint32(fg.WeightsW), uint32(fg.WeightsH), g.target, wtiles)
+	dens, maxD, err := g.densityWhole(ctx, params, fg.WeightsW, fg.WeightsH, g.target, l.Field, l.Stack.Channels(), tiles)
 	if err != nil {
 		return Population{}, err
 	}
-	vals, err := k.ReadDensity()
-	if err != nil {
-		return Population{}, err
-	}
-	dens := &field.Grid{W: fg.WeightsW, H: fg.WeightsH, Data: vals}
 	sp := scatter.ParamsFor(pop, maxD)
 	out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: sp.Spacing}
 	if sp.Spacing == 0 {
 		return out, nil
 	}
-	n, err := k.Place(ctx, gpu.PlaceJob{Params: sp, Geometry: fg, Height: l.Field.Height, Tiles: tiles})
+	n, err := g.scatter.Place(ctx, gpu.PlaceJob{Params: sp, Geometry: fg, Height: l.Field.Height, Tiles: tiles})
 	if err != nil {
 		return out, err
 	}
-	if out.Matrices, err = k.ReadMatrices(); err != nil {
+	if out.Matrices, err = g.scatter.ReadMatrices(); err != nil {
 		return out, err
 	}
 	out.Count = n
 	return out, nil
+}
+
+// scatterKernel is the bake's density and placement kernel, compiled on first use (StartGPU
+// compiles it while the sources load). g.mu is held.
+func (g *GPU) scatterKernel() (*gpu.ScatterKernel, error) {
+	if g.scatter == nil {
+		k, err := g.Dev.NewScatterKernel()
+		if err != nil {
+			return nil, fmt.Errorf("bake: %w", err)
+		}
+		g.scatter = k
+	}
+	return g.scatter, nil
+}
+
+// densityFits refuses a w×h density grid the device cannot bind (the caller falls back to the
+// Go reference on gpu.ErrTooLarge).
+func (g *GPU) densityFits(w, h int) error {
+	if lim, need := g.Dev.Limits.MaxStorageBufferBindingSize, 16+4*uint64(w)*uint64(h); lim > 0 && need > lim {
+		return fmt.Errorf("bake: a %dx%d density grid needs %d bytes, the GPU binds at most %d: %w", w, h, need, lim, gpu.ErrTooLarge)
+	}
+	return nil
+}
+
+// densityWhole runs a population's density kernel over tiles of the whole w×h grid, each cut
+// from f as it is queued, reading weights (nil: no `layer` rule), and reads the grid back. The
+// density stays in the kernel for Place.
+func (g *GPU) densityWhole(ctx context.Context, params []uint32, w, h int, weights *gpu.WeightsTarget, f *field.Field, chans []string, tiles []field.Tile) (*field.Grid, float32, error) {
+	k, err := g.scatterKernel()
+	if err != nil {
+		return nil, 0, err
+	}
+	mx, err := k.DensityBand(ctx, params, [2]uint32{}, uint32(w), uint32(h), weights, len(tiles), func(i int) (gpu.WeightsTile, error) {
+		return g.cut.Cut(f, chans, tiles[i])
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	vals, err := k.ReadDensity()
+	if err != nil {
+		return nil, 0, err
+	}
+	return &field.Grid{W: w, H: h, Data: vals}, mx, nil
 }

@@ -27,11 +27,14 @@ type FieldBuffers struct {
 // NewFieldBuffers returns empty buffers; Upload fills them.
 func (d *Device) NewFieldBuffers() *FieldBuffers { return &FieldBuffers{dev: d} }
 
-// FieldFits reports whether a w×h field fits one storage binding of this device (so the
-// resident path can hold it); otherwise callers evaluate tile by tile.
+// FieldFits reports whether a w×h float32 grid fits one storage binding (and one buffer) of this
+// device, so the resident path can hold the field and the place kernel its height; otherwise
+// callers evaluate tile by tile.
 func (d *Device) FieldFits(w, h int) bool {
 	need := 4 * uint64(w) * uint64(h)
-	return d.Limits.MaxStorageBufferBindingSize == 0 || need <= d.Limits.MaxStorageBufferBindingSize
+	lim := d.Limits
+	return (lim.MaxStorageBufferBindingSize == 0 || need <= lim.MaxStorageBufferBindingSize) &&
+		(lim.MaxBufferSize == 0 || need <= lim.MaxBufferSize)
 }
 
 // Release frees the buffers. Safe on nil and twice.
