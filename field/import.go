@@ -120,7 +120,7 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 		return fail(errors.New("is a directory, not an image"))
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	if ext == ".r16" || ext == ".f32" || ext == ".raw" {
+	if isRaw(ext) {
 		// Headerless samples are read straight into the grid's own memory (an 8192² float32
 		// file is 256 MiB that a copy would hold twice), from a regular file of bounded size.
 		rst, err := safeio.Stat(path) // a regular file: not a FIFO or a device behind a symlink
@@ -145,7 +145,7 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	if err != nil {
 		return fail(safeio.Unnamed(err))
 	}
-	r, err := decodeBytes(b, ext, size, role)
+	r, err := decodeBytes(b, ext, role)
 	if err != nil {
 		return fail(err)
 	}
@@ -153,17 +153,16 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 }
 
 // decodeBytes decodes a file's bytes by its extension ext (or, for an unknown extension, by its
-// magic bytes). It is decodeFile without the file system, for the import fuzzers.
-func decodeBytes(b []byte, ext string, size [2]int, role string) (*raster, error) {
-	if ext != ".r16" && ext != ".f32" && ext != ".raw" {
-		switch {
-		case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-			ext = ".png"
-		case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
-			ext = ".tif"
-		case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
-			ext = ".exr"
-		}
+// magic bytes). It is decodeFile without the file system (and without the headerless raw formats,
+// which decodeFile reads straight into the grid: readRaw), for the import fuzzers.
+func decodeBytes(b []byte, ext string, role string) (*raster, error) {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		ext = ".png"
+	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+		ext = ".tif"
+	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
+		ext = ".exr"
 	}
 	switch ext {
 	case ".png":
@@ -172,15 +171,12 @@ func decodeBytes(b []byte, ext string, size [2]int, role string) (*raster, error
 		return decodeTIFF(b, role)
 	case ".exr":
 		return decodeEXR(b)
-	case ".r16":
-		return decodeRaw(b, size, 2, true)
-	case ".f32":
-		return decodeRaw(b, size, 4, true)
-	case ".raw":
-		return decodeRawBySize(b, size)
 	}
 	return nil, fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
 }
+
+// isRaw reports the extensions of headerless sample files: .r16, .f32 and .raw.
+func isRaw(ext string) bool { return ext == ".r16" || ext == ".f32" || ext == ".raw" }
 
 // decodePNG accepts 8- and 16-bit (and 1/2/4-bit, scaled to 8 by the decoder) grayscale without
 // alpha. Colour is refused rather than converted: a colour file in a height slot is usually the
@@ -270,16 +266,41 @@ func fromImage(img image.Image, kind, role string) (*raster, error) {
 	return r, nil
 }
 
-// rawShape is the grid of a headerless file of n bytes with bps-byte samples: size, or when size
-// is zero and allowSquare the square the bytes make.
-func rawShape(n int64, size [2]int, bps int, allowSquare bool) (w, h int, kind string, err error) {
-	kind = map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	samples := n / int64(bps)
+// rawKind names a headerless file of bps-byte samples, for messages.
+func rawKind(bps int) string {
+	return map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
+}
+
+// rawLayout is the grid and sample width of a headerless little-endian file of n bytes: .r16
+// holds uint16 codes, .f32 float32, and .raw either, told apart by the size it must be given
+// (2·W·H bytes is 16-bit, 4·W·H float32: the two cannot collide). .r16 and .f32 are size when
+// given, else the square their bytes make. checkSide bounds the sides: CheckSize for a field
+// read whole, CheckWorldSize for a world's source read in windows.
+func rawLayout(ext string, n int64, size [2]int, checkSide func(w, h int) error) (w, h, bps int, err error) {
 	w, h = size[0], size[1]
-	if w == 0 && h == 0 {
-		if !allowSquare {
-			return 0, 0, kind, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
+	if ext == ".raw" {
+		if w == 0 && h == 0 {
+			return 0, 0, 0, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
 		}
+		if err := checkSide(w, h); err != nil {
+			return 0, 0, 0, err
+		}
+		switch texels := int64(w) * int64(h); n {
+		case 2 * texels:
+			return w, h, 2, nil
+		case 4 * texels:
+			return w, h, 4, nil
+		default:
+			return 0, 0, 0, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", n, w, h, 2*texels, 4*texels)
+		}
+	}
+	bps = 2
+	if ext == ".f32" {
+		bps = 4
+	}
+	kind := rawKind(bps)
+	if w == 0 && h == 0 {
+		samples := n / int64(bps)
 		s := int64(math.Sqrt(float64(samples)))
 		for s*s < samples {
 			s++
@@ -288,113 +309,27 @@ func rawShape(n int64, size [2]int, bps int, allowSquare bool) (w, h int, kind s
 			s--
 		}
 		if n%int64(bps) != 0 || s*s != samples || s == 0 || s > 1<<31 {
-			return 0, 0, kind, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, n, bps)
+			return 0, 0, 0, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, n, bps)
 		}
 		w, h = int(s), int(s)
 	}
-	if err := CheckSize(w, h); err != nil {
-		return 0, 0, kind, err
+	if err := checkSide(w, h); err != nil {
+		return 0, 0, 0, err
 	}
-	if n != int64(w)*int64(h)*int64(bps) {
-		return 0, 0, kind, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, n, w, h, int64(w)*int64(h)*int64(bps))
+	if want := int64(w) * int64(h) * int64(bps); n != want {
+		return 0, 0, 0, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, n, w, h, want)
 	}
-	return w, h, kind, nil
-}
-
-// decodeRaw reads headerless little-endian samples of bps bytes (2: uint16 codes, 4: float32).
-// With no size given and allowSquare, the file must hold a square grid.
-func decodeRaw(b []byte, size [2]int, bps int, allowSquare bool) (*raster, error) {
-	kind := map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	n := len(b) / bps
-	w, h := size[0], size[1]
-	if w == 0 && h == 0 {
-		if !allowSquare {
-			return nil, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
-		}
-		s := int(math.Sqrt(float64(n)))
-		for s*s < n {
-			s++
-		}
-		for s*s > n {
-			s--
-		}
-		if len(b)%bps != 0 || s*s != n || s == 0 {
-			return nil, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, len(b), bps)
-		}
-		w, h = s, s
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	if len(b) != w*h*bps {
-		return nil, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, len(b), w, h, w*h*bps)
-	}
-	if err := checkMemory(w, h, map[int]int{2: decodeBytesPerTexel, 4: 4}[bps], kind); err != nil {
-		return nil, err
-	}
-	r := &raster{w: w, h: h, kind: kind}
-	if bps == 2 {
-		r.maxCode = 65535
-		r.codes = make([]uint16, n)
-		for k := range r.codes {
-			r.codes[k] = binary.LittleEndian.Uint16(b[2*k:])
-		}
-		return r, nil
-	}
-	r.floats = make([]float32, n)
-	for k := range r.floats {
-		r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
-	}
-	return r, nil
-}
-
-// decodeRawBySize reads a .raw file, a name engines use for both 16-bit and float32 dumps. The
-// size is required and decides: 2·W·H bytes is 16-bit, 4·W·H is float32; the two cannot collide.
-func decodeRawBySize(b []byte, size [2]int) (*raster, error) {
-	w, h := size[0], size[1]
-	if w == 0 && h == 0 {
-		return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	switch len(b) {
-	case 2 * w * h:
-		return decodeRaw(b, size, 2, false)
-	case 4 * w * h:
-		return decodeRaw(b, size, 4, false)
-	}
-	return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", len(b), w, h, 2*w*h, 4*w*h)
+	return w, h, bps, nil
 }
 
 // readRaw reads a headerless little-endian file (.r16: uint16 codes; .f32: float32; .raw: either,
-// told apart by the given size) straight into the raster's samples.
+// told apart by the given size: rawLayout) straight into the raster's samples.
 func readRaw(path string, n int64, size [2]int, ext string) (*raster, error) {
-	bps, square := 2, true
-	switch ext {
-	case ".f32":
-		bps = 4
-	case ".raw":
-		square = false
-		w, h := size[0], size[1]
-		if w == 0 && h == 0 {
-			return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
-		}
-		if err := CheckSize(w, h); err != nil {
-			return nil, err
-		}
-		switch n {
-		case 2 * int64(w) * int64(h):
-		case 4 * int64(w) * int64(h):
-			bps = 4
-		default:
-			return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", n, w, h, 2*w*h, 4*w*h)
-		}
-	}
-	w, h, kind, err := rawShape(n, size, bps, square)
+	w, h, bps, err := rawLayout(ext, n, size, CheckSize)
 	if err != nil {
 		return nil, err
 	}
+	kind := rawKind(bps)
 	if err := sysmem.Check(uint64(w)*uint64(h)*uint64(bps), fmt.Sprintf("reading %d×%d samples", w, h)); err != nil {
 		return nil, err
 	}

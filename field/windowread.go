@@ -33,8 +33,8 @@ func ProbeHeight(path string, opts ImportOptions) (w, h int, err error) {
 	}
 	defer f.Close()
 	ext := sniff(f, strings.ToLower(filepath.Ext(path)))
-	if bps, ok := rawBytes(ext, size, opts.Size); ok {
-		rw, rh, err := rawSize(ext, size, opts.Size, bps)
+	if isRaw(ext) {
+		rw, rh, _, err := rawLayout(ext, size, opts.Size, CheckWorldSize)
 		if err != nil {
 			return fail(err)
 		}
@@ -79,7 +79,7 @@ func ProbeHeight(path string, opts ImportOptions) (w, h int, err error) {
 // sniff is the extension a file is read by: its own for raw formats, else what its magic bytes
 // say (as decodeBytes decides), else its own.
 func sniff(f *os.File, ext string) string {
-	if ext == ".r16" || ext == ".f32" || ext == ".raw" {
+	if isRaw(ext) {
 		return ext
 	}
 	var magic [8]byte
@@ -94,54 +94,6 @@ func sniff(f *os.File, ext string) string {
 		return ".exr"
 	}
 	return ext
-}
-
-// rawBytes is the bytes per sample of a raw file: 2 for .r16, 4 for .f32, and for .raw whichever
-// of the two its length holds at the given size.
-func rawBytes(ext string, fileSize int64, size [2]int) (int, bool) {
-	switch ext {
-	case ".r16":
-		return 2, true
-	case ".f32":
-		return 4, true
-	case ".raw":
-		if n := int64(size[0]) * int64(size[1]); n > 0 && fileSize == 4*n {
-			return 4, true
-		}
-		return 2, true
-	}
-	return 0, false
-}
-
-// rawSize is the grid of a raw file of fileSize bytes: size when given (the file must hold it
-// exactly), else square (.r16/.f32 only).
-func rawSize(ext string, fileSize int64, size [2]int, bps int) (w, h int, err error) {
-	kind := map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	w, h = size[0], size[1]
-	if w == 0 && h == 0 {
-		if ext == ".raw" {
-			return 0, 0, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
-		}
-		n := fileSize / int64(bps)
-		s := int64(math.Sqrt(float64(n)))
-		for s*s < n {
-			s++
-		}
-		for s*s > n {
-			s--
-		}
-		if fileSize%int64(bps) != 0 || s*s != n || s == 0 {
-			return 0, 0, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, fileSize, bps)
-		}
-		w, h = int(s), int(s)
-	}
-	if w < 1 || h < 1 || w > MaxWorldSide || h > MaxWorldSide {
-		return 0, 0, fmt.Errorf("%s: %d×%d: want 1 … %d texels per side", kind, w, h, MaxWorldSide)
-	}
-	if want := int64(w) * int64(h) * int64(bps); fileSize != want {
-		return 0, 0, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, fileSize, w, h, want)
-	}
-	return w, h, nil
 }
 
 // LoadHeightWindow reads block r of a heightmap, mapped as LoadHeight maps it (integer codes onto
@@ -177,8 +129,9 @@ func loadWindow(path string, size [2]int, r Rect, role string, lo, hi float64, m
 	ext := sniff(f, strings.ToLower(filepath.Ext(path)))
 	var rs *raster
 	var w, h int
-	if bps, ok := rawBytes(ext, fileSize, size); ok {
-		if w, h, err = rawSize(ext, fileSize, size, bps); err != nil {
+	if isRaw(ext) {
+		var bps int
+		if w, h, bps, err = rawLayout(ext, fileSize, size, CheckWorldSize); err != nil {
 			return fail(err)
 		}
 		if err := checkWindow(r, w, h, must); err != nil {
@@ -229,7 +182,7 @@ func checkWindow(r Rect, w, h int, must [2]int) error {
 // readRawWindow reads the rows of block r from a raw file of w samples a row.
 func readRawWindow(f *os.File, w, bps int, r Rect) (*raster, error) {
 	rw, rh := r.W(), r.H()
-	rs := &raster{w: rw, h: rh, kind: map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]}
+	rs := &raster{w: rw, h: rh, kind: rawKind(bps)}
 	if bps == 2 {
 		rs.maxCode, rs.codes = 65535, make([]uint16, rw*rh)
 	} else {
