@@ -48,6 +48,7 @@ type raster struct {
 	maxCode float64  // 255 or 65535
 	floats  []float32
 	kind    string // what the file turned out to be, for messages: "16-bit grayscale PNG"
+	i0, j0  int    // where texel (0, 0) lies in the file's grid (a window's corner), for messages
 }
 
 // LoadHeight reads a heightmap into a grid. Formats, by extension: .png (8/16-bit grayscale),
@@ -94,7 +95,7 @@ func (r *raster) grid(path string, lo, hi float64) (*Grid, error) {
 		g.Data = r.floats
 		for k, v := range g.Data {
 			if v != v || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("field: %s: texel (%d, %d) of the %s is %v: samples must be finite", path, k%r.w, k/r.w, r.kind, v)
+				return nil, fmt.Errorf("field: %s: texel (%d, %d) of the %s is %v: samples must be finite", path, r.i0+k%r.w, r.j0+k/r.w, r.kind, v)
 			}
 		}
 		return g, nil
@@ -152,19 +153,11 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	return r, nil
 }
 
-// decodeBytes decodes a file's bytes by its extension ext (or, for an unknown extension, by its
-// magic bytes). It is decodeFile without the file system (and without the headerless raw formats,
-// which decodeFile reads straight into the grid: readRaw), for the import fuzzers.
+// decodeBytes decodes a file's bytes by its magic bytes, else by its extension ext. It is
+// decodeFile without the file system (and without the headerless raw formats, which decodeFile
+// reads straight into the grid: readRaw), for the import fuzzers.
 func decodeBytes(b []byte, ext string, role string) (*raster, error) {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		ext = ".png"
-	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
-		ext = ".tif"
-	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
-		ext = ".exr"
-	}
-	switch ext {
+	switch sniffBytes(b, ext) {
 	case ".png":
 		return decodePNG(b, role)
 	case ".tif", ".tiff":
@@ -177,6 +170,23 @@ func decodeBytes(b []byte, ext string, role string) (*raster, error) {
 
 // isRaw reports the extensions of headerless sample files: .r16, .f32 and .raw.
 func isRaw(ext string) bool { return ext == ".r16" || ext == ".f32" || ext == ".raw" }
+
+// sniffBytes is the extension a file starting with b is read by: its own ext for the raw formats,
+// else what its magic bytes say, else its own.
+func sniffBytes(b []byte, ext string) string {
+	if isRaw(ext) {
+		return ext
+	}
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return ".png"
+	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+		return ".tif"
+	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
+		return ".exr"
+	}
+	return ext
+}
 
 // decodePNG accepts 8- and 16-bit (and 1/2/4-bit, scaled to 8 by the decoder) grayscale without
 // alpha. Colour is refused rather than converted: a colour file in a height slot is usually the
@@ -386,34 +396,54 @@ func pickEXRChannel(names []string) (pick int, kind string, err error) {
 // file is read block by block and only the chosen channel is kept, so an RGBA EXR costs one
 // float32 per texel, not four; its declared size is checked against the file before allocating.
 func decodeEXR(b []byte) (*raster, error) {
-	rd, err := exr.NewReader(bytes.NewReader(b))
+	r, _, _, err := readEXR(bytes.NewReader(b), int64(len(b)), CheckSize, func(w, h int, kind string) (Rect, error) {
+		return Rect{0, 0, w, h}, checkMemory(w, h, 4, kind)
+	})
+	return r, err
+}
+
+// readEXR streams an EXR of fileSize bytes block by block and keeps one block of the channel
+// pickEXRChannel picks: the one block returns for the file's w×h grid (after checkSide has
+// bounded its sides), the whole grid for an import, a window for a world's cell.
+func readEXR(src io.Reader, fileSize int64, checkSide func(w, h int) error, block func(w, h int, kind string) (Rect, error)) (rs *raster, w, h int, err error) {
+	rd, err := exr.NewReader(src)
 	if err != nil {
-		return nil, fmt.Errorf("decoding EXR: %w", err)
+		return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
 	}
 	hd := rd.Header()
-	if err := CheckSize(hd.Width, hd.Height); err != nil {
-		return nil, err
+	if err := checkSide(hd.Width, hd.Height); err != nil {
+		return nil, 0, 0, err
 	}
 	names := rd.Channels()
 	pick, kind, err := pickEXRChannel(names)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	if err := checkBacked(hd.Width, hd.Height, 2*len(names), len(b), deflateRatio); err != nil {
-		return nil, fmt.Errorf("EXR %w", err)
+	if err := checkBacked(hd.Width, hd.Height, 2*len(names), int(fileSize), deflateRatio); err != nil {
+		return nil, 0, 0, fmt.Errorf("EXR %w", err)
 	}
-	if err := checkMemory(hd.Width, hd.Height, 4, kind); err != nil {
-		return nil, err
+	r, err := block(hd.Width, hd.Height, kind)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	r := &raster{w: hd.Width, h: hd.Height, floats: make([]float32, hd.Width*hd.Height), kind: kind}
+	rs = &raster{w: r.W(), h: r.H(), floats: make([]float32, r.W()*r.H()), kind: kind}
+	seen := 0
 	for {
 		y0, n, rows, err := rd.Next()
 		if err == io.EOF {
-			return r, nil
+			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("decoding EXR: %w", err)
+			return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
 		}
-		copy(r.floats[y0*hd.Width:(y0+n)*hd.Width], rows[pick])
+		for y := max(y0, r.J0); y < min(y0+n, r.J1); y++ {
+			src := rows[pick][(y-y0)*hd.Width:]
+			copy(rs.floats[(y-r.J0)*r.W():(y-r.J0+1)*r.W()], src[r.I0:r.I1])
+			seen++
+		}
 	}
+	if seen != r.H() {
+		return nil, 0, 0, fmt.Errorf("EXR: %d of the window's %d rows found", seen, r.H())
+	}
+	return rs, hd.Width, hd.Height, nil
 }

@@ -1,7 +1,6 @@
 package field
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -70,30 +69,20 @@ func ProbeHeight(path string, opts ImportOptions) (w, h int, err error) {
 	default:
 		return fail(fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext))
 	}
-	if w < 1 || h < 1 || w > MaxWorldSide || h > MaxWorldSide {
-		return fail(fmt.Errorf("%d×%d: want 1 … %d texels per side", w, h, MaxWorldSide))
+	if err := CheckWorldSize(w, h); err != nil {
+		return fail(err)
 	}
 	return w, h, nil
 }
 
-// sniff is the extension a file is read by: its own for raw formats, else what its magic bytes
-// say (as decodeBytes decides), else its own.
+// sniff is sniffBytes for an open file: the extension it is read by, from its first bytes.
 func sniff(f *os.File, ext string) string {
 	if isRaw(ext) {
 		return ext
 	}
 	var magic [8]byte
 	n, _ := f.ReadAt(magic[:], 0)
-	b := magic[:n]
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return ".png"
-	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
-		return ".tif"
-	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
-		return ".exr"
-	}
-	return ext
+	return sniffBytes(magic[:n], ext)
 }
 
 // LoadHeightWindow reads block r of a heightmap, mapped as LoadHeight maps it (integer codes onto
@@ -141,7 +130,10 @@ func loadWindow(path string, size [2]int, r Rect, role string, lo, hi float64, m
 			return fail(err)
 		}
 	} else if ext == ".exr" {
-		if rs, w, h, err = readEXRWindow(f, fileSize, r, must); err != nil {
+		rs, w, h, err = readEXR(f, fileSize, CheckWorldSize, func(w, h int, _ string) (Rect, error) {
+			return r, checkWindow(r, w, h, must)
+		})
+		if err != nil {
 			return fail(err)
 		}
 	} else {
@@ -156,11 +148,7 @@ func loadWindow(path string, size [2]int, r Rect, role string, lo, hi float64, m
 		}
 		rs = whole.crop(r)
 	}
-	for k, v := range rs.floats {
-		if v != v || math.IsInf(float64(v), 0) {
-			return fail(fmt.Errorf("texel (%d, %d) of the %s is %v: samples must be finite", r.I0+k%r.W(), r.J0+k/r.W(), rs.kind, v))
-		}
-	}
+	rs.i0, rs.j0 = r.I0, r.J0 // the finite check (grid) names whole-file texels
 	g, err := rs.grid(path, lo, hi)
 	if err != nil {
 		return nil, err
@@ -203,48 +191,6 @@ func readRawWindow(f *os.File, w, bps int, r Rect) (*raster, error) {
 		}
 	}
 	return rs, nil
-}
-
-// readEXRWindow streams an EXR block by block and keeps block r of the channel decodeEXR picks.
-func readEXRWindow(f *os.File, fileSize int64, r Rect, must [2]int) (*raster, int, int, error) {
-	rd, err := exr.NewReader(f)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
-	}
-	hd := rd.Header()
-	if hd.Width > MaxWorldSide || hd.Height > MaxWorldSide {
-		return nil, 0, 0, fmt.Errorf("EXR is %d×%d: want at most %d texels per side", hd.Width, hd.Height, MaxWorldSide)
-	}
-	pick, kind, err := pickEXRChannel(rd.Channels())
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	if err := checkBacked(hd.Width, hd.Height, 2*len(rd.Channels()), int(fileSize), deflateRatio); err != nil {
-		return nil, 0, 0, fmt.Errorf("EXR %w", err)
-	}
-	if err := checkWindow(r, hd.Width, hd.Height, must); err != nil {
-		return nil, 0, 0, err
-	}
-	rs := &raster{w: r.W(), h: r.H(), floats: make([]float32, r.W()*r.H()), kind: kind}
-	seen := 0
-	for {
-		y0, n, rows, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
-		}
-		for y := max(y0, r.J0); y < min(y0+n, r.J1); y++ {
-			src := rows[pick][(y-y0)*hd.Width:]
-			copy(rs.floats[(y-r.J0)*r.W():(y-r.J0+1)*r.W()], src[r.I0:r.I1])
-			seen++
-		}
-	}
-	if seen != r.H() {
-		return nil, 0, 0, fmt.Errorf("EXR: %d of the window's %d rows found", seen, r.H())
-	}
-	return rs, hd.Width, hd.Height, nil
 }
 
 // crop is block r of a decoded raster.
