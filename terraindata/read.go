@@ -220,18 +220,22 @@ type Stream struct {
 	size  int64
 	er    *exr.Reader
 	pr    *pngRows
-	y     int
 	buf   []float32
 	bad   badValues
 }
 
-// badValues counts texels a role does not allow and remembers the first.
+// badValues counts texels a role does not allow and remembers the first (in row order).
 type badValues struct {
 	n      int
 	x, y   int
 	ch     string
 	v      float32
 	reason string
+}
+
+// err is the error a stream ends with when some texel's value is not allowed (n > 0).
+func (b badValues) err() error {
+	return fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason)
 }
 
 // Each streams every block to fn, making the checks Next makes: an EXR payload's blocks are
@@ -253,11 +257,20 @@ func (s *Stream) Each(fn func(Block) error) error {
 		}
 	}
 	var mu sync.Mutex
+	var pool sync.Pool // *[]float32: an interleave buffer per goroutine at a time
 	err := s.er.Blocks(context.Background(), 0, func(y0, n int, rows [][]float32) error {
 		nc := len(rows)
 		vals := rows[0]
 		if nc > 1 {
-			vals = make([]float32, len(rows[0])*nc)
+			buf, _ := pool.Get().(*[]float32)
+			if buf == nil {
+				buf = new([]float32)
+			}
+			defer pool.Put(buf)
+			if cap(*buf) < len(rows[0])*nc {
+				*buf = make([]float32, len(rows[0])*nc)
+			}
+			vals = (*buf)[:len(rows[0])*nc]
 			for c := 0; c < nc; c++ {
 				for i, v := range rows[c] {
 					vals[i*nc+c] = v
@@ -272,8 +285,8 @@ func (s *Stream) Each(fn func(Block) error) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if b := s.bad; b.n > 0 {
-		return s.fail(fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason))
+	if s.bad.n > 0 {
+		return s.fail(s.bad.err())
 	}
 	return nil
 }
@@ -392,8 +405,7 @@ func (s *Stream) Next() (Block, error) {
 	y0, n, rows, err := s.er.Next()
 	if err == io.EOF {
 		if s.bad.n > 0 {
-			b := s.bad
-			return Block{}, s.fail(fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason))
+			return Block{}, s.fail(s.bad.err())
 		}
 		return Block{}, io.EOF
 	}
@@ -440,9 +452,12 @@ func (s *Stream) checkValues(y0 int, vals []float32, nc int) {
 		if reason == "" {
 			continue
 		}
-		if s.bad.n == 0 {
-			t := i / nc
-			s.bad = badValues{x: t % s.Info.Width, y: y0 + t/s.Info.Width, ch: [4]string{"R", "G", "B", "A"}[c], v: v, reason: reason}
+		// The first in row order, whatever order the blocks come in (Each), as Next finds it.
+		t := i / nc
+		x, y := t%s.Info.Width, y0+t/s.Info.Width
+		if s.bad.n == 0 || y < s.bad.y || (y == s.bad.y && x < s.bad.x) {
+			n := s.bad.n
+			s.bad = badValues{n: n, x: x, y: y, ch: [4]string{"R", "G", "B", "A"}[c], v: v, reason: reason}
 			if nc == 1 {
 				s.bad.ch = "the value"
 			}
@@ -472,20 +487,18 @@ func (r *Ref) Read() (*Texture, error) {
 		t.Float = make([]float32, n*info.Format.Components())
 	}
 	stride := info.Width * info.Format.Components()
-	for {
-		b, err := s.Next()
-		if err == io.EOF {
-			return t, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = s.Each(func(b Block) error { // blocks in any order: each carries its rows
 		if b.Bytes != nil {
 			copy(t.RGBA8.Pix[b.Y0*t.RGBA8.Stride:], b.Bytes)
 		} else {
 			copy(t.Float[b.Y0*stride:(b.Y0+b.N)*stride], b.Float)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return t, nil
 }
 
 // standalone is a Ref to a .texture folder outside any container: it is its own root, so its
