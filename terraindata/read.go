@@ -100,15 +100,26 @@ func resolveIn(root, p string) (string, error) {
 	return real, nil
 }
 
+// resolveExisting is resolveIn for a file that must be there: when os.Lstat cannot examine p, its
+// error, which names p and keeps fs.ErrNotExist for a caller telling an absent file from a bad
+// one; a refusal by resolveIn, which does not name p, is prefixed with name when one is given.
+func resolveExisting(root, p, name string) (string, error) {
+	if _, err := os.Lstat(p); err != nil {
+		return "", err
+	}
+	real, err := resolveIn(root, p)
+	if err != nil && name != "" {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return real, err
+}
+
 // readManifestFile reads terrain.yaml of the container folder root: contained, a regular file,
 // at most maxManifestBytes.
 func readManifestFile(root string) ([]byte, error) {
 	mf := filepath.Join(root, ManifestFile)
-	if _, err := os.Lstat(mf); err != nil {
+	if _, err := resolveExisting(root, mf, mf); err != nil {
 		return nil, err
-	}
-	if _, err := resolveIn(root, mf); err != nil {
-		return nil, fmt.Errorf("%s: %w", mf, err)
 	}
 	return safeio.ReadFile(mf, maxManifestBytes)
 }
@@ -170,10 +181,7 @@ func (r *Ref) info(d string) (TextureInfo, error) {
 		return TextureInfo{}, childErr(p, r.Field, err)
 	}
 	real := filepath.Join(d, TextureInfoFile)
-	if _, err := os.Lstat(real); err != nil {
-		return fail(err)
-	}
-	if _, err := resolveIn(r.root, real); err != nil {
+	if _, err := resolveExisting(r.root, real, ""); err != nil {
 		return fail(err)
 	}
 	b, err := safeio.ReadFile(real, maxInfoBytes)
@@ -329,10 +337,7 @@ func (r *Ref) stream(tee io.Writer) (*Stream, error) {
 	}
 	s := &Stream{Info: info, File: filepath.Join(r.Dir, info.Format.DataFile()), field: r.Field, role: r.Role}
 	real := filepath.Join(d, info.Format.DataFile())
-	if _, err := os.Lstat(real); err != nil {
-		return nil, s.fail(err)
-	}
-	if _, err := resolveIn(r.root, real); err != nil {
+	if _, err := resolveExisting(r.root, real, ""); err != nil {
 		return nil, s.fail(err)
 	}
 	if s.f, s.size, err = safeio.Open(real); err != nil {
@@ -523,13 +528,10 @@ func (c *Container) File(rel, field string) (string, error) {
 	if err := checkRel(rel); err != nil {
 		return "", &ChildError{File: p, Field: field, Err: fmt.Errorf("path %w", err)}
 	}
-	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+	real, err := resolveExisting(c.readDir, p, "")
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", &ChildError{File: p, Field: field, Err: errors.New("named child is absent")}
 	} else if err != nil {
-		return "", childErr(p, field, err)
-	}
-	real, err := resolveIn(c.readDir, p)
-	if err != nil {
 		return "", childErr(p, field, err)
 	}
 	if _, err := safeio.Stat(real); err != nil {
