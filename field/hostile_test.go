@@ -78,7 +78,7 @@ func TestImportMemoryBudget(t *testing.T) {
 // fuzzImport is the body of the import fuzzers: any bytes either decode to a grid within the
 // limits whose samples are finite, or are refused; nothing panics.
 func fuzzImport(t *testing.T, b []byte, ext string) {
-	r, err := decodeBytes(b, ext, [2]int{}, "heightmap")
+	r, err := decodeBytes(b, ext, "heightmap")
 	if err != nil {
 		return
 	}

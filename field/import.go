@@ -48,6 +48,7 @@ type raster struct {
 	maxCode float64  // 255 or 65535
 	floats  []float32
 	kind    string // what the file turned out to be, for messages: "16-bit grayscale PNG"
+	i0, j0  int    // where texel (0, 0) lies in the file's grid (a window's corner), for messages
 }
 
 // LoadHeight reads a heightmap into a grid. Formats, by extension: .png (8/16-bit grayscale),
@@ -94,7 +95,7 @@ func (r *raster) grid(path string, lo, hi float64) (*Grid, error) {
 		g.Data = r.floats
 		for k, v := range g.Data {
 			if v != v || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("field: %s: texel (%d, %d) of the %s is %v: samples must be finite", path, k%r.w, k/r.w, r.kind, v)
+				return nil, fmt.Errorf("field: %s: texel (%d, %d) of the %s is %v: samples must be finite", path, r.i0+k%r.w, r.j0+k/r.w, r.kind, v)
 			}
 		}
 		return g, nil
@@ -120,7 +121,7 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 		return fail(errors.New("is a directory, not an image"))
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	if ext == ".r16" || ext == ".f32" || ext == ".raw" {
+	if isRaw(ext) {
 		// Headerless samples are read straight into the grid's own memory (an 8192² float32
 		// file is 256 MiB that a copy would hold twice), from a regular file of bounded size.
 		rst, err := safeio.Stat(path) // a regular file: not a FIFO or a device behind a symlink
@@ -145,41 +146,46 @@ func decodeFile(path string, size [2]int, role string) (*raster, error) {
 	if err != nil {
 		return fail(safeio.Unnamed(err))
 	}
-	r, err := decodeBytes(b, ext, size, role)
+	r, err := decodeBytes(b, ext, role)
 	if err != nil {
 		return fail(err)
 	}
 	return r, nil
 }
 
-// decodeBytes decodes a file's bytes by its extension ext (or, for an unknown extension, by its
-// magic bytes). It is decodeFile without the file system, for the import fuzzers.
-func decodeBytes(b []byte, ext string, size [2]int, role string) (*raster, error) {
-	if ext != ".r16" && ext != ".f32" && ext != ".raw" {
-		switch {
-		case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-			ext = ".png"
-		case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
-			ext = ".tif"
-		case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
-			ext = ".exr"
-		}
-	}
-	switch ext {
+// decodeBytes decodes a file's bytes by its magic bytes, else by its extension ext. It is
+// decodeFile without the file system (and without the headerless raw formats, which decodeFile
+// reads straight into the grid: readRaw), for the import fuzzers.
+func decodeBytes(b []byte, ext string, role string) (*raster, error) {
+	switch sniffBytes(b, ext) {
 	case ".png":
 		return decodePNG(b, role)
 	case ".tif", ".tiff":
 		return decodeTIFF(b, role)
 	case ".exr":
 		return decodeEXR(b)
-	case ".r16":
-		return decodeRaw(b, size, 2, true)
-	case ".f32":
-		return decodeRaw(b, size, 4, true)
-	case ".raw":
-		return decodeRawBySize(b, size)
 	}
 	return nil, fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
+}
+
+// isRaw reports the extensions of headerless sample files: .r16, .f32 and .raw.
+func isRaw(ext string) bool { return ext == ".r16" || ext == ".f32" || ext == ".raw" }
+
+// sniffBytes is the extension a file starting with b is read by: its own ext for the raw formats,
+// else what its magic bytes say, else its own.
+func sniffBytes(b []byte, ext string) string {
+	if isRaw(ext) {
+		return ext
+	}
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return ".png"
+	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+		return ".tif"
+	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
+		return ".exr"
+	}
+	return ext
 }
 
 // decodePNG accepts 8- and 16-bit (and 1/2/4-bit, scaled to 8 by the decoder) grayscale without
@@ -270,16 +276,41 @@ func fromImage(img image.Image, kind, role string) (*raster, error) {
 	return r, nil
 }
 
-// rawShape is the grid of a headerless file of n bytes with bps-byte samples: size, or when size
-// is zero and allowSquare the square the bytes make.
-func rawShape(n int64, size [2]int, bps int, allowSquare bool) (w, h int, kind string, err error) {
-	kind = map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	samples := n / int64(bps)
+// rawKind names a headerless file of bps-byte samples, for messages.
+func rawKind(bps int) string {
+	return map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
+}
+
+// rawLayout is the grid and sample width of a headerless little-endian file of n bytes: .r16
+// holds uint16 codes, .f32 float32, and .raw either, told apart by the size it must be given
+// (2·W·H bytes is 16-bit, 4·W·H float32: the two cannot collide). .r16 and .f32 are size when
+// given, else the square their bytes make. checkSide bounds the sides: CheckSize for a field
+// read whole, CheckWorldSize for a world's source read in windows.
+func rawLayout(ext string, n int64, size [2]int, checkSide func(w, h int) error) (w, h, bps int, err error) {
 	w, h = size[0], size[1]
-	if w == 0 && h == 0 {
-		if !allowSquare {
-			return 0, 0, kind, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
+	if ext == ".raw" {
+		if w == 0 && h == 0 {
+			return 0, 0, 0, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
 		}
+		if err := checkSide(w, h); err != nil {
+			return 0, 0, 0, err
+		}
+		switch texels := int64(w) * int64(h); n {
+		case 2 * texels:
+			return w, h, 2, nil
+		case 4 * texels:
+			return w, h, 4, nil
+		default:
+			return 0, 0, 0, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", n, w, h, 2*texels, 4*texels)
+		}
+	}
+	bps = 2
+	if ext == ".f32" {
+		bps = 4
+	}
+	kind := rawKind(bps)
+	if w == 0 && h == 0 {
+		samples := n / int64(bps)
 		s := int64(math.Sqrt(float64(samples)))
 		for s*s < samples {
 			s++
@@ -288,113 +319,27 @@ func rawShape(n int64, size [2]int, bps int, allowSquare bool) (w, h int, kind s
 			s--
 		}
 		if n%int64(bps) != 0 || s*s != samples || s == 0 || s > 1<<31 {
-			return 0, 0, kind, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, n, bps)
+			return 0, 0, 0, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, n, bps)
 		}
 		w, h = int(s), int(s)
 	}
-	if err := CheckSize(w, h); err != nil {
-		return 0, 0, kind, err
+	if err := checkSide(w, h); err != nil {
+		return 0, 0, 0, err
 	}
-	if n != int64(w)*int64(h)*int64(bps) {
-		return 0, 0, kind, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, n, w, h, int64(w)*int64(h)*int64(bps))
+	if want := int64(w) * int64(h) * int64(bps); n != want {
+		return 0, 0, 0, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, n, w, h, want)
 	}
-	return w, h, kind, nil
-}
-
-// decodeRaw reads headerless little-endian samples of bps bytes (2: uint16 codes, 4: float32).
-// With no size given and allowSquare, the file must hold a square grid.
-func decodeRaw(b []byte, size [2]int, bps int, allowSquare bool) (*raster, error) {
-	kind := map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	n := len(b) / bps
-	w, h := size[0], size[1]
-	if w == 0 && h == 0 {
-		if !allowSquare {
-			return nil, fmt.Errorf("%s: the size must be given (--height-size WxH)", kind)
-		}
-		s := int(math.Sqrt(float64(n)))
-		for s*s < n {
-			s++
-		}
-		for s*s > n {
-			s--
-		}
-		if len(b)%bps != 0 || s*s != n || s == 0 {
-			return nil, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, len(b), bps)
-		}
-		w, h = s, s
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	if len(b) != w*h*bps {
-		return nil, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, len(b), w, h, w*h*bps)
-	}
-	if err := checkMemory(w, h, map[int]int{2: decodeBytesPerTexel, 4: 4}[bps], kind); err != nil {
-		return nil, err
-	}
-	r := &raster{w: w, h: h, kind: kind}
-	if bps == 2 {
-		r.maxCode = 65535
-		r.codes = make([]uint16, n)
-		for k := range r.codes {
-			r.codes[k] = binary.LittleEndian.Uint16(b[2*k:])
-		}
-		return r, nil
-	}
-	r.floats = make([]float32, n)
-	for k := range r.floats {
-		r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
-	}
-	return r, nil
-}
-
-// decodeRawBySize reads a .raw file, a name engines use for both 16-bit and float32 dumps. The
-// size is required and decides: 2·W·H bytes is 16-bit, 4·W·H is float32; the two cannot collide.
-func decodeRawBySize(b []byte, size [2]int) (*raster, error) {
-	w, h := size[0], size[1]
-	if w == 0 && h == 0 {
-		return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	switch len(b) {
-	case 2 * w * h:
-		return decodeRaw(b, size, 2, false)
-	case 4 * w * h:
-		return decodeRaw(b, size, 4, false)
-	}
-	return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", len(b), w, h, 2*w*h, 4*w*h)
+	return w, h, bps, nil
 }
 
 // readRaw reads a headerless little-endian file (.r16: uint16 codes; .f32: float32; .raw: either,
-// told apart by the given size) straight into the raster's samples.
+// told apart by the given size: rawLayout) straight into the raster's samples.
 func readRaw(path string, n int64, size [2]int, ext string) (*raster, error) {
-	bps, square := 2, true
-	switch ext {
-	case ".f32":
-		bps = 4
-	case ".raw":
-		square = false
-		w, h := size[0], size[1]
-		if w == 0 && h == 0 {
-			return nil, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
-		}
-		if err := CheckSize(w, h); err != nil {
-			return nil, err
-		}
-		switch n {
-		case 2 * int64(w) * int64(h):
-		case 4 * int64(w) * int64(h):
-			bps = 4
-		default:
-			return nil, fmt.Errorf(".raw file of %d bytes is neither %d×%d 16-bit (%d bytes) nor float32 (%d bytes)", n, w, h, 2*w*h, 4*w*h)
-		}
-	}
-	w, h, kind, err := rawShape(n, size, bps, square)
+	w, h, bps, err := rawLayout(ext, n, size, CheckSize)
 	if err != nil {
 		return nil, err
 	}
+	kind := rawKind(bps)
 	if err := sysmem.Check(uint64(w)*uint64(h)*uint64(bps), fmt.Sprintf("reading %d×%d samples", w, h)); err != nil {
 		return nil, err
 	}
@@ -451,34 +396,54 @@ func pickEXRChannel(names []string) (pick int, kind string, err error) {
 // file is read block by block and only the chosen channel is kept, so an RGBA EXR costs one
 // float32 per texel, not four; its declared size is checked against the file before allocating.
 func decodeEXR(b []byte) (*raster, error) {
-	rd, err := exr.NewReader(bytes.NewReader(b))
+	r, _, _, err := readEXR(bytes.NewReader(b), int64(len(b)), CheckSize, func(w, h int, kind string) (Rect, error) {
+		return Rect{0, 0, w, h}, checkMemory(w, h, 4, kind)
+	})
+	return r, err
+}
+
+// readEXR streams an EXR of fileSize bytes block by block and keeps one block of the channel
+// pickEXRChannel picks: the one block returns for the file's w×h grid (after checkSide has
+// bounded its sides), the whole grid for an import, a window for a world's cell.
+func readEXR(src io.Reader, fileSize int64, checkSide func(w, h int) error, block func(w, h int, kind string) (Rect, error)) (rs *raster, w, h int, err error) {
+	rd, err := exr.NewReader(src)
 	if err != nil {
-		return nil, fmt.Errorf("decoding EXR: %w", err)
+		return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
 	}
 	hd := rd.Header()
-	if err := CheckSize(hd.Width, hd.Height); err != nil {
-		return nil, err
+	if err := checkSide(hd.Width, hd.Height); err != nil {
+		return nil, 0, 0, err
 	}
 	names := rd.Channels()
 	pick, kind, err := pickEXRChannel(names)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	if err := checkBacked(hd.Width, hd.Height, 2*len(names), len(b), deflateRatio); err != nil {
-		return nil, fmt.Errorf("EXR %w", err)
+	if err := checkBacked(hd.Width, hd.Height, 2*len(names), int(fileSize), deflateRatio); err != nil {
+		return nil, 0, 0, fmt.Errorf("EXR %w", err)
 	}
-	if err := checkMemory(hd.Width, hd.Height, 4, kind); err != nil {
-		return nil, err
+	r, err := block(hd.Width, hd.Height, kind)
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	r := &raster{w: hd.Width, h: hd.Height, floats: make([]float32, hd.Width*hd.Height), kind: kind}
+	rs = &raster{w: r.W(), h: r.H(), floats: make([]float32, r.W()*r.H()), kind: kind}
+	seen := 0
 	for {
 		y0, n, rows, err := rd.Next()
 		if err == io.EOF {
-			return r, nil
+			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("decoding EXR: %w", err)
+			return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
 		}
-		copy(r.floats[y0*hd.Width:(y0+n)*hd.Width], rows[pick])
+		for y := max(y0, r.J0); y < min(y0+n, r.J1); y++ {
+			src := rows[pick][(y-y0)*hd.Width:]
+			copy(rs.floats[(y-r.J0)*r.W():(y-r.J0+1)*r.W()], src[r.I0:r.I1])
+			seen++
+		}
 	}
+	if seen != r.H() {
+		return nil, 0, 0, fmt.Errorf("EXR: %d of the window's %d rows found", seen, r.H())
+	}
+	return rs, hd.Width, hd.Height, nil
 }

@@ -111,13 +111,16 @@ func (g *Geometry) WindowSampler(win *Window, i0, j0, w, h int) Sampler {
 // WorldGeometry is NewGeometry for the grids of a world: the same float32 numbers, computed the
 // same way, for grids up to MaxWorldSide a side (a world is only ever held in windows).
 func WorldGeometry(p Placement, heightW, heightH, weightsW, weightsH int) (Geometry, error) {
-	check := func(w, h int) error {
-		if w < 1 || h < 1 || w > MaxWorldSide || h > MaxWorldSide {
-			return fmt.Errorf("field: grid %d×%d: a world grid has 1 … %d texels per side", w, h, MaxWorldSide)
-		}
-		return nil
+	return newGeometry(p, heightW, heightH, weightsW, weightsH, CheckWorldSize)
+}
+
+// CheckWorldSize reports a grid size that is empty or beyond MaxWorldSide a side: CheckSize for
+// the grids of a world, which are only ever held in windows.
+func CheckWorldSize(w, h int) error {
+	if w < 1 || h < 1 || w > MaxWorldSide || h > MaxWorldSide {
+		return fmt.Errorf("field: grid %d×%d: a world grid has 1 … %d texels per side", w, h, MaxWorldSide)
 	}
-	return newGeometry(p, heightW, heightH, weightsW, weightsH, check)
+	return nil
 }
 
 // WorldWeightsGrid is WeightsGrid for a world's grids (up to MaxWorldSide a side).

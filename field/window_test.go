@@ -148,6 +148,36 @@ func TestLoadHeightWindowRefuses(t *testing.T) {
 	}
 }
 
+// A raw file whose length does not fit its size is refused by the whole import and by a window
+// read in the same words (one layout rule, rawLayout, for both).
+func TestRawLayoutErrorsAgree(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		bytes int
+		size  [2]int
+		want  string
+	}{
+		{"h.raw", 40, [2]int{4, 4}, "is neither 4×4 16-bit (32 bytes) nor float32 (64 bytes)"},
+		{"h.raw", 32, [2]int{}, "the size must be given"},
+		{"h.r16", 30, [2]int{}, "not a square grid"},
+		{"h.f32", 60, [2]int{4, 4}, "does not hold 4×4 samples"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, make([]byte, tc.bytes), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		opts := ImportOptions{Size: tc.size}
+		_, whole := LoadHeight(p, opts)
+		_, win := LoadHeightWindow(p, opts, Rect{0, 0, 1, 1})
+		_, _, probe := ProbeHeight(p, opts)
+		if whole == nil || win == nil || probe == nil || !strings.Contains(whole.Error(), tc.want) ||
+			win.Error() != whole.Error() || probe.Error() != whole.Error() {
+			t.Errorf("%s of %d bytes, size %v:\n whole  %v\n window %v\n probe  %v", tc.name, tc.bytes, tc.size, whole, win, probe)
+		}
+	}
+}
+
 // WindowSampler over a window equals RegionSampler over the whole grid wherever the window
 // holds the block, and RegionTiles' buffers lie inside ApronRect.
 func TestWindowSamplerEqualsRegion(t *testing.T) {

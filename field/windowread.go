@@ -1,7 +1,6 @@
 package field
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -33,8 +32,8 @@ func ProbeHeight(path string, opts ImportOptions) (w, h int, err error) {
 	}
 	defer f.Close()
 	ext := sniff(f, strings.ToLower(filepath.Ext(path)))
-	if bps, ok := rawBytes(ext, size, opts.Size); ok {
-		rw, rh, err := rawSize(ext, size, opts.Size, bps)
+	if isRaw(ext) {
+		rw, rh, _, err := rawLayout(ext, size, opts.Size, CheckWorldSize)
 		if err != nil {
 			return fail(err)
 		}
@@ -70,78 +69,20 @@ func ProbeHeight(path string, opts ImportOptions) (w, h int, err error) {
 	default:
 		return fail(fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext))
 	}
-	if w < 1 || h < 1 || w > MaxWorldSide || h > MaxWorldSide {
-		return fail(fmt.Errorf("%d×%d: want 1 … %d texels per side", w, h, MaxWorldSide))
+	if err := CheckWorldSize(w, h); err != nil {
+		return fail(err)
 	}
 	return w, h, nil
 }
 
-// sniff is the extension a file is read by: its own for raw formats, else what its magic bytes
-// say (as decodeBytes decides), else its own.
+// sniff is sniffBytes for an open file: the extension it is read by, from its first bytes.
 func sniff(f *os.File, ext string) string {
-	if ext == ".r16" || ext == ".f32" || ext == ".raw" {
+	if isRaw(ext) {
 		return ext
 	}
 	var magic [8]byte
 	n, _ := f.ReadAt(magic[:], 0)
-	b := magic[:n]
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return ".png"
-	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
-		return ".tif"
-	case bytes.HasPrefix(b, []byte{0x76, 0x2f, 0x31, 0x01}):
-		return ".exr"
-	}
-	return ext
-}
-
-// rawBytes is the bytes per sample of a raw file: 2 for .r16, 4 for .f32, and for .raw whichever
-// of the two its length holds at the given size.
-func rawBytes(ext string, fileSize int64, size [2]int) (int, bool) {
-	switch ext {
-	case ".r16":
-		return 2, true
-	case ".f32":
-		return 4, true
-	case ".raw":
-		if n := int64(size[0]) * int64(size[1]); n > 0 && fileSize == 4*n {
-			return 4, true
-		}
-		return 2, true
-	}
-	return 0, false
-}
-
-// rawSize is the grid of a raw file of fileSize bytes: size when given (the file must hold it
-// exactly), else square (.r16/.f32 only).
-func rawSize(ext string, fileSize int64, size [2]int, bps int) (w, h int, err error) {
-	kind := map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]
-	w, h = size[0], size[1]
-	if w == 0 && h == 0 {
-		if ext == ".raw" {
-			return 0, 0, errors.New(".raw file: the size must be given (--height-size WxH) to tell 16-bit from float32")
-		}
-		n := fileSize / int64(bps)
-		s := int64(math.Sqrt(float64(n)))
-		for s*s < n {
-			s++
-		}
-		for s*s > n {
-			s--
-		}
-		if fileSize%int64(bps) != 0 || s*s != n || s == 0 {
-			return 0, 0, fmt.Errorf("%s of %d bytes is not a square grid of %d-byte samples: give its size (--height-size WxH)", kind, fileSize, bps)
-		}
-		w, h = int(s), int(s)
-	}
-	if w < 1 || h < 1 || w > MaxWorldSide || h > MaxWorldSide {
-		return 0, 0, fmt.Errorf("%s: %d×%d: want 1 … %d texels per side", kind, w, h, MaxWorldSide)
-	}
-	if want := int64(w) * int64(h) * int64(bps); fileSize != want {
-		return 0, 0, fmt.Errorf("%s of %d bytes does not hold %d×%d samples (%d bytes)", kind, fileSize, w, h, want)
-	}
-	return w, h, nil
+	return sniffBytes(magic[:n], ext)
 }
 
 // LoadHeightWindow reads block r of a heightmap, mapped as LoadHeight maps it (integer codes onto
@@ -177,8 +118,9 @@ func loadWindow(path string, size [2]int, r Rect, role string, lo, hi float64, m
 	ext := sniff(f, strings.ToLower(filepath.Ext(path)))
 	var rs *raster
 	var w, h int
-	if bps, ok := rawBytes(ext, fileSize, size); ok {
-		if w, h, err = rawSize(ext, fileSize, size, bps); err != nil {
+	if isRaw(ext) {
+		var bps int
+		if w, h, bps, err = rawLayout(ext, fileSize, size, CheckWorldSize); err != nil {
 			return fail(err)
 		}
 		if err := checkWindow(r, w, h, must); err != nil {
@@ -188,7 +130,10 @@ func loadWindow(path string, size [2]int, r Rect, role string, lo, hi float64, m
 			return fail(err)
 		}
 	} else if ext == ".exr" {
-		if rs, w, h, err = readEXRWindow(f, fileSize, r, must); err != nil {
+		rs, w, h, err = readEXR(f, fileSize, CheckWorldSize, func(w, h int, _ string) (Rect, error) {
+			return r, checkWindow(r, w, h, must)
+		})
+		if err != nil {
 			return fail(err)
 		}
 	} else {
@@ -203,11 +148,7 @@ func loadWindow(path string, size [2]int, r Rect, role string, lo, hi float64, m
 		}
 		rs = whole.crop(r)
 	}
-	for k, v := range rs.floats {
-		if v != v || math.IsInf(float64(v), 0) {
-			return fail(fmt.Errorf("texel (%d, %d) of the %s is %v: samples must be finite", r.I0+k%r.W(), r.J0+k/r.W(), rs.kind, v))
-		}
-	}
+	rs.i0, rs.j0 = r.I0, r.J0 // the finite check (grid) names whole-file texels
 	g, err := rs.grid(path, lo, hi)
 	if err != nil {
 		return nil, err
@@ -229,7 +170,7 @@ func checkWindow(r Rect, w, h int, must [2]int) error {
 // readRawWindow reads the rows of block r from a raw file of w samples a row.
 func readRawWindow(f *os.File, w, bps int, r Rect) (*raster, error) {
 	rw, rh := r.W(), r.H()
-	rs := &raster{w: rw, h: rh, kind: map[int]string{2: "raw 16-bit file", 4: "raw float32 file"}[bps]}
+	rs := &raster{w: rw, h: rh, kind: rawKind(bps)}
 	if bps == 2 {
 		rs.maxCode, rs.codes = 65535, make([]uint16, rw*rh)
 	} else {
@@ -250,48 +191,6 @@ func readRawWindow(f *os.File, w, bps int, r Rect) (*raster, error) {
 		}
 	}
 	return rs, nil
-}
-
-// readEXRWindow streams an EXR block by block and keeps block r of the channel decodeEXR picks.
-func readEXRWindow(f *os.File, fileSize int64, r Rect, must [2]int) (*raster, int, int, error) {
-	rd, err := exr.NewReader(f)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
-	}
-	hd := rd.Header()
-	if hd.Width > MaxWorldSide || hd.Height > MaxWorldSide {
-		return nil, 0, 0, fmt.Errorf("EXR is %d×%d: want at most %d texels per side", hd.Width, hd.Height, MaxWorldSide)
-	}
-	pick, kind, err := pickEXRChannel(rd.Channels())
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	if err := checkBacked(hd.Width, hd.Height, 2*len(rd.Channels()), int(fileSize), deflateRatio); err != nil {
-		return nil, 0, 0, fmt.Errorf("EXR %w", err)
-	}
-	if err := checkWindow(r, hd.Width, hd.Height, must); err != nil {
-		return nil, 0, 0, err
-	}
-	rs := &raster{w: r.W(), h: r.H(), floats: make([]float32, r.W()*r.H()), kind: kind}
-	seen := 0
-	for {
-		y0, n, rows, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
-		}
-		for y := max(y0, r.J0); y < min(y0+n, r.J1); y++ {
-			src := rows[pick][(y-y0)*hd.Width:]
-			copy(rs.floats[(y-r.J0)*r.W():(y-r.J0+1)*r.W()], src[r.I0:r.I1])
-			seen++
-		}
-	}
-	if seen != r.H() {
-		return nil, 0, 0, fmt.Errorf("EXR: %d of the window's %d rows found", seen, r.H())
-	}
-	return rs, hd.Width, hd.Height, nil
 }
 
 // crop is block r of a decoded raster.

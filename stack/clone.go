@@ -11,8 +11,7 @@ func (s *Stack) Clone() *Stack {
 	c.GradientStep = clonePtr(s.GradientStep)
 	c.Layers = make([]Layer, len(s.Layers))
 	for i, l := range s.Layers {
-		l.Rules = cloneRules(l.Rules)
-		c.Layers[i] = l
+		c.Layers[i] = cloneLayer(l)
 	}
 	c.Populations = make([]Population, len(s.Populations))
 	for i, p := range s.Populations {
@@ -20,6 +19,12 @@ func (s *Stack) Clone() *Stack {
 		c.Populations[i] = p
 	}
 	return &c
+}
+
+// cloneLayer is a deep copy of l: its rules (and their pointer fields) are its own.
+func cloneLayer(l Layer) Layer {
+	l.Rules = cloneRules(l.Rules)
+	return l
 }
 
 func cloneRules(rs []Rule) []Rule {

@@ -53,7 +53,7 @@ func (s *Stack) DuplicateLayer(i int) error {
 	if len(s.Layers) >= MaxLayers {
 		return fmt.Errorf("stack: a stack holds at most %d layers", MaxLayers)
 	}
-	c := s.Clone().Layers[i]
+	c := cloneLayer(s.Layers[i])
 	c.Name = s.UniqueLayerName(c.Name + " copy")
 	s.Layers = append(s.Layers[:i+1], append([]Layer{c}, s.Layers[i+1:]...)...)
 	return nil

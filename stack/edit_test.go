@@ -1,6 +1,9 @@
 package stack
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // Renaming, moving, duplicating and removing layers keep the stack valid: population rules follow
 // a rename and go with a removed layer, names stay unique, and the eight-layer limit holds.
@@ -42,15 +45,31 @@ func TestLayerEdits(t *testing.T) {
 	if ps := Errors(Validate(s)); len(ps) > 0 {
 		t.Errorf("edited stack does not validate: %v", ps)
 	}
+	added := 0
 	for len(s.Layers) < MaxLayers {
 		if err := s.AddLayer(NewLayer(s.UniqueLayerName("layer"))); err != nil {
 			t.Fatal(err)
 		}
+		added++
 	}
 	if err := s.AddLayer(NewLayer("ninth")); err == nil {
 		t.Error("a ninth layer was added")
 	}
-	if s.UniqueLayerName("layer") != "layer 7" && s.UniqueLayerName("layer") == "layer" {
-		t.Error("UniqueLayerName returned a taken name")
+	// The layers added are "layer", "layer 2" … "layer <added>": the next free name is numbered
+	// on, and no layer has it.
+	next := s.UniqueLayerName("layer")
+	if added < 2 {
+		t.Fatalf("%d layers added: the test wants \"layer\" and \"layer 2\" taken", added)
+	}
+	if want := fmt.Sprintf("layer %d", added+1); next != want {
+		t.Errorf("UniqueLayerName(\"layer\") = %q, want %q", next, want)
+	}
+	for _, l := range s.Layers {
+		if l.Name == next {
+			t.Errorf("UniqueLayerName returned %q, the name of a layer", next)
+		}
+	}
+	if got := s.UniqueLayerName("unused"); got != "unused" {
+		t.Errorf("UniqueLayerName(\"unused\") = %q: a free name is returned as it is", got)
 	}
 }

@@ -42,6 +42,13 @@ func AtlasCell(i int, size [2]int) image.Rectangle {
 	return image.Rect(x*cw, y*ch, (x+1)*cw, (y+1)*ch)
 }
 
+// validAtlasSize reports a sheet size PackAtlas can write: positive multiples of AtlasColumns
+// (width) and AtlasRows (height), at most MaxAtlasSide.
+func validAtlasSize(size [2]int) bool {
+	return size[0] >= AtlasColumns && size[1] >= AtlasRows && size[0]%AtlasColumns == 0 && size[1]%AtlasRows == 0 &&
+		size[0] <= MaxAtlasSide && size[1] <= MaxAtlasSide
+}
+
 // PackAtlas writes the atlas sheets for layers into dir (the container being written) as
 // atlas_albedo.texture, atlas_normal.texture and atlas_mask.texture, resampling each source map
 // (PNG, JPEG, TGA or EXR: DecodeImageFile; relative paths resolve against base, the stack file's folder) into its cell with
@@ -54,8 +61,8 @@ func PackAtlas(dir string, layers []Layer, base string, size [2]int) (*Atlas, er
 	if size == [2]int{} {
 		size = DefaultAtlasSize
 	}
-	if size[0] < AtlasColumns || size[1] < AtlasRows || size[0]%AtlasColumns != 0 || size[1]%AtlasRows != 0 || size[0] > 16384 || size[1] > 16384 {
-		return nil, fmt.Errorf("terraindata: atlas: size %v must be positive multiples of 4 and 2, at most 16384", size)
+	if !validAtlasSize(size) {
+		return nil, fmt.Errorf("terraindata: atlas: size %v must be positive multiples of 4 and 2, at most %d", size, MaxAtlasSide)
 	}
 	a := &Atlas{Size: size}
 	any := false

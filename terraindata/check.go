@@ -88,8 +88,7 @@ func checkLayers(m *Manifest, add func(field, format string, a ...any)) {
 		}
 	}
 	if a := m.Atlas; a != nil && a.Size != [2]int{} {
-		if a.Size[0] < AtlasColumns || a.Size[1] < AtlasRows || a.Size[0]%AtlasColumns != 0 || a.Size[1]%AtlasRows != 0 ||
-			a.Size[0] > MaxAtlasSide || a.Size[1] > MaxAtlasSide {
+		if !validAtlasSize(a.Size) {
 			add("atlas.size", "%v must be positive multiples of 4 (width) and 2 (height), at most %d", a.Size, MaxAtlasSide)
 		}
 	}

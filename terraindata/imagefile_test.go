@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"strata/exr"
@@ -172,5 +173,65 @@ func TestDecodeEXRMap(t *testing.T) {
 	}
 	if got, want := srgb.(*image.NRGBA).NRGBAAt(1, 0), (color.NRGBA{255, 255, 0, 255}); got != want {
 		t.Errorf("sRGB (1,0) = %v, want %v", got, want)
+	}
+}
+
+// CheckSourceImage reads a TGA's or EXR's header alone, with the checks decoding makes before the
+// pixels: the size of a good map, and an error for a short file or a header DecodeImageFile
+// refuses.
+func TestCheckSourceImageHeaders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pic := testPicture()
+	w, h := pic.Rect.Dx(), pic.Rect.Dy()
+	for _, kind := range []byte{2, 10} {
+		good := tgaFile(pic, kind, 32, false)
+		cfg, format, err := CheckSourceImage(write("good.tga", good))
+		if err != nil || cfg.Width != w || cfg.Height != h || format != "tga" {
+			t.Errorf("type %d TGA: %+v %q %v", kind, cfg, format, err)
+		}
+		for _, n := range []int{0, 17} {
+			if _, _, err := CheckSourceImage(write("short.tga", good[:n])); err == nil || !strings.Contains(err.Error(), "tga: truncated header") {
+				t.Errorf("type %d TGA of %d bytes: %v", kind, n, err)
+			}
+		}
+		b := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint16(b[14:], 3000) // taller than the data, even at RLE's densest
+		if _, _, err := CheckSourceImage(write("tall.tga", b)); err == nil || !strings.Contains(err.Error(), "tga: truncated") {
+			t.Errorf("type %d TGA taller than its data: %v", kind, err)
+		}
+		b[14], b[16] = good[14], 16
+		if _, _, err := CheckSourceImage(write("16.tga", b)); err == nil || !strings.Contains(err.Error(), "16 bits per pixel") {
+			t.Errorf("16-bit TGA: %v", err)
+		}
+	}
+	if _, _, err := CheckSourceImage(write("cut.tga", tgaFile(pic, 2, 24, false)[:18+3*w*h-1])); err == nil || !strings.Contains(err.Error(), "tga: truncated pixel data") {
+		t.Errorf("TGA one byte short: %v", err)
+	}
+	for _, tc := range []struct {
+		channels []string
+		want     string
+	}{{[]string{"R", "G", "B"}, ""}, {[]string{"Y"}, ""}, {[]string{"R", "G"}, "want R, G, B or Y"}} {
+		img := &exr.Image{Width: 3, Height: 2, Channels: tc.channels}
+		for range tc.channels {
+			img.Data = append(img.Data, make([]float32, 6))
+		}
+		var buf bytes.Buffer
+		if err := exr.Encode(&buf, img, exr.None); err != nil {
+			t.Fatal(err)
+		}
+		cfg, format, err := CheckSourceImage(write("m.exr", buf.Bytes()))
+		if tc.want == "" && (err != nil || cfg.Width != 3 || cfg.Height != 2 || format != "exr") {
+			t.Errorf("EXR %v: %+v %q %v", tc.channels, cfg, format, err)
+		}
+		if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("EXR %v: %v, want %q", tc.channels, err, tc.want)
+		}
 	}
 }

@@ -100,15 +100,26 @@ func resolveIn(root, p string) (string, error) {
 	return real, nil
 }
 
+// resolveExisting is resolveIn for a file that must be there: when os.Lstat cannot examine p, its
+// error, which names p and keeps fs.ErrNotExist for a caller telling an absent file from a bad
+// one; a refusal by resolveIn, which does not name p, is prefixed with name when one is given.
+func resolveExisting(root, p, name string) (string, error) {
+	if _, err := os.Lstat(p); err != nil {
+		return "", err
+	}
+	real, err := resolveIn(root, p)
+	if err != nil && name != "" {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return real, err
+}
+
 // readManifestFile reads terrain.yaml of the container folder root: contained, a regular file,
 // at most maxManifestBytes.
 func readManifestFile(root string) ([]byte, error) {
 	mf := filepath.Join(root, ManifestFile)
-	if _, err := os.Lstat(mf); err != nil {
+	if _, err := resolveExisting(root, mf, mf); err != nil {
 		return nil, err
-	}
-	if _, err := resolveIn(root, mf); err != nil {
-		return nil, fmt.Errorf("%s: %w", mf, err)
 	}
 	return safeio.ReadFile(mf, maxManifestBytes)
 }
@@ -170,10 +181,7 @@ func (r *Ref) info(d string) (TextureInfo, error) {
 		return TextureInfo{}, childErr(p, r.Field, err)
 	}
 	real := filepath.Join(d, TextureInfoFile)
-	if _, err := os.Lstat(real); err != nil {
-		return fail(err)
-	}
-	if _, err := resolveIn(r.root, real); err != nil {
+	if _, err := resolveExisting(r.root, real, ""); err != nil {
 		return fail(err)
 	}
 	b, err := safeio.ReadFile(real, maxInfoBytes)
@@ -220,18 +228,22 @@ type Stream struct {
 	size  int64
 	er    *exr.Reader
 	pr    *pngRows
-	y     int
 	buf   []float32
 	bad   badValues
 }
 
-// badValues counts texels a role does not allow and remembers the first.
+// badValues counts texels a role does not allow and remembers the first (in row order).
 type badValues struct {
 	n      int
 	x, y   int
 	ch     string
 	v      float32
 	reason string
+}
+
+// err is the error a stream ends with when some texel's value is not allowed (n > 0).
+func (b badValues) err() error {
+	return fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason)
 }
 
 // Each streams every block to fn, making the checks Next makes: an EXR payload's blocks are
@@ -253,11 +265,20 @@ func (s *Stream) Each(fn func(Block) error) error {
 		}
 	}
 	var mu sync.Mutex
+	var pool sync.Pool // *[]float32: an interleave buffer per goroutine at a time
 	err := s.er.Blocks(context.Background(), 0, func(y0, n int, rows [][]float32) error {
 		nc := len(rows)
 		vals := rows[0]
 		if nc > 1 {
-			vals = make([]float32, len(rows[0])*nc)
+			buf, _ := pool.Get().(*[]float32)
+			if buf == nil {
+				buf = new([]float32)
+			}
+			defer pool.Put(buf)
+			if cap(*buf) < len(rows[0])*nc {
+				*buf = make([]float32, len(rows[0])*nc)
+			}
+			vals = (*buf)[:len(rows[0])*nc]
 			for c := 0; c < nc; c++ {
 				for i, v := range rows[c] {
 					vals[i*nc+c] = v
@@ -272,8 +293,8 @@ func (s *Stream) Each(fn func(Block) error) error {
 	if err != nil {
 		return s.fail(err)
 	}
-	if b := s.bad; b.n > 0 {
-		return s.fail(fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason))
+	if s.bad.n > 0 {
+		return s.fail(s.bad.err())
 	}
 	return nil
 }
@@ -316,10 +337,7 @@ func (r *Ref) stream(tee io.Writer) (*Stream, error) {
 	}
 	s := &Stream{Info: info, File: filepath.Join(r.Dir, info.Format.DataFile()), field: r.Field, role: r.Role}
 	real := filepath.Join(d, info.Format.DataFile())
-	if _, err := os.Lstat(real); err != nil {
-		return nil, s.fail(err)
-	}
-	if _, err := resolveIn(r.root, real); err != nil {
+	if _, err := resolveExisting(r.root, real, ""); err != nil {
 		return nil, s.fail(err)
 	}
 	if s.f, s.size, err = safeio.Open(real); err != nil {
@@ -392,8 +410,7 @@ func (s *Stream) Next() (Block, error) {
 	y0, n, rows, err := s.er.Next()
 	if err == io.EOF {
 		if s.bad.n > 0 {
-			b := s.bad
-			return Block{}, s.fail(fmt.Errorf("%d texel(s) are invalid, first at (%d,%d): %s is %v (%s)", b.n, b.x, b.y, b.ch, b.v, b.reason))
+			return Block{}, s.fail(s.bad.err())
 		}
 		return Block{}, io.EOF
 	}
@@ -440,9 +457,12 @@ func (s *Stream) checkValues(y0 int, vals []float32, nc int) {
 		if reason == "" {
 			continue
 		}
-		if s.bad.n == 0 {
-			t := i / nc
-			s.bad = badValues{x: t % s.Info.Width, y: y0 + t/s.Info.Width, ch: [4]string{"R", "G", "B", "A"}[c], v: v, reason: reason}
+		// The first in row order, whatever order the blocks come in (Each), as Next finds it.
+		t := i / nc
+		x, y := t%s.Info.Width, y0+t/s.Info.Width
+		if s.bad.n == 0 || y < s.bad.y || (y == s.bad.y && x < s.bad.x) {
+			n := s.bad.n
+			s.bad = badValues{n: n, x: x, y: y, ch: [4]string{"R", "G", "B", "A"}[c], v: v, reason: reason}
 			if nc == 1 {
 				s.bad.ch = "the value"
 			}
@@ -472,20 +492,18 @@ func (r *Ref) Read() (*Texture, error) {
 		t.Float = make([]float32, n*info.Format.Components())
 	}
 	stride := info.Width * info.Format.Components()
-	for {
-		b, err := s.Next()
-		if err == io.EOF {
-			return t, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err = s.Each(func(b Block) error { // blocks in any order: each carries its rows
 		if b.Bytes != nil {
 			copy(t.RGBA8.Pix[b.Y0*t.RGBA8.Stride:], b.Bytes)
 		} else {
 			copy(t.Float[b.Y0*stride:(b.Y0+b.N)*stride], b.Float)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return t, nil
 }
 
 // standalone is a Ref to a .texture folder outside any container: it is its own root, so its
@@ -510,13 +528,10 @@ func (c *Container) File(rel, field string) (string, error) {
 	if err := checkRel(rel); err != nil {
 		return "", &ChildError{File: p, Field: field, Err: fmt.Errorf("path %w", err)}
 	}
-	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+	real, err := resolveExisting(c.readDir, p, "")
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", &ChildError{File: p, Field: field, Err: errors.New("named child is absent")}
 	} else if err != nil {
-		return "", childErr(p, field, err)
-	}
-	real, err := resolveIn(c.readDir, p)
-	if err != nil {
 		return "", childErr(p, field, err)
 	}
 	if _, err := safeio.Stat(real); err != nil {

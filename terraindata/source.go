@@ -18,22 +18,12 @@ const (
 )
 
 // CheckSourceImage checks a layer's source map without decoding its pixels: a regular file of at
-// most MaxSourceBytes, a PNG or JPEG whose header declares at most MaxSourceSide per side and no
-// more pixels than its bytes can hold. It returns the header and the format ("png", "jpeg"); a
-// bake calls it for every map before any work, PackAtlas before decoding one.
+// most MaxSourceBytes, a PNG, JPEG, TGA or EXR whose header declares at most MaxSourceSide per
+// side and no more pixels than its bytes can hold (a TGA: than its bytes hold; for TGA and EXR
+// also a type, depth and channels DecodeImageFile reads). It returns the header and the format
+// ("png", "jpeg", "tga", "exr"); a bake calls it for every map before any work, PackAtlas before
+// decoding one.
 func CheckSourceImage(p string) (image.Config, string, error) {
-	if ext := strings.ToLower(filepath.Ext(p)); ext == ".tga" || ext == ".exr" {
-		// No header-only decoder for these: decode (bounded by MaxSourceBytes) and measure.
-		img, err := DecodeImageFile(p, Linear)
-		if err != nil {
-			return image.Config{}, "", err
-		}
-		b := img.Bounds()
-		if b.Dx() < 1 || b.Dy() < 1 || b.Dx() > MaxSourceSide || b.Dy() > MaxSourceSide {
-			return image.Config{}, "", fmt.Errorf("%s: %dx%d: a layer texture is 1 … %d pixels per side", p, b.Dx(), b.Dy(), MaxSourceSide)
-		}
-		return image.Config{Width: b.Dx(), Height: b.Dy()}, ext[1:], nil
-	}
 	f, size, err := safeio.Open(p)
 	if err != nil {
 		return image.Config{}, "", err
@@ -42,8 +32,16 @@ func CheckSourceImage(p string) (image.Config, string, error) {
 	if size > MaxSourceBytes {
 		return image.Config{}, "", fmt.Errorf("%s is %d bytes, more than the %d a layer texture may be", p, size, int64(MaxSourceBytes))
 	}
-	cfg, format, err := image.DecodeConfig(f)
-	if err != nil {
+	var cfg image.Config
+	var format string
+	if ext := strings.ToLower(filepath.Ext(p)); ext == ".tga" || ext == ".exr" {
+		// Read by extension, as DecodeImageFile reads them: the header only.
+		w, h, err := imageFileSize(f, size, ext)
+		if err != nil {
+			return image.Config{}, "", fmt.Errorf("%s: %w", p, err)
+		}
+		cfg, format = image.Config{Width: w, Height: h}, ext[1:]
+	} else if cfg, format, err = image.DecodeConfig(f); err != nil {
 		return image.Config{}, "", fmt.Errorf("%s: not a PNG, JPEG, TGA or EXR image (%w)", p, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxSourceSide || cfg.Height > MaxSourceSide {

@@ -293,16 +293,11 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 
 // drain reads a stream to its end, reporting a problem; it says whether the payload is sound.
 func (v *validator) drain(s *Stream) bool {
-	for {
-		_, err := s.Next()
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			v.probs = append(v.probs, problem(err, s.File, s.field))
-			return false
-		}
+	if err := s.Each(func(Block) error { return nil }); err != nil {
+		v.probs = append(v.probs, problem(err, s.File, s.field))
+		return false
 	}
+	return true
 }
 
 // sizes checks that children which must share a grid do.

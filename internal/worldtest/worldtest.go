@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"strata/bake"
+	"strata/field"
 	"strata/scatter"
 	"strata/terraindata"
 	"strata/world"
@@ -21,13 +22,26 @@ func SameAsWhole(w *world.World, wholePath string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The whole bake's textures, read once for every cell.
 	wholeH, err := wc.Height().Read()
 	if err != nil {
 		return 0, err
 	}
+	var wholeControls [2]*terraindata.Texture
+	for k := range wholeControls {
+		if wholeControls[k], err = readPresent(wc.Control(k)); err != nil {
+			return 0, fmt.Errorf("whole bake control%d: %w", k, err)
+		}
+	}
 	pops, err := bake.PlaceFromContainer(context.Background(), wc, nil, nil)
 	if err != nil {
 		return 0, err
+	}
+	wholeDensity := map[string]*terraindata.Texture{}
+	for _, p := range pops {
+		if wholeDensity[p.Name], err = readPresent(wc.ScatterDensity(p.Name)); err != nil {
+			return 0, fmt.Errorf("whole bake density %s: %w", p.Name, err)
+		}
 	}
 	union := map[string][]float32{}
 	for i, cl := range w.CellList {
@@ -37,26 +51,15 @@ func SameAsWhole(w *world.World, wholePath string) (int, error) {
 			return 0, err
 		}
 		for k := 0; k < 2; k++ {
-			if err := sameBlock(cc.Control(k), wc.Control(k), cl.WeightsRect().I0, cl.WeightsRect().J0); err != nil {
+			if err := sameBlock(cc.Control(k), wholeControls[k], cl.WeightsRect()); err != nil {
 				return 0, fmt.Errorf("cell %d control%d: %w", i, k, err)
 			}
 		}
-		h, err := cc.Height().Read()
-		if err != nil {
-			return 0, err
-		}
-		r := cl.HeightRect()
-		for j := r.J0; j < r.J1; j++ {
-			for x := r.I0; x < r.I1; x++ {
-				g := [4]float32(h.Float[4*((j-r.J0)*r.W()+x-r.I0):][:4])
-				want := [4]float32(wholeH.Float[4*(j*w.HeightGrid[0]+x):][:4])
-				if g != want {
-					return 0, fmt.Errorf("cell %d height texel (%d,%d): %v, whole bake %v", i, x, j, g, want)
-				}
-			}
+		if err := sameBlock(cc.Height(), wholeH, cl.HeightRect()); err != nil {
+			return 0, fmt.Errorf("cell %d height: %w", i, err)
 		}
 		for _, p := range pops {
-			if err := sameBlock(cc.ScatterDensity(p.Name), wc.ScatterDensity(p.Name), cl.WeightsRect().I0, cl.WeightsRect().J0); err != nil {
+			if err := sameBlock(cc.ScatterDensity(p.Name), wholeDensity[p.Name], cl.WeightsRect()); err != nil {
 				return 0, fmt.Errorf("cell %d density %s: %w", i, p.Name, err)
 			}
 		}
@@ -84,11 +87,20 @@ func SameAsWhole(w *world.World, wholePath string) (int, error) {
 	return n, nil
 }
 
-// sameBlock compares child a (a cell's) with the block of child b (the whole bake's) at (i0, j0):
-// rgba8 bytes or float values, bit for bit. Two absent children agree.
-func sameBlock(a, b *terraindata.Ref, i0, j0 int) error {
-	if a == nil || b == nil {
-		if a != b {
+// readPresent reads child r whole; an absent child (nil) is a nil texture.
+func readPresent(r *terraindata.Ref) (*terraindata.Texture, error) {
+	if r == nil {
+		return nil, nil
+	}
+	return r.Read()
+}
+
+// sameBlock compares child a (a cell's) with block r of whole (the whole bake's texture, nil when
+// the whole bake has no such child): the same size and format, rgba8 bytes or float values bit
+// for bit. Two absent children agree.
+func sameBlock(a *terraindata.Ref, whole *terraindata.Texture, r field.Rect) error {
+	if a == nil || whole == nil {
+		if (a == nil) != (whole == nil) {
 			return fmt.Errorf("present in one, absent in the other")
 		}
 		return nil
@@ -97,23 +109,28 @@ func sameBlock(a, b *terraindata.Ref, i0, j0 int) error {
 	if err != nil {
 		return err
 	}
-	tb, err := b.Read()
-	if err != nil {
-		return err
+	switch {
+	case ta.Format != whole.Format:
+		return fmt.Errorf("format %s, whole bake %s", ta.Format, whole.Format)
+	case ta.Width != r.W() || ta.Height != r.H():
+		return fmt.Errorf("%dx%d texels for the block %v", ta.Width, ta.Height, r)
+	case r.I0 < 0 || r.J0 < 0 || r.I1 > whole.Width || r.J1 > whole.Height:
+		return fmt.Errorf("block %v outside the whole bake's %dx%d", r, whole.Width, whole.Height)
 	}
+	i0, j0 := r.I0, r.J0
 	nc := ta.Format.Components()
 	for j := 0; j < ta.Height; j++ {
 		for x := 0; x < ta.Width; x++ {
 			if ta.RGBA8 != nil {
 				ga := ta.RGBA8.Pix[ta.RGBA8.PixOffset(x, j):][:4]
-				gb := tb.RGBA8.Pix[tb.RGBA8.PixOffset(i0+x, j0+j):][:4]
+				gb := whole.RGBA8.Pix[whole.RGBA8.PixOffset(i0+x, j0+j):][:4]
 				if string(ga) != string(gb) {
 					return fmt.Errorf("texel (%d,%d): %v, whole bake %v", i0+x, j0+j, ga, gb)
 				}
 				continue
 			}
 			for c := 0; c < nc; c++ {
-				va, vb := ta.Float[(j*ta.Width+x)*nc+c], tb.Float[((j0+j)*tb.Width+i0+x)*nc+c]
+				va, vb := ta.Float[(j*ta.Width+x)*nc+c], whole.Float[((j0+j)*whole.Width+i0+x)*nc+c]
 				if va != vb {
 					return fmt.Errorf("texel (%d,%d): %v, whole bake %v", i0+x, j0+j, va, vb)
 				}
