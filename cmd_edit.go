@@ -40,20 +40,9 @@ func runEdit(args []string, stdout, stderr io.Writer) int {
 	cpu := fs.Bool("cpu", false, "")
 	gpu := fs.Bool("gpu", false, "")
 	cell := fs.Int("cell", -1, "")
-	var path string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return usageError(c, stderr, "%v", err)
-		}
-		rest = fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if path != "" {
-			return usageError(c, stderr, "unexpected argument %q", rest[0])
-		}
-		path, rest = rest[0], rest[1:]
+	path, err := parseWithPath(fs, args, "")
+	if err != nil {
+		return usageError(c, stderr, "%v", err)
 	}
 	if *cpu && *gpu {
 		return usageError(c, stderr, "--cpu and --gpu exclude each other")
@@ -74,15 +63,13 @@ func runEdit(args []string, stdout, stderr io.Writer) int {
 		if *cell < 0 {
 			return usageError(c, stderr, "%s is a world of %d cells: say which to open with --cell I (0 … %d)", path, w.NumCells(), w.NumCells()-1)
 		}
-		cp, err := w.Cell(*cell)
-		if err != nil {
-			return usageError(c, stderr, "%v", err)
+		if _, err := w.Cell(*cell); err != nil {
+			return usageError(c, stderr, "%v", err) // no such cell
 		}
-		if _, err := os.Stat(cp); err != nil {
-			fmt.Fprintf(stderr, "strata edit: cell %d of %s is not baked yet (%v): strata world bake %s --cell %d\n", *cell, path, err, path, *cell)
+		if _, err := w.BakedCell(*cell); err != nil {
+			fmt.Fprintf(stderr, "strata edit: %v\n", err)
 			return exitFail
 		}
-		o.World = true
 	} else if *cell >= 0 {
 		return usageError(c, stderr, "--cell opens a cell of a world; %q is not a world", path)
 	}

@@ -83,7 +83,8 @@ func usage(w io.Writer) {
 
 // parseWithPath parses flags around one positional PATH argument, which may come before or after
 // the flags (`strata render dunes.terrainData --out f.png` and `strata render --out f.png
-// dunes.terrainData` both work). It reports a missing (named what) or second positional argument.
+// dunes.terrainData` both work). It reports a second positional argument, and a missing one named
+// what (what "": the path is optional).
 func parseWithPath(fs *flag.FlagSet, args []string, what string) (path string, err error) {
 	rest := args
 	for len(rest) > 0 {
@@ -99,7 +100,7 @@ func parseWithPath(fs *flag.FlagSet, args []string, what string) (path string, e
 		}
 		path, rest = rest[0], rest[1:]
 	}
-	if path == "" {
+	if path == "" && what != "" {
 		return "", fmt.Errorf("missing %s", what)
 	}
 	return path, nil

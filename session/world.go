@@ -2,10 +2,7 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -33,12 +30,9 @@ func (s *Session) OpenWorldCell(ctx context.Context, path string, i int) error {
 	if err != nil {
 		return err
 	}
-	cell, err := w.Cell(i)
+	cell, err := w.BakedCell(i)
 	if err != nil {
 		return err
-	}
-	if _, err := os.Stat(cell); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("session: cell %d of %s is not baked yet (strata world bake %s --cell %d)", i, w.Dir, w.Dir, i)
 	}
 	if err := s.OpenContainer(ctx, cell); err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"strata/icons"
 	"strata/session"
 	"strata/stack"
+	"strata/world"
 )
 
 // AppID names the editor to Fyne (preferences, recent files).
@@ -29,11 +30,10 @@ const AppID = "io.strata.editor"
 
 // Options start the editor.
 type Options struct {
-	// Path is a container or a heightmap to open; "" opens the built-in sample. With World, Path
-	// is a world (its folder or world.yaml) and Cell the cell to open.
-	Path  string
-	World bool
-	Cell  int
+	// Path is a container, a heightmap or a world (its folder or world.yaml; Cell says which
+	// cell) to open; "" opens the built-in sample.
+	Path string
+	Cell int
 	// Log receives the editor's own messages (the first frame's time); nil = stderr.
 	Log io.Writer
 	// Evaluator forces the GPU or the Go reference (default: measured).
@@ -181,7 +181,7 @@ func (ed *editor) openInitial(o Options) {
 	switch {
 	case path == "":
 		err = ed.s.OpenSample(ctx)
-	case o.World:
+	case world.IsWorld(path):
 		err = ed.s.OpenWorldCell(ctx, path, o.Cell)
 	case isContainer(path):
 		err = ed.s.OpenContainer(ctx, path)

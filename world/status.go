@@ -167,3 +167,18 @@ func (w *World) bakedAt(i int) (time.Time, error) {
 	}
 	return fi.ModTime(), nil
 }
+
+// BakedCell returns the container path of cell i when it is baked, else an error saying how to
+// bake it (the editor opens only baked cells).
+func (w *World) BakedCell(i int) (string, error) {
+	path, err := w.Cell(i)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("world: cell %d of %s is not baked yet (strata world bake %s --cell %d)", i, w.Dir, w.Dir, i)
+	} else if err != nil {
+		return "", fmt.Errorf("world: cell %d: %w", i, err)
+	}
+	return path, nil
+}
