@@ -10,25 +10,13 @@ import (
 
 	"strata/bake"
 	"strata/gpu"
+	"strata/internal/testgpu"
 	"strata/stack"
 	"strata/viewport"
 )
 
-var (
-	devOnce sync.Once
-	dev     *gpu.Device
-	devErr  error
-)
-
-// testDevice is one device for the package's tests (lavapipe on a machine without a GPU).
-func testDevice(t testing.TB) *gpu.Device {
-	t.Helper()
-	devOnce.Do(func() { dev, devErr = gpu.Open(context.Background(), gpu.Options{Label: "session test"}) })
-	if devErr != nil {
-		t.Fatalf("open device: %v", devErr)
-	}
-	return dev
-}
+// testDevice is the test binary's one device (internal/testgpu).
+func testDevice(t testing.TB) *gpu.Device { return testgpu.Device(t) }
 
 // harness is a session with its events collected.
 type harness struct {

@@ -5,22 +5,15 @@ import (
 	"context"
 	"io"
 	"math"
-	"sync"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"strata/gpu"
+	"strata/internal/testgpu"
 	"strata/session"
 	"strata/stack"
-)
-
-var (
-	devOnce sync.Once
-	dev     *gpu.Device
-	devErr  error
 )
 
 // newTestEditor builds the editor on Fyne's headless test app over a real session (lavapipe),
@@ -28,11 +21,7 @@ var (
 func newTestEditor(t *testing.T) *editor {
 	t.Helper()
 	a := test.NewTempApp(t)
-	devOnce.Do(func() { dev, devErr = gpu.Open(context.Background(), gpu.Options{Label: "ui test"}) })
-	if devErr != nil {
-		t.Fatal(devErr)
-	}
-	s, err := session.New(context.Background(), session.Options{Device: dev, Width: 160, Height: 100, Evaluator: session.CPU})
+	s, err := session.New(context.Background(), session.Options{Device: testgpu.Device(t), Width: 160, Height: 100, Evaluator: session.CPU})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package viewport
 
 import (
-	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -10,32 +9,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"strata/gpu"
+	"strata/internal/testgpu"
 	"strata/noise"
 )
 
-var (
-	devOnce sync.Once
-	dev     *gpu.Device
-	devErr  error
-)
-
-// testDevice opens one device for the whole test binary (lavapipe on a machine with no GPU).
-func testDevice(t testing.TB) *gpu.Device {
-	t.Helper()
-	devOnce.Do(func() { dev, devErr = gpu.Open(context.Background(), gpu.Options{Label: "viewport test"}) })
-	if devErr != nil {
-		t.Fatalf("open device: %v", devErr)
-	}
-	return dev
-}
+// testDevice is the test binary's one device (internal/testgpu).
+func testDevice(t testing.TB) *gpu.Device { return testgpu.Device(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	dev.Release()
+	testgpu.Release()
 	os.Exit(code)
 }
 
