@@ -94,6 +94,36 @@ func (h *harness) waitFrame(v uint64) *Frame {
 	}
 }
 
+// mark is where the events stand now, for frameAfter.
+func (h *harness) mark() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.ev)
+}
+
+// frameAfter waits for a full frame drawn after mark (an overlay or a binding changed, which the
+// version does not count) and returns it.
+func (h *harness) frameAfter(mark int) *Frame {
+	h.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		h.mu.Lock()
+		for _, e := range h.ev[mark:] {
+			if f := e.Frame; f != nil && !f.Draft && f.Scale == 1 && !f.Refining && f.Version >= h.s.Version() {
+				h.mu.Unlock()
+				return f
+			}
+		}
+		h.mu.Unlock()
+		select {
+		case <-h.ch:
+		case <-time.After(200 * time.Millisecond):
+		case <-deadline:
+			h.t.Fatalf("no full frame after event %d within 60 s", mark)
+		}
+	}
+}
+
 func (h *harness) count(kind EventKind) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -501,7 +531,7 @@ func TestArtistSitting(t *testing.T) {
 }
 
 // The mask overlay shows a painted mask where it is painted, and follows the strokes and their
-// undo.
+// undo: undone, the unpainted mask tints nothing.
 func TestMaskOverlay(t *testing.T) {
 	h := newHarness(t, Options{Evaluator: CPU})
 	ctx := context.Background()
@@ -513,23 +543,19 @@ func TestMaskOverlay(t *testing.T) {
 	}
 	plain := h.waitFrame(h.s.Version()).Image
 	h.s.SetOverlay(Overlay{Mode: viewport.OverlayDensity, Channel: "mask.valley"})
-	h.s.RequestFrame()
-	time.Sleep(300 * time.Millisecond)
-	if n := diffPixels(plain, h.waitFrame(h.s.Version()).Image); n != 0 {
-		t.Errorf("an unpainted mask's overlay changed %d pixels", n)
-	}
 	if err := h.s.BeginStroke(Brush{Target: "mask.valley", Radius: 500, Strength: 1, Falloff: 0.5}); err != nil {
 		t.Fatal(err)
 	}
 	h.s.Stroke(0, 0)
+	m := h.mark()
 	h.s.EndStroke()
-	painted := h.waitFrame(h.s.Version()).Image
+	painted := h.frameAfter(m).Image
 	if n := diffPixels(plain, painted); n < 100 {
 		t.Errorf("the painted mask shows in %d pixels", n)
 	}
+	m = h.mark()
 	h.s.Undo()
-	time.Sleep(300 * time.Millisecond)
-	if n := diffPixels(plain, h.waitFrame(h.s.Version()).Image); n != 0 {
+	if n := diffPixels(plain, h.frameAfter(m).Image); n != 0 {
 		t.Errorf("after undo the overlay still changes %d pixels", n)
 	}
 }
