@@ -56,38 +56,29 @@ func (h *history) clear() { *h = history{limit: h.limit} }
 
 // Undo reverts the last step; false when there is none (or a drag or stroke is in progress).
 func (s *Session) Undo() bool {
-	s.mu.Lock()
-	if s.pipe.gestureActive() {
-		s.mu.Unlock()
-		return false
-	}
-	o := s.hist.popUndo()
-	if o != nil {
-		o.undo(s)
-		s.changed()
-	}
-	s.mu.Unlock()
-	if o != nil {
-		s.emit(Event{Kind: EventDocument, Message: "Undo " + o.label()})
-	}
-	return o != nil
+	return s.step("Undo", s.hist.popUndo, func(o op) { o.undo(s) })
 }
 
 // Redo applies the last undone step again; false when there is none.
 func (s *Session) Redo() bool {
+	return s.step("Redo", s.hist.popRedo, func(o op) { o.redo(s) })
+}
+
+// step pops a step off one side of the history and applies it (not during a gesture).
+func (s *Session) step(verb string, pop func() op, apply func(op)) bool {
 	s.mu.Lock()
 	if s.pipe.gestureActive() {
 		s.mu.Unlock()
 		return false
 	}
-	o := s.hist.popRedo()
+	o := pop()
 	if o != nil {
-		o.redo(s)
+		apply(o)
 		s.changed()
 	}
 	s.mu.Unlock()
 	if o != nil {
-		s.emit(Event{Kind: EventDocument, Message: "Redo " + o.label()})
+		s.emit(Event{Kind: EventDocument, Message: verb + " " + o.label()})
 	}
 	return o != nil
 }
