@@ -46,7 +46,6 @@ type evaluation struct {
 	wins    *bake.Windows
 	weights *bake.Weights // eval's texels
 	density []*field.Grid // per population, eval's texels
-	maxes   []float32     // per population, the largest density over eval
 	backend string
 	phases  []Phase // read, evaluate
 }
@@ -105,41 +104,44 @@ func (w *World) evaluateCPU(ctx context.Context, s *stack.Stack, ev *evaluation,
 	if err != nil {
 		return err
 	}
-	ev.density, ev.maxes = nil, nil
+	ev.density = nil
 	if !withDensity {
 		return nil
 	}
 	sg := scatter.Geometry{Field: ev.geo.Field, Stack: ev.geo.Stack}
-	return ev.densities(s, o, func(p int) (*field.Grid, float32, error) {
-		return scatter.DensityWindow(ctx, s, p, ev.wins.Height, ev.wins.Channels, sg, ev.eval, ev.weights.Lo, ev.weights.Hi)
+	return ev.densities(s, o, func(p int) (*field.Grid, error) {
+		d, _, err := scatter.DensityWindow(ctx, s, p, ev.wins.Height, ev.wins.Channels, sg, ev.eval, ev.weights.Lo, ev.weights.Hi)
+		return d, err
 	})
 }
 
-// densities fills ev.density and ev.maxes with each population's density(p), reporting progress.
-func (ev *evaluation) densities(s *stack.Stack, o *Options, density func(p int) (*field.Grid, float32, error)) error {
-	ev.density, ev.maxes = nil, nil
+// densities fills ev.density with each population's density(p), reporting progress.
+func (ev *evaluation) densities(s *stack.Stack, o *Options, density func(p int) (*field.Grid, error)) error {
+	ev.density = nil
 	report := o.report()
 	for p := range s.Populations {
 		report("density", p, len(s.Populations))
-		d, mx, err := density(p)
+		d, err := density(p)
 		if err != nil {
 			return fmt.Errorf("world: population %q: %w", s.Populations[p].Name, err)
 		}
 		ev.density = append(ev.density, d)
-		ev.maxes = append(ev.maxes, mx)
 	}
 	report("density", len(s.Populations), len(s.Populations))
 	return nil
 }
 
-// crop copies block r (weights texels, inside ev.eval) of the evaluated weights.
+// cropWeights copies block r (weights texels, inside ev.eval) of the evaluated weights.
 func (ev *evaluation) cropWeights(r field.Rect) *bake.Weights {
-	out := bake.NewWeights(r.W(), r.H())
+	return &bake.Weights{W: r.W(), H: r.H(), Lo: cropBytes(ev.weights.Lo, ev.eval, r, 4), Hi: cropBytes(ev.weights.Hi, ev.eval, r, 4)}
+}
+
+// cropBytes cuts block r out of an image of block from, n bytes a texel.
+func cropBytes(src []byte, from, r field.Rect, n int) []byte {
+	out := make([]byte, r.W()*r.H()*n)
 	for j := r.J0; j < r.J1; j++ {
-		src := ((j-ev.eval.J0)*ev.eval.W() + r.I0 - ev.eval.I0) * 4
-		dst := (j - r.J0) * r.W() * 4
-		copy(out.Lo[dst:dst+4*r.W()], ev.weights.Lo[src:src+4*r.W()])
-		copy(out.Hi[dst:dst+4*r.W()], ev.weights.Hi[src:src+4*r.W()])
+		o := ((j-from.J0)*from.W() + r.I0 - from.I0) * n
+		copy(out[(j-r.J0)*r.W()*n:], src[o:o+r.W()*n])
 	}
 	return out
 }
