@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/stack"
+	"strata/terraindata"
 )
 
 // PlanOptions are `strata world plan`'s: bake's sources, the grid of cells and where the plan
@@ -214,11 +214,7 @@ func existingGUID(dir string) (string, error) {
 			return "", fmt.Errorf("world: %s is a folder with no %s: not writing a world into it", dir, FileName)
 		}
 	}
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+	return terraindata.NewGUID(), nil
 }
 
 // memoryPerCell estimates a cell task's peak memory in bytes (the largest cell), calibrated on

@@ -55,6 +55,12 @@ func TestCellAndNeighbours(t *testing.T) {
 			t.Errorf("Neighbours(%d) = %s, want %s", i, got, want)
 		}
 	}
+	// A cell's guid derives from the world's and the cell's name: the same bytes on every
+	// machine and in every build, so the cells of a world planned earlier keep theirs.
+	w2.GUID = "6f1c2a9e-3b4d-4e5f-8a7b-1c2d3e4f5a6b"
+	if got, want := w2.CellGUID(1), "7b70fcc4-c21c-53f4-ab2a-584576d1ab0e"; got != want {
+		t.Errorf("CellGUID(1) = %s, want %s", got, want)
+	}
 }
 
 // world.Open refuses a world.yaml a cell bake could not use, naming the field.

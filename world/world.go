@@ -13,7 +13,6 @@
 package world
 
 import (
-	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -310,12 +309,7 @@ func (w *World) save() error {
 // UUID), so every bake of the cell — the first by two tasks at once included — writes the same
 // bytes, and a re-plan that keeps the world's guid keeps every cell's.
 func (w *World) cellGUID(i int) string {
-	h := sha1.Sum([]byte(w.GUID + "/" + w.CellList[i].Container))
-	var b [16]byte
-	copy(b[:], h[:16])
-	b[6] = b[6]&0x0f | 0x50
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return terraindata.ChildGUID(w.GUID, w.CellList[i].Container)
 }
 
 // lockPath is the lock file serializing saves of cell i's container (beside it, never removed).
