@@ -99,7 +99,9 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
-	ev, err := w.evaluate(ctx, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
+	var dev cellGPU
+	ev, err := w.evaluate(ctx, &dev, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
+	dev.release() // before placing and writing: with a software Vulkan its memory is this process's
 	if err != nil {
 		return nil, err
 	}

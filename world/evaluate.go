@@ -61,9 +61,35 @@ func (w *World) geometry(s *stack.Stack) (bake.Geometry, error) {
 	return bake.WorldGeometry(s, w.Placement(), w.HeightGrid[0], w.HeightGrid[1], w.Resolution)
 }
 
+// cellGPU is the GPU the cells of one operation share (a plan's density pass, a cell bake),
+// opened at the first evaluation that wants it — a device and its kernels take a while to make —
+// and nil for the Go reference: asked for (Options.CPU), or no GPU could be opened (Options.Warn
+// hears why, once).
+type cellGPU struct {
+	g     *bake.GPU
+	tried bool
+}
+
+// get opens the GPU on first use.
+func (c *cellGPU) get(ctx context.Context, o *Options) *bake.GPU {
+	if !o.CPU && !c.tried {
+		c.tried = true
+		c.g = bake.OpenGPUOr(ctx, nil, o.Warn)
+	}
+	return c.g
+}
+
+// release frees the GPU; the next get does not open it again. Safe when never opened.
+func (c *cellGPU) release() {
+	c.g.Release()
+	c.g = nil
+}
+
 // evaluate evaluates block eval of the weights grid (and each population's density when withDensity),
-// reading block hrect of the sources (which must hold eval's apron).
-func (w *World) evaluate(ctx context.Context, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
+// reading block hrect of the sources (which must hold eval's apron): on dev's GPU, falling back to
+// the Go reference (with a warning) when the block does not fit the device or the device fails,
+// or with the Go reference when there is none.
+func (w *World) evaluate(ctx context.Context, dev *cellGPU, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
 	report := o.report()
 	report("read", 0, 1)
 	t0 := time.Now()
@@ -75,20 +101,15 @@ func (w *World) evaluate(ctx context.Context, s *stack.Stack, geo bake.Geometry,
 	ev := &evaluation{geo: geo, eval: eval, wins: wins, phases: []Phase{{"read", time.Since(t0)}}}
 	t0 = time.Now()
 	defer func() { ev.phases = append(ev.phases, Phase{"evaluate", time.Since(t0)}) }()
-	if !o.CPU {
-		err := w.evaluateGPU(ctx, s, ev, withDensity, o)
+	if g := dev.get(ctx, o); g != nil {
+		err := w.evaluateGPU(ctx, g, s, ev, withDensity, o)
 		switch {
 		case err == nil:
 			return ev, nil
-		case errors.Is(err, gpu.ErrNoAdapter):
-			o.warn("no GPU adapter (%v); using the Go reference", err)
-		case errors.Is(err, gpu.ErrTooLarge):
-			o.warn("%v; using the Go reference", err)
-		case ctx.Err() != nil:
+		case ctx.Err() != nil && !errors.Is(err, gpu.ErrTooLarge):
 			return nil, err
-		default:
-			o.warn("the GPU could not be used (%v); using the Go reference", err)
 		}
+		o.warn("%s", bake.FallbackWarning(err))
 	}
 	return ev, w.evaluateCPU(ctx, s, ev, withDensity, o)
 }

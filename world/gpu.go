@@ -19,13 +19,10 @@ import (
 // The target is eval's own block: its Origin is eval's corner, so the kernels write each texel at
 // its global index minus that corner (params head lane 4), and the density grid is the same band
 // (gpu.ScatterKernel.DensityBand). A block whose target exceeds the device is refused with
-// gpu.ErrTooLarge and baked with the Go reference.
-func (w *World) evaluateGPU(ctx context.Context, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
-	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata world bake"})
-	if err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	defer dev.Release()
+// gpu.ErrTooLarge and baked with the Go reference. g's device and weights kernel serve every
+// cell of an operation; the scatter kernel is made here, once for all the populations.
+func (w *World) evaluateGPU(ctx context.Context, g *bake.GPU, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
+	dev := g.Dev
 	ev.backend = "GPU " + dev.Info.String()
 	withDensity = withDensity && len(s.Populations) > 0
 	lim := dev.Limits
@@ -35,11 +32,7 @@ func (w *World) evaluateGPU(ctx context.Context, s *stack.Stack, ev *evaluation,
 	if m := lim.MaxStorageBufferBindingSize; withDensity && m > 0 && 16+4*uint64(ev.eval.W())*uint64(ev.eval.H()) > m {
 		return fmt.Errorf("world: a %d×%d density grid is larger than the GPU binds (%d bytes): %w", ev.eval.W(), ev.eval.H(), m, gpu.ErrTooLarge)
 	}
-	wk, err := dev.NewWeightsKernel()
-	if err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	defer wk.Release()
+	wk := g.WeightsKernel()
 	target, err := dev.NewWeightsTarget(uint32(ev.eval.W()), uint32(ev.eval.H()))
 	if err != nil {
 		return fmt.Errorf("world: %w", err)
@@ -83,19 +76,19 @@ func (w *World) evaluateGPU(ctx context.Context, s *stack.Stack, ev *evaluation,
 	if !withDensity {
 		return nil
 	}
+	k, err := dev.NewScatterKernel()
+	if err != nil {
+		return fmt.Errorf("world: %w", err)
+	}
+	defer k.Release()
 	return ev.densities(s, o, func(p int) (*field.Grid, error) {
-		return densityGPU(ctx, dev, s, p, ev, target, kept)
+		return densityGPU(ctx, k, s, p, ev, target, kept)
 	})
 }
 
-// densityGPU runs population p's density kernel over the kept tiles and returns eval's values
+// densityGPU runs population p's density kernel k over the kept tiles and returns eval's values
 // (the kernel's grid is eval's block, target's).
-func densityGPU(ctx context.Context, dev *gpu.Device, s *stack.Stack, p int, ev *evaluation, target *gpu.WeightsTarget, tiles []gpu.WeightsTile) (*field.Grid, error) {
-	k, err := dev.NewScatterKernel()
-	if err != nil {
-		return nil, err
-	}
-	defer k.Release()
+func densityGPU(ctx context.Context, k *gpu.ScatterKernel, s *stack.Stack, p int, ev *evaluation, target *gpu.WeightsTarget, tiles []gpu.WeightsTile) (*field.Grid, error) {
 	pp, err := stack.PackPopulation(s, p, ev.geo.Stack)
 	if err != nil {
 		return nil, err

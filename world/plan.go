@@ -160,12 +160,14 @@ func (w *World) planPopulations(ctx context.Context, s *stack.Stack, o *Options)
 		}
 		maxes := make([]float32, len(s.Populations))
 		report := o.report()
+		var dev cellGPU
+		defer dev.release()
 		for i := range w.CellList {
 			report("measure density", i, len(w.CellList))
 			r := w.CellList[i].WeightsRect()
 			co := *o
 			co.Progress = nil
-			ev, err := w.evaluate(ctx, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
+			ev, err := w.evaluate(ctx, &dev, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
 			if err != nil {
 				return nil, fmt.Errorf("world: measuring the density of cell %d: %w", i, err)
 			}
