@@ -25,7 +25,7 @@ type CellResult struct {
 	Warnings  []stack.Problem
 	// Phases are the bake's steps and their wall times: read (the windows of the sources),
 	// evaluate (weights and densities), place, write (encode, validate, swap in).
-	Phases []Phase
+	Phases []bake.Phase
 }
 
 // blocks are the parts of the world a cell bake touches.
@@ -100,7 +100,8 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 		return nil, err
 	}
 	var dev cellGPU
-	ev, err := w.evaluate(ctx, &dev, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
+	tm := &bake.Timings{}
+	ev, err := w.evaluate(ctx, &dev, tm, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
 	dev.release() // before placing and writing: with a software Vulkan its memory is this process's
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
-	phases := append(ev.phases, Phase{"place", time.Since(t0)})
+	tm.Since("place", t0)
 	backend := ev.backend
 	ev = nil
 	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
@@ -129,9 +130,9 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 		return nil, err
 	}
 	report("write", 1, 1)
-	phases = append(phases, Phase{"write", time.Since(t0)})
+	tm.Since("write", t0)
 	return &CellResult{Index: i, Path: path, Weights: [2]int{b.cell.W(), b.cell.H()}, Backend: backend, Instances: counts,
-		Warnings: warnings, Phases: phases}, nil
+		Warnings: warnings, Phases: tm.Phases()}, nil
 }
 
 // cellLandscape is cell i's container content: its field (height, channels) and weights cut out

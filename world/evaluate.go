@@ -47,13 +47,6 @@ type evaluation struct {
 	weights *bake.Weights // eval's texels
 	density []*field.Grid // per population, eval's texels
 	backend string
-	phases  []Phase // read, evaluate
-}
-
-// Phase is one step of a cell bake and how long it took.
-type Phase struct {
-	Name string
-	D    time.Duration
 }
 
 // geometry is the world's geometry for stack s.
@@ -88,8 +81,8 @@ func (c *cellGPU) release() {
 // evaluate evaluates block eval of the weights grid (and each population's density when withDensity),
 // reading block hrect of the sources (which must hold eval's apron): on dev's GPU, falling back to
 // the Go reference (with a warning) when the block does not fit the device or the device fails,
-// or with the Go reference when there is none.
-func (w *World) evaluate(ctx context.Context, dev *cellGPU, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
+// or with the Go reference when there is none. tm (nil: none) times its phases, read and evaluate.
+func (w *World) evaluate(ctx context.Context, dev *cellGPU, tm *bake.Timings, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
 	report := o.report()
 	report("read", 0, 1)
 	t0 := time.Now()
@@ -98,9 +91,9 @@ func (w *World) evaluate(ctx context.Context, dev *cellGPU, s *stack.Stack, geo 
 		return nil, err
 	}
 	report("read", 1, 1)
-	ev := &evaluation{geo: geo, eval: eval, wins: wins, phases: []Phase{{"read", time.Since(t0)}}}
-	t0 = time.Now()
-	defer func() { ev.phases = append(ev.phases, Phase{"evaluate", time.Since(t0)}) }()
+	t0 = tm.Since("read", t0)
+	defer tm.Since("evaluate", t0)
+	ev := &evaluation{geo: geo, eval: eval, wins: wins}
 	if g := dev.get(ctx, o); g != nil {
 		err := w.evaluateGPU(ctx, g, s, ev, withDensity, o)
 		switch {

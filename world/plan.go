@@ -167,7 +167,7 @@ func (w *World) planPopulations(ctx context.Context, s *stack.Stack, o *Options)
 			r := w.CellList[i].WeightsRect()
 			co := *o
 			co.Progress = nil
-			ev, err := w.evaluate(ctx, &dev, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
+			ev, err := w.evaluate(ctx, &dev, nil, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
 			if err != nil {
 				return nil, fmt.Errorf("world: measuring the density of cell %d: %w", i, err)
 			}

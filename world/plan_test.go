@@ -165,7 +165,19 @@ func TestPlanDeclaredSpacing(t *testing.T) {
 	if w.Populations[0].MaxDensity != 2e-7 || float32(w.Populations[0].Spacing) != world.SpacingOf(2e-7) {
 		t.Errorf("%+v", w.Populations[0])
 	}
-	if _, err := w.BakeCell(context.Background(), 3, world.Options{CPU: true}); err != nil {
+	res, err := w.BakeCell(context.Background(), 3, world.Options{CPU: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The phases strata world bake prints, in the order they ran.
+	var names []string
+	for _, p := range res.Phases {
+		names = append(names, p.Name)
+		if p.D <= 0 {
+			t.Errorf("phase %s took %v", p.Name, p.D)
+		}
+	}
+	if got := strings.Join(names, " "); got != "read evaluate place write" {
+		t.Errorf("phases %s, want read evaluate place write", got)
 	}
 }
