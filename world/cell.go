@@ -81,7 +81,8 @@ func (w *World) checkPopulations(s *stack.Stack) error {
 // atomically (terraindata.Save) and under the cell's lock, so a task killed at any moment leaves
 // the old container or the new one, and two tasks baking the same cell at once write one after
 // the other, the same bytes (the cell's guid derives from the world's). Idempotent: baking again
-// from the same sources rewrites the same bytes.
+// from the same sources rewrites the same bytes. A ctx cancelled before the new container is
+// swapped in leaves the old one (bake.WriteContext).
 func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, error) {
 	path, err := w.Cell(i)
 	if err != nil {
@@ -116,20 +117,14 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	ev = nil
 	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
 	t0 = time.Now()
-	report := o.report()
-	report("write", 0, 1)
 	lk, err := safeio.LockExclusive(w.lockPath(i))
 	if err != nil {
 		return nil, fmt.Errorf("world: %w", err)
 	}
 	defer lk.Unlock()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("world: %w", err)
-	}
-	if err := bake.Write(path, l); err != nil {
+	if err := bake.WriteContext(ctx, path, l, bake.WriteOptions{Progress: o.Progress}); err != nil {
 		return nil, err
 	}
-	report("write", 1, 1)
 	tm.Since("write", t0)
 	return &CellResult{Index: i, Path: path, Weights: [2]int{b.cell.W(), b.cell.H()}, Backend: backend, Instances: counts,
 		Warnings: warnings, Phases: tm.Phases()}, nil

@@ -19,7 +19,8 @@ type Options struct {
 	// CPU forces the Go reference; otherwise the GPU, falling back to the Go reference (with a
 	// warning) when there is no adapter or the block does not fit the device.
 	CPU bool
-	// Progress receives each phase ("read", "weights", "density", "place", "write").
+	// Progress receives each phase ("read", "weights", "density", "place"), then the write's
+	// (bake.WriteContext: bake.StageEncodeHeight and bake.StageEncode in MiB, bake.StageValidate).
 	Progress progress.Func
 	// Warn receives fallbacks and other notes, one line each.
 	Warn func(msg string)

@@ -2,6 +2,7 @@ package world_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -179,5 +180,59 @@ func TestPlanDeclaredSpacing(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "read evaluate place write" {
 		t.Errorf("phases %s, want read evaluate place write", got)
+	}
+}
+
+// A cell bake reports the write's stages as strata bake does (the encode in MiB), and a bake
+// cancelled while it writes leaves the cell's container as it was.
+func TestBakeCellWriteProgressAndCancel(t *testing.T) {
+	dir := t.TempDir()
+	w, err := world.Plan(context.Background(), world.PlanOptions{Sources: demSources(t, dir), Cells: [2]int{2, 1}, Out: filepath.Join(dir, "d.world"),
+		Spacing: world.SpacingDeclared, Options: world.Options{CPU: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	if _, err := w.BakeCell(context.Background(), 0, world.Options{CPU: true, Progress: func(stage string, done, total int) { seen[stage] = true }}); err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []string{"read", "place", bake.StageEncodeHeight, bake.StageEncode, bake.StageValidate} {
+		if !seen[stage] {
+			t.Errorf("no %q progress (saw %v)", stage, seen)
+		}
+	}
+	p, _ := w.Cell(0)
+	manifest := filepath.Join(p, "terrain.yaml")
+	before, err := os.Stat(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // a swapped-in container's manifest would be newer
+	old, err := bake.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = w.BakeCell(ctx, 0, world.Options{CPU: true, Progress: func(stage string, done, total int) {
+		if stage == bake.StageEncode {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a bake cancelled while it writes: %v, want context.Canceled", err)
+	}
+	after, err := os.Stat(manifest)
+	if err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("the cell was replaced: %v", err)
+	}
+	if probs := bake.Validate(p); len(probs) > 0 {
+		t.Fatalf("the old cell no longer validates: %v", probs)
+	}
+	if l, err := bake.Open(p); err != nil || l.GUID != old.GUID {
+		t.Fatalf("the old cell: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "d.world", ".x0_z0.terrainData.*")); len(left) != 1 {
+		t.Errorf("beside the cell: %v (want only its lock file)", left)
 	}
 }
