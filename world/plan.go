@@ -41,8 +41,8 @@ type PlanOptions struct {
 // bakes nothing.
 func Plan(ctx context.Context, o PlanOptions) (*World, error) {
 	src := o.Sources
-	if (src.Height == "") == (src.Sample == "") {
-		return nil, errors.New("world: give exactly one of a heightmap and a sample")
+	if err := src.Check(); err != nil {
+		return nil, fmt.Errorf("world: %w", err)
 	}
 	if o.Spacing == "" {
 		o.Spacing = SpacingMeasured
@@ -95,9 +95,6 @@ func Plan(ctx context.Context, o PlanOptions) (*World, error) {
 		}
 		w.HeightGrid = [2]int{hw, hh}
 	} else {
-		if src.Sample != "dunes" {
-			return nil, fmt.Errorf("world: sample %q: the built-in sample is \"dunes\"", src.Sample)
-		}
 		w.HeightGrid = [2]int{field.DunesTexels, field.DunesTexels}
 		w.Size = [2]float64{field.DunesSize, field.DunesSize}
 	}

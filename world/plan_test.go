@@ -82,6 +82,8 @@ func TestOpenRefuses(t *testing.T) {
 		{"spacing disagrees", "spacing: 2236.06787109375", "spacing: 10", "populations[0]"},
 		{"backslash path", "stack: ../stack.yaml", `stack: ..\stack.yaml`, "with '/'"},
 		{"weights grid", "weightsGrid: [120, 91]", "weightsGrid: [121, 91]", "weightsGrid"},
+		{"height and sample", "stack: ../stack.yaml", "stack: ../stack.yaml\nsample: dunes", "give exactly one of a heightmap and a sample"},
+		{"heightmap without a stack", "stack: ../stack.yaml", "", "a heightmap needs a stack"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := strings.Replace(string(good), tc.from, tc.to, 1)
@@ -158,6 +160,12 @@ func TestStatusAndStalePlan(t *testing.T) {
 // Declared spacing needs no density pass: each population's spacing follows its declared density.
 func TestPlanDeclaredSpacing(t *testing.T) {
 	dir := t.TempDir()
+	noStack := demSources(t, dir)
+	noStack.StackPath = ""
+	if _, err := world.Plan(context.Background(), world.PlanOptions{Sources: noStack, Cells: [2]int{2, 2}, Out: filepath.Join(dir, "n.world"),
+		Spacing: world.SpacingDeclared}); err == nil || !strings.Contains(err.Error(), "world: a heightmap needs a stack") {
+		t.Errorf("a heightmap world without a stack: %v", err)
+	}
 	w, err := world.Plan(context.Background(), world.PlanOptions{Sources: demSources(t, dir), Cells: [2]int{2, 2}, Out: filepath.Join(dir, "d.world"),
 		Spacing: world.SpacingDeclared, Options: world.Options{CPU: true}})
 	if err != nil {

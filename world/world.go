@@ -23,6 +23,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"strata/bake"
 	"strata/field"
 	"strata/internal/safeio"
 	"strata/terraindata"
@@ -191,13 +192,12 @@ func (w *World) check() error {
 	if p.Tile < 0 {
 		return fmt.Errorf("tile: %d: must be positive", p.Tile)
 	}
-	switch {
-	case (p.Height == nil) == (p.Sample == ""):
-		return errors.New("height/sample: give exactly one")
-	case p.Sample != "" && p.Sample != "dunes":
-		return fmt.Errorf("sample: %q: the built-in sample is \"dunes\"", p.Sample)
-	case p.Sample == "" && p.Stack == "":
-		return errors.New("stack: a heightmap world needs a stack")
+	src := bake.Sources{StackPath: p.Stack, Sample: p.Sample}
+	if p.Height != nil {
+		src.Height = p.Height.File
+	}
+	if err := src.Check(); err != nil {
+		return err
 	}
 	for _, f := range w.sourcePaths() {
 		if f.rel == "" || strings.Contains(f.rel, "\\") {
