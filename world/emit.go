@@ -85,7 +85,7 @@ func (w *World) jobName() string {
 }
 
 // bakeArgs is the command a task runs, for a world folder at dir.
-func (w *World) bakeArgs(strata, dir string, gpu bool) []string {
+func bakeArgs(strata, dir string, gpu bool) []string {
 	args := []string{strata, "world", "bake", dir}
 	if !gpu {
 		args = append(args, "--cpu")
@@ -112,7 +112,7 @@ func (w *World) EmitK8s(o EmitOptions) (string, error) {
 	}
 	q := strconv.Quote
 	var cmd []string
-	for _, a := range w.bakeArgs("strata", podDir, o.GPU) {
+	for _, a := range bakeArgs("strata", podDir, o.GPU) {
 		cmd = append(cmd, q(a))
 	}
 	gpu := ""
@@ -233,7 +233,7 @@ func (w *World) EmitSlurm(o EmitOptions) (string, error) {
 		gres = "#SBATCH --gres=gpu:1\n"
 	}
 	var cmd []string
-	for _, a := range w.bakeArgs(strata, dir, o.GPU) {
+	for _, a := range bakeArgs(strata, dir, o.GPU) {
 		cmd = append(cmd, shellQuote(a))
 	}
 	script := fmt.Sprintf(`#!/bin/bash

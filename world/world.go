@@ -294,15 +294,7 @@ func (w *World) save() error {
 	if err != nil {
 		return fmt.Errorf("world: %w", err)
 	}
-	f, err := safeio.Create(filepath.Join(w.Dir, FileName))
-	if err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	defer f.Abort()
-	if _, err := f.Write(b); err != nil {
-		return fmt.Errorf("world: writing %s: %w", FileName, err)
-	}
-	return f.Commit()
+	return writeFile(filepath.Join(w.Dir, FileName), string(b), 0o644)
 }
 
 // cellGUID is cell i's landscape guid, derived from the world's and the cell's name (a name-based
