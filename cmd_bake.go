@@ -113,13 +113,10 @@ func (o *bakeOptions) sourceFlags(fs *flag.FlagSet) {
 
 // checkSources reports a combination of source flags no bake can use (a usage error).
 func (o *bakeOptions) checkSources() error {
+	if err := (bake.Sources{StackPath: o.stackPath, Sample: o.sample, Height: o.height}).Check(); err != nil {
+		return usageErr{err}
+	}
 	switch {
-	case (o.height == "") == (o.sample == ""):
-		return usageErr{errors.New("give exactly one of --height and --sample")}
-	case o.sample != "" && o.sample != "dunes":
-		return usageErr{fmt.Errorf("--sample %q: the built-in sample is \"dunes\"", o.sample)}
-	case o.sample == "" && o.stackPath == "":
-		return usageErr{errors.New("--stack is required with --height (only --sample has a stack of its own)")}
 	case o.sample != "" && (o.size != "" || o.heightRange != "" || o.heightSize != ""):
 		return usageErr{errors.New("--size, --height-range and --height-size describe a --height file, not the sample")}
 	case o.tile < 0:

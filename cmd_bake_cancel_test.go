@@ -131,17 +131,11 @@ func TestBakeInterruptedKeepsOldContainer(t *testing.T) {
 // TestBakeCtrlC: the real thing — a strata bake process gets SIGINT (Ctrl+C) in the middle of
 // its evaluation, says it was interrupted, exits 1, and the old container is untouched.
 func TestBakeCtrlC(t *testing.T) {
-	if os.Getenv("STRATA_CTRLC_CHILD") != "" {
-		args := strings.Split(os.Getenv("STRATA_CTRLC_CHILD"), "\x1f")
-		os.Exit(run(args, os.Stdout, os.Stderr))
-	}
 	dir := t.TempDir()
 	out := oldContainer(t, dir, writeHeightPNG(t, dir, 160))
 	before := snapshot(t, out)
 	// The whole sample on the Go reference: seconds of evaluation to interrupt.
-	args := []string{"bake", "--sample", "dunes", "--cpu", "--out", out}
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestBakeCtrlC$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "STRATA_CTRLC_CHILD="+strings.Join(args, "\x1f"))
+	cmd := strataProcess(context.Background(), nil, "bake", "--sample", "dunes", "--cpu", "--out", out)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -130,6 +130,19 @@ func TestBakeUsageAndInputErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", a, code, exitUsage)
 		}
 	}
+	// The source rules, in bake.Sources.Check's words.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", "--out", out}, "give exactly one of a heightmap and a sample"},
+		{[]string{"bake", "--sample", "hills", "--out", out}, `sample "hills": the built-in sample is "dunes"`},
+		{[]string{"bake", "--height", "h.png", "--out", out}, "a heightmap needs a stack"},
+	} {
+		if code, _, stderr := runCmd(tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("version: 1\nlayers:\n  - name: a\n  - name: b\n    rules: [{input: slope, min: 5, max: 3}]\n"), 0o644)
 	h := writeHeightPNG(t, dir, 32)

@@ -26,16 +26,12 @@ func TestEditorWindow(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "strata")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	display := startXvfb(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
+	// The test binary as strata (TestMain), with no arguments: the editor on the sample.
+	cmd := strataProcess(ctx, []string{"DISPLAY=" + display, "HOME=" + dir, "LANGUAGE=en", "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")})
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+dir, "LANGUAGE=en", "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

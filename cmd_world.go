@@ -266,7 +266,7 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *cell >= w.NumCells() {
 		return fmt.Errorf("%s: cell %d: the world has cells 0 … %d", w.Dir, *cell, w.NumCells()-1)
 	}
-	bar := progress.NewBar(stderr)
+	bar := newBakeBar(stderr) // the write's stages in MiB, as strata bake shows them
 	defer bar.Finish()
 	res, err := w.BakeCell(ctx, *cell, world.Options{CPU: *cpu, Progress: bar.Func(), Warn: warner(stderr, "bake")})
 	bar.Finish()

@@ -16,10 +16,23 @@ import (
 // block by block) plus CheckContainer's checks of what the editor and the scatter readers need.
 // No problem means info, render, export and Open all load the container.
 func Validate(path string) terraindata.Problems {
-	probs := terraindata.Problems(terraindata.Validate(path))
 	c, err := terraindata.Open(path)
-	if err != nil || len(c.Check()) > 0 {
-		return probs // the manifest itself is broken: Validate listed why
+	if err != nil {
+		return terraindata.Validate(path) // the manifest itself is broken: Validate lists why
+	}
+	probs, _ := ValidateContainer(c)
+	return probs
+}
+
+// ValidateContainer is Validate of a container already open (its folder, c.Path(), is decoded as
+// Validate decodes it). It also returns the instances the container stores, read and checked once
+// here (StoredInstances' pools), so a caller checking them further need not read them again: nil
+// when it stores none, or when they are broken (a problem then says why).
+func ValidateContainer(c *terraindata.Container) (terraindata.Problems, map[string][]float32) {
+	path := c.Path()
+	probs := terraindata.Problems(terraindata.Validate(path))
+	if len(c.Check()) > 0 {
+		return probs, nil // the manifest itself is broken: Validate listed why
 	}
 	seen := map[string]bool{}
 	for _, p := range probs {
@@ -30,12 +43,13 @@ func Validate(path string) terraindata.Problems {
 			probs = append(probs, p)
 		}
 	}
+	var pools map[string][]float32
 	if _, err := storedIndex(c); err == nil { // stored instances: their values too, as for payloads
-		if _, _, err := StoredInstances(c); err != nil {
+		if pools, _, err = StoredInstances(c); err != nil {
 			probs = append(probs, problemOf(err, filepath.Join(path, InstancesDir), "instances"))
 		}
 	}
-	return probs
+	return probs, pools
 }
 
 // CheckContainer returns what would stop a reader of c before any payload is read: the manifest's

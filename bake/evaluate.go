@@ -118,6 +118,50 @@ func (s *GPUStart) Release() {
 	}
 }
 
+// OpenGPUOr is the GPU for a caller that falls back to the Go reference: one on dev (NewGPU) or,
+// with dev nil, on the best adapter (OpenGPU). When there is none, or it cannot be used, warn (when
+// not nil) hears why, as FallbackWarning says it, and OpenGPUOr returns nil.
+func OpenGPUOr(ctx context.Context, dev *gpu.Device, warn func(string)) *GPU {
+	var g *GPU
+	var err error
+	if dev != nil {
+		g, err = NewGPU(dev)
+	} else {
+		g, err = OpenGPU(ctx)
+	}
+	return usableGPU(g, err, warn)
+}
+
+// usableGPU is g when err is nil; otherwise it frees what was opened, warns why and returns nil.
+func usableGPU(g *GPU, err error, warn func(string)) *GPU {
+	if err == nil {
+		return g
+	}
+	g.Release()
+	if warn != nil {
+		warn(FallbackWarning(err))
+	}
+	return nil
+}
+
+// FallbackWarning is the line a GPU error is reported with by a caller that goes on with the Go
+// reference: "no GPU adapter (…)" when the machine has none, the error itself for work larger
+// than the device holds (gpu.ErrTooLarge), "the GPU could not be used (…)" otherwise; each ends
+// "; using the Go reference".
+func FallbackWarning(err error) string {
+	switch {
+	case errors.Is(err, gpu.ErrNoAdapter):
+		return fmt.Sprintf("no GPU adapter (%v); using the Go reference", err)
+	case errors.Is(err, gpu.ErrTooLarge):
+		return fmt.Sprintf("%v; using the Go reference", err)
+	}
+	return fmt.Sprintf("the GPU could not be used (%v); using the Go reference", err)
+}
+
+// WeightsKernel is g's compiled weights kernel, for a caller that dispatches tiles of its own on
+// g.Dev (package world's windows of the sources). It stays g's: Release frees it.
+func (g *GPU) WeightsKernel() *gpu.WeightsKernel { return g.weights }
+
 // Evaluate fills l.Geometry, l.Weights and l.Scatter from l.Stack over l.Field: on the GPU unless
 // o.CPU, falling back to the Go reference (with a warning) when there is no adapter or the device
 // fails. It returns the evaluator it used, in words. This is the one bake both `strata bake` and
@@ -150,15 +194,7 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 			if o.Start != nil {
 				o.Timings.Note("gpu start: %.1f ms in the background, %.1f ms of it waited for", ms(o.Start.took), ms(waited))
 			}
-			switch {
-			case errors.Is(err, gpu.ErrNoAdapter):
-				o.warn("no GPU adapter (%v); using the Go reference", err)
-				g = nil
-			case err != nil:
-				o.warn("the GPU could not be used (%v); using the Go reference", err)
-				g.Release()
-				g = nil
-			}
+			g = usableGPU(g, err, o.Warn)
 			report(StageDevice, 1, 1)
 		}
 		if g != nil {

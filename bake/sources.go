@@ -1,9 +1,12 @@
 package bake
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"strata/field"
@@ -37,17 +40,30 @@ type ChannelSource struct{ Name, File string }
 // Samples lists the built-in samples by name.
 var Samples = []string{"dunes"}
 
+// Check is the rule every reader of sources applies before reading anything (strata bake's flags,
+// world plan, a world's world.yaml): exactly one of a heightmap and a sample, the sample one of
+// Samples, and a stack with a heightmap (only a sample has a stack of its own).
+func (src Sources) Check() error {
+	switch {
+	case (src.Height == "") == (src.Sample == ""):
+		return errors.New("give exactly one of a heightmap and a sample")
+	case src.Sample != "" && !slices.Contains(Samples, src.Sample):
+		names := make([]string, len(Samples))
+		for i, n := range Samples {
+			names[i] = strconv.Quote(n)
+		}
+		return fmt.Errorf("sample %q: the built-in sample is %s", src.Sample, strings.Join(names, " or "))
+	case src.Sample == "" && src.StackPath == "":
+		return errors.New("a heightmap needs a stack (only the sample has a stack of its own)")
+	}
+	return nil
+}
+
 // Load reads the stack and the field the sources name and refuses a stack with errors. Warnings
 // (rules on layer 0) come back for the caller to show. Errors name the file and the field.
 func Load(src Sources) (*Landscape, []stack.Problem, error) {
-	if (src.Height == "") == (src.Sample == "") {
-		return nil, nil, fmt.Errorf("bake: give exactly one of a heightmap and a sample")
-	}
-	if src.Sample != "" && src.Sample != "dunes" {
-		return nil, nil, fmt.Errorf("bake: sample %q: the built-in sample is \"dunes\"", src.Sample)
-	}
-	if src.Sample == "" && src.StackPath == "" {
-		return nil, nil, fmt.Errorf("bake: a heightmap needs a stack (only the sample has a stack of its own)")
+	if err := src.Check(); err != nil {
+		return nil, nil, fmt.Errorf("bake: %w", err)
 	}
 	l := &Landscape{}
 	if src.StackPath != "" {

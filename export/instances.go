@@ -14,9 +14,6 @@ import (
 // (the format bake writes a world cell's stored instances in).
 type Index = bake.InstanceIndex
 
-// IndexEntry is one population's line of index.yaml.
-type IndexEntry = bake.InstanceEntry
-
 // exportInstances places every population again from the container (the Go reference: placement
 // is deterministic, so this is the bake's forest) and writes each pool as raw matrices.
 func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) error {
@@ -37,13 +34,4 @@ func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) er
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d populations)\n", filepath.Join(dir, "index.yaml"), len(pops))
 	return nil
-}
-
-// instanceFiles names each population's file (bake.InstanceFileNames).
-func instanceFiles(pops []*bake.PlacedPopulation) []string {
-	names := make([]string, len(pops))
-	for i, p := range pops {
-		names[i] = p.Name
-	}
-	return bake.InstanceFileNames(names)
 }

@@ -7,6 +7,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"strata/internal/safeio"
 )
 
 // Asset references. A param naming a file (a heightmap, a stack.yaml, a layer's maps) is either a
@@ -117,18 +119,14 @@ func (e *notFound) Error() string {
 	return fmt.Sprintf("%q not found; looked for %s", e.ref, strings.Join(e.looked, ", "))
 }
 
-// inside refuses p when its real location (after links) is not below root's.
+// inside refuses p when its real location (after links) is not below root's (safeio.Within).
 func inside(root, p string) error {
-	rr, err := filepath.EvalSymlinks(root)
+	in, err := safeio.Within(root, p)
 	if err != nil {
 		return err
 	}
-	rp, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return err
-	}
-	rel, err := filepath.Rel(rr, rp)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if !in {
+		rp, _ := filepath.EvalSymlinks(p)
 		return fmt.Errorf("it leads to %s: %w", rp, errOutside)
 	}
 	return nil
@@ -161,18 +159,13 @@ func outputPath(out, name string) (string, error) {
 		out = "."
 	}
 	p := filepath.Join(out, filepath.FromSlash(name))
-	// The deepest folder that exists already must really be below out.
-	dir := filepath.Dir(p)
-	for {
-		if _, err := os.Lstat(dir); err == nil || dir == out || dir == filepath.Dir(dir) {
-			break
-		}
-		dir = filepath.Dir(dir)
+	// Its folder must really be below out: the part that exists already, after links.
+	in, err := safeio.Within(out, filepath.Dir(p))
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", name, err)
 	}
-	if _, err := os.Stat(dir); err == nil {
-		if err := inside(out, dir); err != nil {
-			return "", fmt.Errorf("%q: %w", name, errors.New("a link below --out leads outside it"))
-		}
+	if !in {
+		return "", fmt.Errorf("%q: %w", name, errors.New("a link below --out leads outside it"))
 	}
 	return p, nil
 }

@@ -181,3 +181,47 @@ func TestOutputLink(t *testing.T) {
 		t.Errorf("wrote %d entries outside --out", len(entries))
 	}
 }
+
+// outputPath follows links the way the sandbox means: the part of a write's folder that exists
+// must really be below --out (a link inside --out, or --out itself a link, is fine); folders
+// still to be made are below it by construction.
+func TestOutputPathLinks(t *testing.T) {
+	out, outside := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(out, "real", "deep"), 0o755)
+	os.Symlink(filepath.Join(out, "real"), filepath.Join(out, "in"))
+	os.Symlink(outside, filepath.Join(out, "away"))
+	linkedOut := filepath.Join(t.TempDir(), "linked")
+	os.Symlink(out, linkedOut)
+	for _, tc := range []struct {
+		out, name string
+		ok        bool
+	}{
+		{out, "x", true},
+		{out, "new/folders/x", true},
+		{out, "in/x", true},
+		{out, "in/deep/new/x", true},
+		{linkedOut, "in/x", true},
+		{out, "away/x", false},
+		{out, "away/new/folders/x", false},
+		{linkedOut, "away/x", false},
+	} {
+		p, err := outputPath(tc.out, tc.name)
+		switch {
+		case tc.ok && (err != nil || p != filepath.Join(tc.out, filepath.FromSlash(tc.name))+".terrainData"):
+			t.Errorf("%s below %s: %q, %v", tc.name, tc.out, p, err)
+		case !tc.ok && (err == nil || !strings.Contains(err.Error(), "leads outside")):
+			t.Errorf("%s below %s: %q, %v; want a link leading outside refused", tc.name, tc.out, p, err)
+		}
+	}
+	// An asset through a link that stays below the root is read; one leading out is refused,
+	// naming where it leads.
+	os.WriteFile(filepath.Join(out, "real", "h.png"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(outside, "h.png"), []byte("x"), 0o644)
+	if err := inside(out, filepath.Join(out, "in", "h.png")); err != nil {
+		t.Errorf("a link within the root: %v", err)
+	}
+	err := inside(out, filepath.Join(out, "away", "h.png"))
+	if real, _ := filepath.EvalSymlinks(filepath.Join(outside, "h.png")); !errors.Is(err, errOutside) || !strings.Contains(err.Error(), "it leads to "+real) {
+		t.Errorf("a link leading out: %v", err)
+	}
+}

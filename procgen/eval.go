@@ -2,13 +2,11 @@ package procgen
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"strata/bake"
 	"strata/field"
-	"strata/gpu"
 )
 
 // evaluator runs the nodes the writes need, in dependency order, each once, and writes.
@@ -81,21 +79,7 @@ func (e *evaluator) used(backend string) {
 func (e *evaluator) evalOptions(n *node) bake.EvalOptions {
 	if !e.cpu && e.gpu == nil && !e.tried {
 		e.tried = true
-		var g *bake.GPU
-		var err error
-		if e.opt.Device != nil {
-			g, err = bake.NewGPU(e.opt.Device)
-		} else {
-			g, err = bake.OpenGPU(e.ctx)
-		}
-		switch {
-		case errors.Is(err, gpu.ErrNoAdapter):
-			e.warnf("no GPU adapter (%v); using the Go reference", err)
-		case err != nil:
-			e.warnf("the GPU could not be used (%v); using the Go reference", err)
-		default:
-			e.gpu = g
-		}
+		e.gpu = bake.OpenGPUOr(e.ctx, e.opt.Device, func(msg string) { e.warnf("%s", msg) })
 		e.cpu = e.gpu == nil
 	}
 	stage := e.stage(n)

@@ -25,7 +25,7 @@ type population struct {
 }
 
 // maskChannel is the field channel holding mask layer name.
-func maskChannel(name string) string { return "mask." + name }
+func maskChannel(name string) string { return field.MaskPrefix + name }
 
 // derive returns a copy of r that shares its grids and can be changed without changing r.
 func (r *raster) derive() *raster {
@@ -44,7 +44,7 @@ func (r *raster) mask(name string) *field.Grid { return r.field.Channels[maskCha
 func (r *raster) maskNames() string {
 	var n []string
 	for k := range r.field.Channels {
-		if m, ok := strings.CutPrefix(k, "mask."); ok {
+		if m, ok := strings.CutPrefix(k, field.MaskPrefix); ok {
 			n = append(n, m)
 		}
 	}

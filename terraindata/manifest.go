@@ -137,8 +137,8 @@ func (m *Manifest) Encode() ([]byte, error) {
 	return b, nil
 }
 
-// newGUID returns a random RFC 4122 version 4 UUID.
-func newGUID() string {
+// NewGUID returns a random RFC 4122 version 4 UUID.
+func NewGUID() string {
 	var b [16]byte
 	rand.Read(b[:]) // never fails (crypto/rand panics on the impossible)
 	b[6] = b[6]&0x0f | 0x40
@@ -146,10 +146,11 @@ func newGUID() string {
 	return formatUUID(b)
 }
 
-// childGUID derives a child's guid from the container's and the child's path (a version 5 style
+// ChildGUID derives a child's guid from the container's and the child's path (a version 5 style
 // name-based UUID), so re-baking the same landscape keeps every child's guid too and writes
-// byte-identical files when nothing changed.
-func childGUID(container, rel string) string {
+// byte-identical files when nothing changed. A world derives each cell's guid from its own the
+// same way.
+func ChildGUID(container, rel string) string {
 	h := sha1.Sum([]byte(container + "/" + rel))
 	var b [16]byte
 	copy(b[:], h[:16])
@@ -157,6 +158,12 @@ func childGUID(container, rel string) string {
 	b[8] = b[8]&0x3f | 0x80
 	return formatUUID(b)
 }
+
+// The package's own names for them.
+var (
+	newGUID   = NewGUID
+	childGUID = ChildGUID
+)
 
 func formatUUID(b [16]byte) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])

@@ -25,7 +25,7 @@ type CellResult struct {
 	Warnings  []stack.Problem
 	// Phases are the bake's steps and their wall times: read (the windows of the sources),
 	// evaluate (weights and densities), place, write (encode, validate, swap in).
-	Phases []Phase
+	Phases []bake.Phase
 }
 
 // blocks are the parts of the world a cell bake touches.
@@ -81,7 +81,8 @@ func (w *World) checkPopulations(s *stack.Stack) error {
 // atomically (terraindata.Save) and under the cell's lock, so a task killed at any moment leaves
 // the old container or the new one, and two tasks baking the same cell at once write one after
 // the other, the same bytes (the cell's guid derives from the world's). Idempotent: baking again
-// from the same sources rewrites the same bytes.
+// from the same sources rewrites the same bytes. A ctx cancelled before the new container is
+// swapped in leaves the old one (bake.WriteContext).
 func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, error) {
 	path, err := w.Cell(i)
 	if err != nil {
@@ -99,7 +100,10 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
-	ev, err := w.evaluate(ctx, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
+	var dev cellGPU
+	tm := &bake.Timings{}
+	ev, err := w.evaluate(ctx, &dev, tm, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
+	dev.release() // before placing and writing: with a software Vulkan its memory is this process's
 	if err != nil {
 		return nil, err
 	}
@@ -108,28 +112,22 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
-	phases := append(ev.phases, Phase{"place", time.Since(t0)})
+	tm.Since("place", t0)
 	backend := ev.backend
 	ev = nil
 	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
 	t0 = time.Now()
-	report := o.report()
-	report("write", 0, 1)
 	lk, err := safeio.LockExclusive(w.lockPath(i))
 	if err != nil {
 		return nil, fmt.Errorf("world: %w", err)
 	}
 	defer lk.Unlock()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("world: %w", err)
-	}
-	if err := bake.Write(path, l); err != nil {
+	if err := bake.WriteContext(ctx, path, l, bake.WriteOptions{Progress: o.Progress}); err != nil {
 		return nil, err
 	}
-	report("write", 1, 1)
-	phases = append(phases, Phase{"write", time.Since(t0)})
+	tm.Since("write", t0)
 	return &CellResult{Index: i, Path: path, Weights: [2]int{b.cell.W(), b.cell.H()}, Backend: backend, Instances: counts,
-		Warnings: warnings, Phases: phases}, nil
+		Warnings: warnings, Phases: tm.Phases()}, nil
 }
 
 // cellLandscape is cell i's container content: its field (height, channels) and weights cut out

@@ -44,9 +44,10 @@ type EmitOptions struct {
 	// Strata is the strata binary the Slurm script runs (on the shared file system); default
 	// this executable.
 	Strata string
-	// Retries is how often Kubernetes retries a failed cell (backoffLimitPerIndex); default 3.
-	Retries int
 }
+
+// k8sRetries is how often Kubernetes retries a failed cell (backoffLimitPerIndex).
+const k8sRetries = 3
 
 func (o *EmitOptions) defaults() {
 	if o.Image == "" {
@@ -60,9 +61,6 @@ func (o *EmitOptions) defaults() {
 	}
 	if o.CPUs <= 0 {
 		o.CPUs = 4
-	}
-	if o.Retries <= 0 {
-		o.Retries = 3
 	}
 }
 
@@ -87,7 +85,7 @@ func (w *World) jobName() string {
 }
 
 // bakeArgs is the command a task runs, for a world folder at dir.
-func (w *World) bakeArgs(strata, dir string, gpu bool) []string {
+func bakeArgs(strata, dir string, gpu bool) []string {
 	args := []string{strata, "world", "bake", dir}
 	if !gpu {
 		args = append(args, "--cpu")
@@ -114,7 +112,7 @@ func (w *World) EmitK8s(o EmitOptions) (string, error) {
 	}
 	q := strconv.Quote
 	var cmd []string
-	for _, a := range w.bakeArgs("strata", podDir, o.GPU) {
+	for _, a := range bakeArgs("strata", podDir, o.GPU) {
 		cmd = append(cmd, q(a))
 	}
 	gpu := ""
@@ -167,8 +165,8 @@ spec:
         - name: world
           persistentVolumeClaim:
             claimName: %s
-`, len(w.CellList), filepath.Base(w.Dir), podDir, o.Claim, o.Mount, filepath.Join(w.Dir, K8sFile), w.jobName(), podDir, o.Retries,
-		w.jobName(), len(w.CellList), parallel, o.Retries, q(o.Image), strings.Join(cmd, ", "),
+`, len(w.CellList), filepath.Base(w.Dir), podDir, o.Claim, o.Mount, filepath.Join(w.Dir, K8sFile), w.jobName(), podDir, k8sRetries,
+		w.jobName(), len(w.CellList), parallel, k8sRetries, q(o.Image), strings.Join(cmd, ", "),
 		strconv.Itoa(o.CPUs), w.memoryMiB(), w.memoryMiB(), gpu, q(o.Mount), q(o.Claim))
 	path := filepath.Join(w.Dir, K8sFile)
 	return path, writeFile(path, b.String(), 0o644)
@@ -235,7 +233,7 @@ func (w *World) EmitSlurm(o EmitOptions) (string, error) {
 		gres = "#SBATCH --gres=gpu:1\n"
 	}
 	var cmd []string
-	for _, a := range w.bakeArgs(strata, dir, o.GPU) {
+	for _, a := range bakeArgs(strata, dir, o.GPU) {
 		cmd = append(cmd, shellQuote(a))
 	}
 	script := fmt.Sprintf(`#!/bin/bash

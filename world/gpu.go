@@ -19,34 +19,26 @@ import (
 // The target is eval's own block: its Origin is eval's corner, so the kernels write each texel at
 // its global index minus that corner (params head lane 4), and the density grid is the same band
 // (gpu.ScatterKernel.DensityBand). A block whose target exceeds the device is refused with
-// gpu.ErrTooLarge and baked with the Go reference.
-func (w *World) evaluateGPU(ctx context.Context, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
-	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata world bake"})
-	if err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	defer dev.Release()
+// gpu.ErrTooLarge and baked with the Go reference. g's device and weights kernel serve every
+// cell of an operation; the scatter kernel is made here, once for all the populations.
+func (w *World) evaluateGPU(ctx context.Context, g *bake.GPU, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
+	dev := g.Dev
 	ev.backend = "GPU " + dev.Info.String()
-	tr := targetRect(ev.eval)
 	withDensity = withDensity && len(s.Populations) > 0
 	lim := dev.Limits
-	if m := uint64(lim.MaxTextureDimension2D); m > 0 && (uint64(tr.W()) > m || uint64(tr.H()) > m) {
-		return fmt.Errorf("world: a %d×%d weights target is larger than the GPU's largest texture (%d): %w", tr.W(), tr.H(), m, gpu.ErrTooLarge)
+	if m := uint64(lim.MaxTextureDimension2D); m > 0 && (uint64(ev.eval.W()) > m || uint64(ev.eval.H()) > m) {
+		return fmt.Errorf("world: a %d×%d weights target is larger than the GPU's largest texture (%d): %w", ev.eval.W(), ev.eval.H(), m, gpu.ErrTooLarge)
 	}
-	if m := lim.MaxStorageBufferBindingSize; withDensity && m > 0 && 16+4*uint64(tr.W())*uint64(tr.H()) > m {
-		return fmt.Errorf("world: a %d×%d density grid is larger than the GPU binds (%d bytes): %w", tr.W(), tr.H(), m, gpu.ErrTooLarge)
+	if m := lim.MaxStorageBufferBindingSize; withDensity && m > 0 && 16+4*uint64(ev.eval.W())*uint64(ev.eval.H()) > m {
+		return fmt.Errorf("world: a %d×%d density grid is larger than the GPU binds (%d bytes): %w", ev.eval.W(), ev.eval.H(), m, gpu.ErrTooLarge)
 	}
-	wk, err := dev.NewWeightsKernel()
-	if err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	defer wk.Release()
-	target, err := dev.NewWeightsTarget(uint32(tr.W()), uint32(tr.H()))
+	wk := g.WeightsKernel()
+	target, err := dev.NewWeightsTarget(uint32(ev.eval.W()), uint32(ev.eval.H()))
 	if err != nil {
 		return fmt.Errorf("world: %w", err)
 	}
 	defer target.Release()
-	target.Origin = [2]uint32{uint32(tr.I0), uint32(tr.J0)}
+	target.Origin = [2]uint32{uint32(ev.eval.I0), uint32(ev.eval.J0)}
 	params, err := stack.Pack(s, ev.geo.Stack)
 	if err != nil {
 		return fmt.Errorf("world: %w", err)
@@ -78,40 +70,37 @@ func (w *World) evaluateGPU(ctx context.Context, s *stack.Stack, ev *evaluation,
 	if err != nil {
 		return fmt.Errorf("world: %w", err)
 	}
-	ev.weights = &bake.Weights{W: ev.eval.W(), H: ev.eval.H(), Lo: cropBytes(lo, tr, ev.eval, 4), Hi: cropBytes(hi, tr, ev.eval, 4)}
-	ev.density, ev.maxes = nil, nil
+	// The target is eval's block, read back tightly: the weights as they are.
+	ev.weights = &bake.Weights{W: ev.eval.W(), H: ev.eval.H(), Lo: lo, Hi: hi}
+	ev.density = nil
 	if !withDensity {
 		return nil
 	}
-	return ev.densities(s, o, func(p int) (*field.Grid, float32, error) {
-		return densityGPU(ctx, dev, s, p, ev, tr, target, kept)
+	k, err := dev.NewScatterKernel()
+	if err != nil {
+		return fmt.Errorf("world: %w", err)
+	}
+	defer k.Release()
+	return ev.densities(s, o, func(p int) (*field.Grid, error) {
+		return densityGPU(ctx, k, s, p, ev, target, kept)
 	})
 }
 
-// targetRect is the block of the weights grid a GPU target covers for eval: eval itself (the
-// target's Origin is its corner).
-func targetRect(eval field.Rect) field.Rect { return eval }
-
-// densityGPU runs population p's density kernel over the kept tiles and returns eval's values.
-func densityGPU(ctx context.Context, dev *gpu.Device, s *stack.Stack, p int, ev *evaluation, tr field.Rect, target *gpu.WeightsTarget, tiles []gpu.WeightsTile) (*field.Grid, float32, error) {
-	k, err := dev.NewScatterKernel()
-	if err != nil {
-		return nil, 0, err
-	}
-	defer k.Release()
+// densityGPU runs population p's density kernel k over the kept tiles and returns eval's values
+// (the kernel's grid is eval's block, target's).
+func densityGPU(ctx context.Context, k *gpu.ScatterKernel, s *stack.Stack, p int, ev *evaluation, target *gpu.WeightsTarget, tiles []gpu.WeightsTile) (*field.Grid, error) {
 	pp, err := stack.PackPopulation(s, p, ev.geo.Stack)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	mx, err := k.DensityBand(ctx, pp, target.Origin, uint32(tr.W()), uint32(tr.H()), target, len(tiles), func(i int) (gpu.WeightsTile, error) { return tiles[i], nil })
-	if err != nil {
-		return nil, 0, err
+	if _, err := k.DensityBand(ctx, pp, target.Origin, target.W, target.H, target, len(tiles), func(i int) (gpu.WeightsTile, error) { return tiles[i], nil }); err != nil {
+		return nil, err
 	}
 	vals, err := k.ReadDensity()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return &field.Grid{W: ev.eval.W(), H: ev.eval.H(), Data: cropFloats(vals, tr, ev.eval)}, mx, nil
+	return &field.Grid{W: ev.eval.W(), H: ev.eval.H(), Data: vals}, nil
 }
 
 // windowTile is gpu.FieldTile over windows: tile t with its buffer blocks copied out of the
@@ -140,24 +129,4 @@ func windowTile(height *field.Window, chans [4]*field.Window, t field.Tile) (gpu
 		wt.Chans[i] = g.Data
 	}
 	return wt, nil
-}
-
-// cropBytes cuts block r out of an image of block from, n bytes a texel.
-func cropBytes(src []byte, from, r field.Rect, n int) []byte {
-	out := make([]byte, r.W()*r.H()*n)
-	for j := r.J0; j < r.J1; j++ {
-		o := ((j-from.J0)*from.W() + r.I0 - from.I0) * n
-		copy(out[(j-r.J0)*r.W()*n:], src[o:o+r.W()*n])
-	}
-	return out
-}
-
-// cropFloats cuts block r out of a grid of block from.
-func cropFloats(src []float32, from, r field.Rect) []float32 {
-	out := make([]float32, r.W()*r.H())
-	for j := r.J0; j < r.J1; j++ {
-		o := (j-from.J0)*from.W() + r.I0 - from.I0
-		copy(out[(j-r.J0)*r.W():], src[o:o+r.W()])
-	}
-	return out
 }

@@ -2,7 +2,6 @@ package world
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/stack"
+	"strata/terraindata"
 )
 
 // PlanOptions are `strata world plan`'s: bake's sources, the grid of cells and where the plan
@@ -41,8 +41,8 @@ type PlanOptions struct {
 // bakes nothing.
 func Plan(ctx context.Context, o PlanOptions) (*World, error) {
 	src := o.Sources
-	if (src.Height == "") == (src.Sample == "") {
-		return nil, errors.New("world: give exactly one of a heightmap and a sample")
+	if err := src.Check(); err != nil {
+		return nil, fmt.Errorf("world: %w", err)
 	}
 	if o.Spacing == "" {
 		o.Spacing = SpacingMeasured
@@ -95,9 +95,6 @@ func Plan(ctx context.Context, o PlanOptions) (*World, error) {
 		}
 		w.HeightGrid = [2]int{hw, hh}
 	} else {
-		if src.Sample != "dunes" {
-			return nil, fmt.Errorf("world: sample %q: the built-in sample is \"dunes\"", src.Sample)
-		}
 		w.HeightGrid = [2]int{field.DunesTexels, field.DunesTexels}
 		w.Size = [2]float64{field.DunesSize, field.DunesSize}
 	}
@@ -160,12 +157,14 @@ func (w *World) planPopulations(ctx context.Context, s *stack.Stack, o *Options)
 		}
 		maxes := make([]float32, len(s.Populations))
 		report := o.report()
+		var dev cellGPU
+		defer dev.release()
 		for i := range w.CellList {
 			report("measure density", i, len(w.CellList))
 			r := w.CellList[i].WeightsRect()
 			co := *o
 			co.Progress = nil
-			ev, err := w.evaluate(ctx, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
+			ev, err := w.evaluate(ctx, &dev, nil, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
 			if err != nil {
 				return nil, fmt.Errorf("world: measuring the density of cell %d: %w", i, err)
 			}
@@ -214,11 +213,7 @@ func existingGUID(dir string) (string, error) {
 			return "", fmt.Errorf("world: %s is a folder with no %s: not writing a world into it", dir, FileName)
 		}
 	}
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+	return terraindata.NewGUID(), nil
 }
 
 // memoryPerCell estimates a cell task's peak memory in bytes (the largest cell), calibrated on

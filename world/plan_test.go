@@ -2,6 +2,7 @@ package world_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,6 +56,12 @@ func TestCellAndNeighbours(t *testing.T) {
 			t.Errorf("Neighbours(%d) = %s, want %s", i, got, want)
 		}
 	}
+	// A cell's guid derives from the world's and the cell's name: the same bytes on every
+	// machine and in every build, so the cells of a world planned earlier keep theirs.
+	w2.GUID = "6f1c2a9e-3b4d-4e5f-8a7b-1c2d3e4f5a6b"
+	if got, want := w2.CellGUID(1), "7b70fcc4-c21c-53f4-ab2a-584576d1ab0e"; got != want {
+		t.Errorf("CellGUID(1) = %s, want %s", got, want)
+	}
 }
 
 // world.Open refuses a world.yaml a cell bake could not use, naming the field.
@@ -75,6 +82,8 @@ func TestOpenRefuses(t *testing.T) {
 		{"spacing disagrees", "spacing: 2236.06787109375", "spacing: 10", "populations[0]"},
 		{"backslash path", "stack: ../stack.yaml", `stack: ..\stack.yaml`, "with '/'"},
 		{"weights grid", "weightsGrid: [120, 91]", "weightsGrid: [121, 91]", "weightsGrid"},
+		{"height and sample", "stack: ../stack.yaml", "stack: ../stack.yaml\nsample: dunes", "give exactly one of a heightmap and a sample"},
+		{"heightmap without a stack", "stack: ../stack.yaml", "", "a heightmap needs a stack"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := strings.Replace(string(good), tc.from, tc.to, 1)
@@ -151,6 +160,12 @@ func TestStatusAndStalePlan(t *testing.T) {
 // Declared spacing needs no density pass: each population's spacing follows its declared density.
 func TestPlanDeclaredSpacing(t *testing.T) {
 	dir := t.TempDir()
+	noStack := demSources(t, dir)
+	noStack.StackPath = ""
+	if _, err := world.Plan(context.Background(), world.PlanOptions{Sources: noStack, Cells: [2]int{2, 2}, Out: filepath.Join(dir, "n.world"),
+		Spacing: world.SpacingDeclared}); err == nil || !strings.Contains(err.Error(), "world: a heightmap needs a stack") {
+		t.Errorf("a heightmap world without a stack: %v", err)
+	}
 	w, err := world.Plan(context.Background(), world.PlanOptions{Sources: demSources(t, dir), Cells: [2]int{2, 2}, Out: filepath.Join(dir, "d.world"),
 		Spacing: world.SpacingDeclared, Options: world.Options{CPU: true}})
 	if err != nil {
@@ -159,7 +174,73 @@ func TestPlanDeclaredSpacing(t *testing.T) {
 	if w.Populations[0].MaxDensity != 2e-7 || float32(w.Populations[0].Spacing) != world.SpacingOf(2e-7) {
 		t.Errorf("%+v", w.Populations[0])
 	}
-	if _, err := w.BakeCell(context.Background(), 3, world.Options{CPU: true}); err != nil {
+	res, err := w.BakeCell(context.Background(), 3, world.Options{CPU: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The phases strata world bake prints, in the order they ran.
+	var names []string
+	for _, p := range res.Phases {
+		names = append(names, p.Name)
+		if p.D <= 0 {
+			t.Errorf("phase %s took %v", p.Name, p.D)
+		}
+	}
+	if got := strings.Join(names, " "); got != "read evaluate place write" {
+		t.Errorf("phases %s, want read evaluate place write", got)
+	}
+}
+
+// A cell bake reports the write's stages as strata bake does (the encode in MiB), and a bake
+// cancelled while it writes leaves the cell's container as it was.
+func TestBakeCellWriteProgressAndCancel(t *testing.T) {
+	dir := t.TempDir()
+	w, err := world.Plan(context.Background(), world.PlanOptions{Sources: demSources(t, dir), Cells: [2]int{2, 1}, Out: filepath.Join(dir, "d.world"),
+		Spacing: world.SpacingDeclared, Options: world.Options{CPU: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	if _, err := w.BakeCell(context.Background(), 0, world.Options{CPU: true, Progress: func(stage string, done, total int) { seen[stage] = true }}); err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []string{"read", "place", bake.StageEncodeHeight, bake.StageEncode, bake.StageValidate} {
+		if !seen[stage] {
+			t.Errorf("no %q progress (saw %v)", stage, seen)
+		}
+	}
+	p, _ := w.Cell(0)
+	manifest := filepath.Join(p, "terrain.yaml")
+	before, err := os.Stat(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond) // a swapped-in container's manifest would be newer
+	old, err := bake.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = w.BakeCell(ctx, 0, world.Options{CPU: true, Progress: func(stage string, done, total int) {
+		if stage == bake.StageEncode {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a bake cancelled while it writes: %v, want context.Canceled", err)
+	}
+	after, err := os.Stat(manifest)
+	if err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("the cell was replaced: %v", err)
+	}
+	if probs := bake.Validate(p); len(probs) > 0 {
+		t.Fatalf("the old cell no longer validates: %v", probs)
+	}
+	if l, err := bake.Open(p); err != nil || l.GUID != old.GUID {
+		t.Fatalf("the old cell: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "d.world", ".x0_z0.terrainData.*")); len(left) != 1 {
+		t.Errorf("beside the cell: %v (want only its lock file)", left)
 	}
 }

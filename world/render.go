@@ -33,8 +33,6 @@ type SceneOptions struct {
 	// MaxSide is the largest side of the scene's height and control grids (the device's texture
 	// limit, at most); 0 = DefaultSceneSide.
 	MaxSide int
-	// MaxInstances caps the instances drawn (every k-th of each cell beyond it); 0 = default.
-	MaxInstances int
 }
 
 // SceneInfo says how a world scene was made.
@@ -51,10 +49,6 @@ func (w *World) Scene(ctx context.Context, o SceneOptions) (*viewport.Scene, *Sc
 	side := o.MaxSide
 	if side <= 0 {
 		side = DefaultSceneSide
-	}
-	maxInst := o.MaxInstances
-	if maxInst <= 0 {
-		maxInst = DefaultSceneInstances
 	}
 	cells := make([]*terraindata.Container, len(w.CellList))
 	var missing []string
@@ -110,7 +104,7 @@ func (w *World) Scene(ctx context.Context, o SceneOptions) (*viewport.Scene, *Sc
 	if haveHi {
 		s.Controls[1] = ws[1].image()
 	}
-	if s.Populations, err = w.scenePopulations(cells, maxInst, info); err != nil {
+	if s.Populations, err = w.scenePopulations(cells, DefaultSceneInstances, info); err != nil {
 		return nil, nil, err
 	}
 	if err := s.Validate(); err != nil {

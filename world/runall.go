@@ -45,27 +45,23 @@ type RunOptions struct {
 	Jobs int
 	// Args are passed to every cell's `strata world bake` after --cell (--cpu).
 	Args []string
-	// Cells are the cells to bake; nil = every cell.
-	Cells []int
 	// Log receives one line per finished cell.
 	Log io.Writer
 	// Progress receives ("cells", done, total).
 	Progress progress.Func
 }
 
-// RunAll bakes cells as separate local processes, Jobs at a time, each through the same entry
-// point an array task uses (`strata world bake NAME.world --cell I`): the one-machine array job.
-// Every cell runs even when another fails; the error lists the failed cells, each with the end
-// of its output. A cancelled context kills the running cells (their saves are atomic).
+// RunAll bakes every cell as a separate local process, Jobs at a time, each through the same
+// entry point an array task uses (`strata world bake NAME.world --cell I`): the one-machine array
+// job. Every cell runs even when another fails; the error lists the failed cells, each with the
+// end of its output. A cancelled context kills the running cells (their saves are atomic).
 func (w *World) RunAll(ctx context.Context, o RunOptions) error {
 	if o.Exe == "" {
 		return errors.New("world: no strata binary to run the cells with")
 	}
-	cells := o.Cells
-	if cells == nil {
-		for i := range w.CellList {
-			cells = append(cells, i)
-		}
+	cells := make([]int, len(w.CellList))
+	for i := range cells {
+		cells[i] = i
 	}
 	jobs := max(o.Jobs, 1)
 	report := o.Progress

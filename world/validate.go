@@ -102,7 +102,7 @@ func (w *World) bandDepth(geo *bake.Geometry) (b, bw int) {
 // checkCell is cell i's own checks.
 func (w *World) checkCell(i int, c *terraindata.Container, s *stack.Stack) terraindata.Problems {
 	path, _ := w.Cell(i)
-	probs := bake.Validate(path)
+	probs, stored := bake.ValidateContainer(c)
 	if len(probs) > 0 {
 		return probs
 	}
@@ -134,12 +134,7 @@ func (w *World) checkCell(i int, c *terraindata.Container, s *stack.Stack) terra
 		add("scatter", "%d populations, the plan has %d", len(m.Scatter), len(w.Populations))
 		return probs
 	}
-	stored, ok, err := bake.StoredInstances(c)
-	if err != nil {
-		add("instances", "%v", err)
-		return probs
-	}
-	if len(m.Scatter) > 0 && !ok {
+	if len(m.Scatter) > 0 && stored == nil {
 		add("instances", "a world cell stores its instances (%s/), this one does not", bake.InstancesDir)
 		return probs
 	}

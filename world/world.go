@@ -13,7 +13,6 @@
 package world
 
 import (
-	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +23,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"strata/bake"
 	"strata/field"
 	"strata/internal/safeio"
 	"strata/terraindata"
@@ -192,13 +192,12 @@ func (w *World) check() error {
 	if p.Tile < 0 {
 		return fmt.Errorf("tile: %d: must be positive", p.Tile)
 	}
-	switch {
-	case (p.Height == nil) == (p.Sample == ""):
-		return errors.New("height/sample: give exactly one")
-	case p.Sample != "" && p.Sample != "dunes":
-		return fmt.Errorf("sample: %q: the built-in sample is \"dunes\"", p.Sample)
-	case p.Sample == "" && p.Stack == "":
-		return errors.New("stack: a heightmap world needs a stack")
+	src := bake.Sources{StackPath: p.Stack, Sample: p.Sample}
+	if p.Height != nil {
+		src.Height = p.Height.File
+	}
+	if err := src.Check(); err != nil {
+		return err
 	}
 	for _, f := range w.sourcePaths() {
 		if f.rel == "" || strings.Contains(f.rel, "\\") {
@@ -295,27 +294,14 @@ func (w *World) save() error {
 	if err != nil {
 		return fmt.Errorf("world: %w", err)
 	}
-	f, err := safeio.Create(filepath.Join(w.Dir, FileName))
-	if err != nil {
-		return fmt.Errorf("world: %w", err)
-	}
-	defer f.Abort()
-	if _, err := f.Write(b); err != nil {
-		return fmt.Errorf("world: writing %s: %w", FileName, err)
-	}
-	return f.Commit()
+	return writeFile(filepath.Join(w.Dir, FileName), string(b), 0o644)
 }
 
 // cellGUID is cell i's landscape guid, derived from the world's and the cell's name (a name-based
 // UUID), so every bake of the cell — the first by two tasks at once included — writes the same
 // bytes, and a re-plan that keeps the world's guid keeps every cell's.
 func (w *World) cellGUID(i int) string {
-	h := sha1.Sum([]byte(w.GUID + "/" + w.CellList[i].Container))
-	var b [16]byte
-	copy(b[:], h[:16])
-	b[6] = b[6]&0x0f | 0x50
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	return terraindata.ChildGUID(w.GUID, w.CellList[i].Container)
 }
 
 // lockPath is the lock file serializing saves of cell i's container (beside it, never removed).
