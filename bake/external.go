@@ -35,7 +35,7 @@ func EvaluateDensity(ctx context.Context, s *stack.Stack, pop int, f *field.Fiel
 			if !errors.Is(err, gpu.ErrTooLarge) {
 				return dens, mx, backend, err
 			}
-			o.warn("%v; using the Go reference", err)
+			o.warn("%s", FallbackWarning(err))
 		} else if err != nil {
 			return nil, 0, "", err
 		}
@@ -97,16 +97,8 @@ func (o *EvalOptions) gpu(ctx context.Context) (g *GPU, own bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("bake: %w", err)
 	}
-	g, err = OpenGPU(ctx)
-	switch {
-	case errors.Is(err, gpu.ErrNoAdapter):
-		o.warn("no GPU adapter (%v); using the Go reference", err)
-		return nil, false, nil
-	case err != nil:
-		o.warn("the GPU could not be used (%v); using the Go reference", err)
-		return nil, false, nil
-	}
-	return g, true, nil
+	g = OpenGPUOr(ctx, nil, func(m string) { o.warn("%s", m) })
+	return g, g != nil, nil
 }
 
 func (o *EvalOptions) referenceName() string {
