@@ -149,7 +149,8 @@ func TestBakeCtrlC(t *testing.T) {
 	for sc.Scan() {
 		line := sc.Text()
 		log.WriteString(line + "\n")
-		if !sent && strings.HasPrefix(line, "evaluate: 10%") {
+		// The first report past 0%: the bar prints at its own pace, so 10% itself may be skipped.
+		if !sent && strings.HasPrefix(line, "evaluate: ") && !strings.HasPrefix(line, "evaluate: 0%") {
 			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +166,7 @@ func TestBakeCtrlC(t *testing.T) {
 		t.Fatalf("the interrupted bake did not stop:\n%s", log.String())
 	}
 	if !sent {
-		t.Fatalf("never saw evaluate at 10%%:\n%s", log.String())
+		t.Fatalf("never saw the evaluation under way:\n%s", log.String())
 	}
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != exitFail || !strings.Contains(log.String(), "interrupted") {
