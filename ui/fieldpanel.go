@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -128,12 +127,9 @@ func (p *fieldPanel) refresh(st *stack.Stack) {
 
 // askNewMask asks for a mask's name and creates it.
 func (ed *editor) askNewMask() {
-	var create func(bool)
 	e := widget.NewEntry()
 	e.SetPlaceHolder("e.g. snowless")
-	var d dialog.Dialog
-	e.OnSubmitted = func(string) { d.Hide(); create(true) }
-	create = func(ok bool) {
+	create := func(ok bool) {
 		if !ok {
 			return
 		}
@@ -146,10 +142,5 @@ func (ed *editor) askNewMask() {
 		ed.setTool(ToolPaint)
 		ed.inform(fmt.Sprintf("Mask %s created: paint it in the viewport, and read it from a rule (input: mask).", name))
 	}
-	item := widget.NewFormItem("name", e)
-	item.HintText = "letters, digits, _ - ."
-	d = dialog.NewForm("New mask", "Create", "Cancel", []*widget.FormItem{item}, create, ed.win)
-	d.Resize(fyne.NewSize(420, 180))
-	d.Show()
-	ed.win.Canvas().Focus(e)
+	ed.showForm("New mask", "Create", []*widget.FormItem{formHint("name", e, "letters, digits, _ - .")}, []*widget.Entry{e}, 420, create)
 }

@@ -101,11 +101,11 @@ func (ed *editor) newFlat() {
 	texels.SetText("1024")
 	height := widget.NewEntry()
 	height.SetText("0")
-	dialog.ShowForm("New flat landscape", "Create", "Cancel", []*widget.FormItem{
+	ed.showForm("New flat landscape", "Create", []*widget.FormItem{
 		formHint("size", size, "metres along X and Z"),
 		formHint("texels", texels, "height samples along each side"),
 		formHint("height", height, "metres"),
-	}, func(ok bool) {
+	}, []*widget.Entry{size, texels, height}, 0, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -121,7 +121,7 @@ func (ed *editor) newFlat() {
 				return ed.s.NewFlat(ctx, [2]float64{sz, sz}, [2]int{n, n}, h)
 			}, nil)
 		})
-	}, ed.win)
+	})
 }
 
 // newFromHeightmap asks for a heightmap and how to read it (prefilled when one was dropped).
@@ -146,12 +146,12 @@ func (ed *editor) heightmapForm(path string) {
 	rng.SetText("0,1000")
 	raw := widget.NewEntry()
 	raw.SetPlaceHolder("square")
-	dialog.ShowForm("New landscape from a heightmap", "Open", "Cancel", []*widget.FormItem{
+	ed.showForm("New landscape from a heightmap", "Open", []*widget.FormItem{
 		widget.NewFormItem("heightmap", container.NewBorder(nil, nil, nil, browse, file)),
 		formHint("size", size, "WxD metres, e.g. 4000x4000"),
 		formHint("height range", rng, "LO,HI metres that integer codes map onto"),
 		formHint("raw size", raw, "WxH texels of a .r16/.f32/.raw that is not square"),
-	}, func(ok bool) {
+	}, []*widget.Entry{file, size, rng, raw}, 620, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -186,7 +186,7 @@ func (ed *editor) heightmapForm(path string) {
 				return ed.s.OpenHeightmap(ctx, p, o)
 			}, nil)
 		})
-	}, ed.win)
+	})
 }
 
 func pair(s, sep string) ([2]float64, error) {
@@ -279,10 +279,10 @@ func (ed *editor) saveAsThen(next func()) {
 			}
 		}, ed.win).Show()
 	})
-	d := dialog.NewForm("Save As", "Save", "Cancel", []*widget.FormItem{
+	ed.showForm("Save As", "Save", []*widget.FormItem{
 		widget.NewFormItem("folder", container.NewBorder(nil, nil, nil, browse, dir)),
 		formHint("name", name, "saved as NAME.terrainData"),
-	}, func(ok bool) {
+	}, []*widget.Entry{name, dir}, 620, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -301,9 +301,7 @@ func (ed *editor) saveAsThen(next func()) {
 			return
 		}
 		ed.saveTo(path, next)
-	}, ed.win)
-	d.Resize(fyne.NewSize(620, d.MinSize().Height)) // the folder path readable, not cut to a word
-	d.Show()
+	})
 }
 
 func (ed *editor) saveTo(path string, next func()) {
@@ -341,12 +339,12 @@ func (ed *editor) exportDialog() {
 	height.SetSelected(".r16 (raw 16-bit)")
 	inst := widget.NewCheck("instances (<population>.f32 + index.yaml)", nil)
 	inst.SetChecked(true)
-	dialog.ShowForm("Export for engines", "Export", "Cancel", []*widget.FormItem{
+	ed.showForm("Export for engines", "Export", []*widget.FormItem{
 		widget.NewFormItem("folder", container.NewBorder(nil, nil, nil, browse, dir)),
 		widget.NewFormItem("", controls),
 		widget.NewFormItem("heightmap", height),
 		widget.NewFormItem("", inst),
-	}, func(ok bool) {
+	}, []*widget.Entry{dir}, 620, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -386,7 +384,24 @@ func (ed *editor) exportDialog() {
 			return
 		}
 		run()
-	}, ed.win)
+	})
+}
+
+// showForm shows a form dialog the keyboard can drive: Enter in any of entries confirms it as its
+// button does, and the first entry has the focus. width > 0 widens the dialog (a path stays
+// readable).
+func (ed *editor) showForm(title, confirm string, items []*widget.FormItem, entries []*widget.Entry, width float32, done func(bool)) {
+	d := dialog.NewForm(title, confirm, "Cancel", items, done, ed.win)
+	for _, e := range entries {
+		e.OnSubmitted = func(string) { d.Submit() }
+	}
+	if width > 0 {
+		d.Resize(fyne.NewSize(width, d.MinSize().Height))
+	}
+	d.Show()
+	if len(entries) > 0 {
+		ed.win.Canvas().Focus(entries[0])
+	}
 }
 
 // formHint is a form row with a hint under the field.
