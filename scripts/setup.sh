@@ -14,7 +14,7 @@ pkgs=(
 )
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
@@ -25,6 +25,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 fail() { echo "setup: $*" >&2; exit 1; }
+# has PATTERN TEXT: whether TEXT has a line matching PATTERN. Checks capture a command's output
+# first and then look in it: `cmd | grep -q` under pipefail fails whenever grep finds its line and
+# exits before cmd has finished writing (cmd dies of SIGPIPE), which depends on how much cmd
+# prints — `ldconfig -p` on a machine with more libraries than ours did exactly that in CI.
+has() { grep -q -- "$1" <<<"$2"; }
 
 command -v go >/dev/null || fail "Go 1.26 is required (https://go.dev/dl)"
 command -v make >/dev/null || fail "make is missing (apt-get install make)"
@@ -48,24 +53,32 @@ done
 convert -size 4x3 gradient:black-white -depth 16 "$tmp/g16.png" 2>/dev/null &&
   [ "$(identify -format %z "$tmp/g16.png" 2>/dev/null)" = 16 ] ||
   fail "ImageMagick cannot write a 16-bit PNG (apt-get install imagemagick)"
-convert "$tmp/g16.png" -depth 16 txt:- 2>/dev/null | grep -q '65535' ||
+has '65535' "$(convert "$tmp/g16.png" -depth 16 txt:- 2>/dev/null)" ||
   fail "ImageMagick cannot read a 16-bit PNG (apt-get install imagemagick)"
 # Without its EXR coder ImageMagick writes the input's format under the .exr name and exits 0:
 # look at the magic number, then read the file back as EXR.
 convert "$tmp/g16.png" "$tmp/g.exr" 2>/dev/null && [ "$(od -An -N4 -tx1 "$tmp/g.exr" | tr -d ' ')" = 762f3101 ] ||
   fail "ImageMagick cannot write EXR: its EXR coder is missing (apt-get install libmagickcore-6.q16-6-extra)"
-[ "$(identify -format %m "$tmp/g.exr" 2>/dev/null)" = EXR ] && convert "$tmp/g.exr" txt:- 2>/dev/null | grep -q '^3,2:' ||
+[ "$(identify -format %m "$tmp/g.exr" 2>/dev/null)" = EXR ] && has '^3,2:' "$(convert "$tmp/g.exr" txt:- 2>/dev/null)" ||
   fail "ImageMagick cannot read EXR: its EXR coder is missing (apt-get install libmagickcore-6.q16-6-extra)"
 
 # OpenEXR's own tools read what ImageMagick wrote (exr/ third-party tests).
 for t in exrheader exrmaketiled; do
   command -v "$t" >/dev/null || fail "OpenEXR's $t is missing (apt-get install openexr)"
 done
-exrheader "$tmp/g.exr" 2>/dev/null | grep -q 'dataWindow' || fail "OpenEXR's exrheader does not run (apt-get install openexr)"
+has 'dataWindow' "$(exrheader "$tmp/g.exr" 2>/dev/null)" || fail "OpenEXR's exrheader does not run (apt-get install openexr)"
 exrmaketiled "$tmp/g.exr" "$tmp/t.exr" >/dev/null 2>&1 || fail "OpenEXR's exrmaketiled does not run (apt-get install openexr)"
 
 # Vulkan: the loader and Mesa's lavapipe ICD, so GPU tests run on a machine without a GPU.
-{ ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libvulkan\.so\.1' || fail "the Vulkan loader libvulkan.so.1 is missing (apt-get install libvulkan1)"
+# The dynamic loader finds it through its cache (what wgpu's dlopen uses), or it lies in a library
+# directory the loader always searches.
+ldcache=$(ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null || true)
+vk=""
+has 'libvulkan\.so\.1 ' "$ldcache" && vk=yes
+for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu /lib64 /usr/lib64 /lib /usr/lib; do
+  [ -e "$d/libvulkan.so.1" ] && vk=yes
+done
+[ -n "$vk" ] || fail "the Vulkan loader libvulkan.so.1 is missing (apt-get install libvulkan1)"
 icd=""
 for f in /usr/share/vulkan/icd.d/lvp_icd.*.json; do
   [ -e "$f" ] || continue
@@ -91,6 +104,6 @@ for _ in $(seq 50); do
 done
 [ -s "$tmp/display" ] || fail "Xvfb does not start: $(tail -n 1 "$tmp/xvfb.log" 2>/dev/null)"
 disp=":$(head -n 1 "$tmp/display")"
-DISPLAY=$disp xdotool getdisplaygeometry 2>/dev/null | grep -q '^64 48$' || fail "xdotool cannot reach the Xvfb display $disp"
+has '^64 48$' "$(DISPLAY=$disp xdotool getdisplaygeometry 2>/dev/null)" || fail "xdotool cannot reach the Xvfb display $disp"
 DISPLAY=$disp import -window root "$tmp/shot.png" 2>/dev/null && [ -s "$tmp/shot.png" ] ||
   fail "ImageMagick's import cannot grab the Xvfb display $disp"
