@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"strata/internal/pool"
 	"strata/progress"
 )
 
@@ -128,6 +130,9 @@ type Saving struct {
 	ctx                  context.Context
 	report               progress.Func
 	over                 bool
+
+	mu    sync.Mutex
+	early map[string]earlyCheck // payloads Prevalidate found sound, by manifest field
 }
 
 // BeginSave resolves an interrupted save at path, settles the landscape's guid (as Save) and
@@ -193,6 +198,53 @@ func (s *Saving) cancelled() error {
 	return nil
 }
 
+// Prevalidate checks one child already written and named on the container (field is its manifest
+// field: "height", "holes", "channels.NAME", "scatter[I].density") the way Validate will — read
+// back from the disk whole, every block decoded and checked — and flushes it to the disk, so that
+// a caller can settle its large payloads while it is still computing the others (a bake checks
+// the height while the stack is evaluated). Commit's validation then trusts that payload as long
+// as its file is unchanged (the same file, size and modification time, and texture.yaml but for
+// the guid), and still makes every check across children (grid sizes, heightRange). The control
+// textures are checked together at Commit and cannot be prevalidated. A child that fails is an
+// error naming the file and the field; the caller fails the save with it (Fail).
+func (s *Saving) Prevalidate(field string) error {
+	s.mu.Lock()
+	m := s.c.m // the manifest as it stands: the caller names no children meanwhile
+	s.mu.Unlock()
+	var ch *child
+	for _, c := range children(&m) {
+		if c.field == field {
+			ch = &c
+			break
+		}
+	}
+	switch {
+	case ch == nil:
+		return fmt.Errorf("terraindata: prevalidate %s: the container names no child %q yet", s.newDir, field)
+	case ch.format == "" || strings.HasPrefix(field, "controls["):
+		return fmt.Errorf("terraindata: prevalidate %s: %s is checked with the rest at Commit", s.newDir, field)
+	}
+	if err := checkRel(ch.rel); err != nil {
+		return fmt.Errorf("terraindata: %s: %s: child path %w", s.newDir, field, err)
+	}
+	v := &validator{root: s.newDir}
+	c := &Container{path: s.newDir, readDir: s.newDir, m: m}
+	_, e, _, ok := v.textureFile(c.ref(ch.role, ch.field, ch.rel), ch.format)
+	if !ok {
+		return Problems(v.probs)
+	}
+	if err := syncFile(e.payload); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.early == nil {
+		s.early = map[string]earlyCheck{}
+	}
+	s.early[field] = *e
+	return nil
+}
+
 // Commit stamps guids, writes terrain.yaml, validates the result (an invalid one is dropped, the
 // old stays), makes it durable and swaps it in, reporting StageValidate 0…3.
 func (s *Saving) Commit() error {
@@ -218,7 +270,10 @@ func (s *Saving) Commit() error {
 	if err := os.WriteFile(filepath.Join(newDir, ManifestFile), b, 0o644); err != nil {
 		return fail(fmt.Errorf("terraindata: %w", err))
 	}
-	if probs := Validate(newDir); len(probs) > 0 {
+	s.mu.Lock()
+	early := s.early
+	s.mu.Unlock()
+	if probs := validate(newDir, early); len(probs) > 0 {
 		return fail(fmt.Errorf("terraindata: not saving %s, the written container is invalid:\n%w", path, Problems(probs)))
 	}
 	s.report(StageValidate, 1, 3)
@@ -311,35 +366,39 @@ func stampGUIDs(dir string, m *Manifest) error {
 	return nil
 }
 
+// syncTree flushes every file and folder under root to the disk, several at a time (each fsync
+// waits on the device; a container's payloads flush side by side).
 func syncTree(root string) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("terraindata: %w", err)
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("terraindata: %w", err)
-		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("terraindata: fsync %s: %w", p, err)
+		if d.Type()&fs.ModeSymlink == 0 {
+			paths = append(paths, p)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(paths))
+	pool.Each(context.Background(), len(paths), 8, func(k int) { errs[k] = syncFile(paths[k]) }, nil)
+	return errors.Join(errs...)
 }
 
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
+// syncFile flushes one file or folder to the disk.
+func syncFile(p string) error {
+	f, err := os.Open(p)
 	if err != nil {
 		return fmt.Errorf("terraindata: %w", err)
 	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("terraindata: fsync %s: %w", dir, err)
+	err = f.Sync()
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("terraindata: fsync %s: %w", p, err)
 	}
 	return nil
 }
+
+func syncDir(dir string) error { return syncFile(dir) }

@@ -1,14 +1,18 @@
 package terraindata
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"strata/internal/pool"
 )
 
 // Problem is one reason a container is refused, naming the file and the manifest field so the
@@ -93,7 +97,13 @@ func children(m *Manifest) []child {
 // checks that grids that must agree do, that control weights sum to 255 at every texel, and that
 // heightRange holds the ground. It only reads; it does not recover an interrupted save.
 func Validate(path string) []Problem {
-	v := &validator{root: path}
+	return validate(path, nil)
+}
+
+// validate is Validate trusting the payloads in early (by field) that were read back whole before
+// (Saving.Prevalidate) and have not changed since.
+func validate(path string, early map[string]earlyCheck) []Problem {
+	v := &validator{root: path, early: early}
 	v.run()
 	return v.probs
 }
@@ -101,6 +111,36 @@ func Validate(path string) []Problem {
 type validator struct {
 	root  string
 	probs []Problem
+	early map[string]earlyCheck
+}
+
+// earlyCheck is a payload Saving.Prevalidate read back whole and found sound: what it read and
+// the file it read, so that the container's validation knows the payload unchanged without
+// decoding it again.
+type earlyCheck struct {
+	rel     string
+	info    TextureInfo
+	ground  [2]float64 // the height's ground range (lo > hi: no ground)
+	payload string     // the payload file
+	stat    os.FileInfo
+}
+
+// unchanged says whether the child ref names is still the payload e read: the same texture.yaml
+// (but for the guid Commit stamps), the same file, size and modification time.
+func (e earlyCheck) unchanged(ref *Ref) bool {
+	if ref.Rel != e.rel {
+		return false
+	}
+	info, err := ref.Info()
+	if err != nil {
+		return false
+	}
+	info.GUID, e.info.GUID = "", ""
+	if info != e.info {
+		return false
+	}
+	st, err := os.Lstat(e.payload)
+	return err == nil && st.Mode().IsRegular() && os.SameFile(st, e.stat) && st.Size() == e.stat.Size() && st.ModTime().Equal(e.stat.ModTime())
 }
 
 func (v *validator) add(file, field, format string, a ...any) {
@@ -135,22 +175,62 @@ func (v *validator) run() {
 	c := &Container{path: v.root, readDir: v.root, m: *m}
 	v.probs = append(v.probs, checkManifest(mf, m)...)
 
-	got := map[string]TextureInfo{} // field → info of children that read fine
+	// Every child is read on its own, several at a time: the control textures (their PNG rows
+	// decode one after another) beside the float payloads (decoded on every core). Each job keeps
+	// its own problems, merged in manifest order with the controls' after the rest, as read one
+	// by one.
+	var kids []child
 	for _, ch := range children(m) {
-		if checkRel(ch.rel) != nil || strings.HasPrefix(ch.field, "controls[") {
-			continue // Check reported the path; controls are read together below
-		}
-		ref := c.ref(ch.role, ch.field, ch.rel)
-		if ch.format == "" {
-			v.plainFile(c, ref)
-			continue
-		}
-		if info, ok := v.texture(ref, ch.format, m); ok {
-			got[ch.field] = info
+		if checkRel(ch.rel) == nil && !strings.HasPrefix(ch.field, "controls[") {
+			kids = append(kids, ch) // Check reported a bad path; controls are read together
 		}
 	}
-	v.controls(c, got)
+	type job struct {
+		v   validator
+		got map[string]TextureInfo // field → info of children that read fine
+	}
+	jobs := make([]job, len(kids)+1) // the controls last
+	for k := range jobs {
+		jobs[k] = job{v: validator{root: v.root, early: v.early}, got: map[string]TextureInfo{}}
+	}
+	pool.Each(context.Background(), len(jobs), validateJobs, func(k int) {
+		// The controls go first: the longest, and one core's work.
+		k = (k + len(jobs) - 1) % len(jobs)
+		j := &jobs[k]
+		if k == len(kids) {
+			j.v.controls(c, j.got)
+			return
+		}
+		j.v.child(c, m, kids[k], j.got)
+	}, nil)
+	got := map[string]TextureInfo{}
+	for _, j := range jobs {
+		v.probs = append(v.probs, j.v.probs...)
+		maps.Copy(got, j.got)
+	}
 	v.sizes(m, got)
+}
+
+// validateJobs is how many children Validate reads at once: enough to keep the controls' one core
+// beside the float payloads' many, few enough that their blocks in flight stay small.
+const validateJobs = 4
+
+// child checks one child other than the controls, recording its info in got when it reads fine.
+func (v *validator) child(c *Container, m *Manifest, ch child, got map[string]TextureInfo) {
+	ref := c.ref(ch.role, ch.field, ch.rel)
+	if ch.format == "" {
+		v.plainFile(c, ref)
+		return
+	}
+	if e, ok := v.early[ch.field]; ok && e.unchanged(ref) {
+		got[ch.field] = e.info
+		v.heightRange(ref, m, e.ground)
+		return
+	}
+	if info, ground, ok := v.texture(ref, ch.format); ok {
+		got[ch.field] = info
+		v.heightRange(ref, m, ground)
+	}
 }
 
 // plainFile checks a child that is a file (stack.yaml) exactly as readers resolve it
@@ -161,26 +241,33 @@ func (v *validator) plainFile(c *Container, ref *Ref) {
 	}
 }
 
-// texture streams one child through every check; the height's ground heights are gathered on the
-// way for heightRange.
-func (v *validator) texture(ref *Ref, want Format, m *Manifest) (TextureInfo, bool) {
+// texture streams one child through every check; the height's ground range (lo, hi; lo > hi when
+// no texel is ground) is gathered on the way for heightRange.
+func (v *validator) texture(ref *Ref, want Format) (info TextureInfo, ground [2]float64, ok bool) {
+	info, _, ground, ok = v.textureFile(ref, want)
+	return info, ground, ok
+}
+
+// textureFile is texture, also returning the payload file it read (its path and what it was).
+func (v *validator) textureFile(ref *Ref, want Format) (TextureInfo, *earlyCheck, [2]float64, bool) {
+	none := [2]float64{math.Inf(1), math.Inf(-1)}
 	info, err := ref.Info()
 	if err != nil {
 		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
-		return TextureInfo{}, false
+		return TextureInfo{}, nil, none, false
 	}
 	if info.Format != want {
 		v.add(ref.Dir, ref.Field, "format %s, want %s", info.Format, want)
-		return TextureInfo{}, false
+		return TextureInfo{}, nil, none, false
 	}
 	if ref.Role == "height" && (info.Width < MinHeightSide || info.Height < MinHeightSide) {
 		v.add(ref.Dir, ref.Field, "%dx%d: a height grid has at least %dx%d texels (one quad of ground)", info.Width, info.Height, MinHeightSide, MinHeightSide)
-		return TextureInfo{}, false
+		return TextureInfo{}, nil, none, false
 	}
 	s, err := ref.Stream()
 	if err != nil {
 		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
-		return TextureInfo{}, false
+		return TextureInfo{}, nil, none, false
 	}
 	defer s.Close()
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -196,12 +283,23 @@ func (v *validator) texture(ref *Ref, want Format, m *Manifest) (TextureInfo, bo
 	})
 	if err != nil {
 		v.probs = append(v.probs, problem(err, s.File, ref.Field))
-		return TextureInfo{}, false
+		return TextureInfo{}, nil, none, false
 	}
+	st, err := s.f.Stat()
+	if err != nil {
+		v.probs = append(v.probs, problem(err, s.File, ref.Field))
+		return TextureInfo{}, nil, none, false
+	}
+	ground := [2]float64{lo, hi}
+	return info, &earlyCheck{rel: ref.Rel, info: info, ground: ground, payload: s.f.Name(), stat: st}, ground, true
+}
+
+// heightRange checks that the manifest's heightRange holds the ground range of the height child.
+func (v *validator) heightRange(ref *Ref, m *Manifest, ground [2]float64) {
+	lo, hi := ground[0], ground[1]
 	if hr := m.HeightRange; ref.Role == "height" && lo <= hi && (float32(lo) < float32(hr[0]) || float32(hi) > float32(hr[1])) {
 		v.add(filepath.Join(v.root, ManifestFile), "heightRange", "%v does not contain the ground's heights [%v, %v]", hr, lo, hi)
 	}
-	return info, true
 }
 
 // controls reads the control textures row by row together: each is checked as any child is, and
