@@ -22,6 +22,9 @@ const (
 	StageEncode   = "encode"    // MiB of payload compressed into the container (weights, scatter)
 	// StageEncodeHeight is the height payload (and holes): written while the stack is evaluated.
 	StageEncodeHeight = "encode height"
+	// StageValidateHeight is the height payload (and holes) read back and flushed to the disk as
+	// soon as it is written (0/1, 1/1): the commit's validation then only reads the rest.
+	StageValidateHeight = "validate height"
 	StageValidate     = terraindata.StageValidate // the written container checked, made durable and swapped in
 )
 

@@ -81,7 +81,7 @@ func (f *BakeFigures) Print(w io.Writer) {
 		sum += p.D
 	}
 	fmt.Fprintf(w, "  %-28s %9.1f ms   (the phases add to %.1f ms: the device opens while the sample loads,\n", "total, wall", ms(f.Wall), ms(sum))
-	fmt.Fprintf(w, "  %-28s %12s the height is encoded while the stack is evaluated)\n", "", "")
+	fmt.Fprintf(w, "  %-28s %12s the height is encoded and validated while the stack is evaluated)\n", "", "")
 	if f.PeakRSS > 0 {
 		fmt.Fprintf(w, "  %-28s %9.2f GiB  (%d kB)\n", "peak RSS", float64(f.PeakRSS)/(1<<30), f.PeakRSS/1024)
 	}

@@ -54,12 +54,13 @@ func WriteContext(ctx context.Context, path string, l *Landscape, o WriteOptions
 // written as soon as the field is loaded — bake.Run does it while the stack is evaluated — and
 // the rest once the weights and the scatter are in.
 type writer struct {
-	l   *Landscape
-	c   *terraindata.Container
-	s   *terraindata.Saving
-	enc *terraindata.Encoder // the controls, channels and densities (StageEncode)
-	gnd *terraindata.Encoder // the height and holes (StageEncodeHeight)
-	tm  *Timings
+	l      *Landscape
+	c      *terraindata.Container
+	s      *terraindata.Saving
+	enc    *terraindata.Encoder // the controls, channels and densities (StageEncode)
+	gnd    *terraindata.Encoder // the height and holes (StageEncodeHeight)
+	tm     *Timings
+	report progress.Func
 }
 
 // beginWrite starts the save of l at path. W, H is the weights grid and pops the texels of each
@@ -103,7 +104,7 @@ func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, 
 			report(stage, mib(done.Add(n)), mib(total))
 		}}
 	}
-	return &writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings}, nil
+	return &writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings, report: report}, nil
 }
 
 // payloadBytes is the raw size of the payloads a save compresses (the progress totals): the
@@ -142,7 +143,8 @@ func (l *Landscape) controlCount() int {
 }
 
 // ground writes the height payload, the holes (when there is one) and the placement: everything
-// that depends on the field alone.
+// that depends on the field alone. The payloads are read back and flushed as they are written
+// (Saving.Prevalidate).
 func (w *writer) ground() error {
 	l, c, enc, dir := w.l, w.c, w.gnd, w.s.Dir()
 	f := l.Field
@@ -152,7 +154,7 @@ func (w *writer) ground() error {
 	if _, err := enc.Height(filepath.Join(dir, "height.texture"), hg); err != nil {
 		return err
 	}
-	t0 = w.tm.Since("encode height", t0)
+	t0 = w.tm.Since(StageEncodeHeight, t0)
 	if err := c.SetChild("height", "height.texture"); err != nil {
 		return err
 	}
@@ -166,6 +168,21 @@ func (w *writer) ground() error {
 		}
 		w.tm.Since("encode holes", t0)
 	}
+	// Read the ground back and flush it now — behind the evaluation when bake.Run writes it —
+	// rather than in the commit's validation, which then trusts it while it is unchanged.
+	t0 = time.Now()
+	w.report(StageValidateHeight, 0, 1)
+	fields := []string{"height"}
+	if wrote {
+		fields = append(fields, "holes")
+	}
+	for _, f := range fields {
+		if err := w.s.Prevalidate(f); err != nil {
+			return err
+		}
+	}
+	w.report(StageValidateHeight, 1, 1)
+	w.tm.Since(StageValidateHeight, t0)
 	rng := hg.Range()
 	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
 		HeightRange: [2]float64{short32(float32(rng[0])), short32(float32(rng[1]))}})
