@@ -43,6 +43,7 @@ type GPUStart struct {
 	g        *GPU
 	err      error
 	took     time.Duration
+	parts    string // what took the time: "device 120 ms, weights kernel 40 ms, …"
 	mu       sync.Mutex
 	consumed bool
 }
@@ -55,6 +56,7 @@ func StartGPU(ctx context.Context) *GPUStart {
 		t0 := time.Now()
 		defer func() { s.took = time.Since(t0) }()
 		d, err := gpu.Open(ctx, gpu.Options{Label: "strata bake"})
+		tOpen := time.Since(t0)
 		if err != nil {
 			s.err = fmt.Errorf("bake: %w", err)
 			return
@@ -63,23 +65,32 @@ func StartGPU(ctx context.Context) *GPUStart {
 		// population, and one small read back runs the device's first submission and mapping
 		// here, while the sources load, not in the bake's evaluation.
 		var sk *gpu.ScatterKernel
+		var tScatter, tFirst time.Duration
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
+			t := time.Now()
 			if k, err := d.NewScatterKernel(); err == nil {
 				sk = k
 			}
+			tScatter = time.Since(t)
 		}()
 		go func() {
 			defer wg.Done()
-			if t, err := d.NewWeightsTarget(1, 1); err == nil {
-				t.ReadWeights()
-				t.Release()
+			t := time.Now()
+			if wt, err := d.NewWeightsTarget(1, 1); err == nil {
+				wt.ReadWeights()
+				wt.Release()
 			}
+			tFirst = time.Since(t)
 		}()
+		t := time.Now()
 		g, err := NewGPU(d)
+		tWeights := time.Since(t)
 		wg.Wait()
+		s.parts = fmt.Sprintf("device %.1f ms, then side by side: weights kernel %.1f ms, scatter kernel %.1f ms, first read back %.1f ms",
+			ms(tOpen), ms(tWeights), ms(tScatter), ms(tFirst))
 		if err != nil {
 			sk.Release()
 			d.Release()
@@ -192,7 +203,7 @@ func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string,
 			waited := time.Since(t0)
 			o.Timings.Add(StageDevice, waited)
 			if o.Start != nil {
-				o.Timings.Note("gpu start: %.1f ms in the background, %.1f ms of it waited for", ms(o.Start.took), ms(waited))
+				o.Timings.Note("gpu start: %.1f ms in the background (%s), %.1f ms of it waited for", ms(o.Start.took), o.Start.parts, ms(waited))
 			}
 			g = usableGPU(g, err, o.Warn)
 			report(StageDevice, 1, 1)
