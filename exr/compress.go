@@ -13,34 +13,48 @@ import (
 // replace each byte by its difference to the previous one plus 128. These two helpers are that
 // transform and its inverse, exactly as ImfZip.cpp does them.
 
-// predictInterleave transforms raw into dst (len(dst) == len(raw)).
+// predictInterleave transforms raw into dst (len(dst) == len(raw)), in one pass: each byte of
+// the interleaved order is stored as its difference to the one before.
 func predictInterleave(dst, raw []byte) {
+	if len(raw) == 0 {
+		return
+	}
 	half := (len(raw) + 1) / 2
-	t1, t2 := dst[:half], dst[half:]
+	t1, t2 := dst[:half], dst[half:len(raw)]
+	prev := raw[0]
+	t1[0] = prev
+	for i := 1; i < len(t1); i++ {
+		v := raw[2*i]
+		t1[i] = v - prev + 128
+		prev = v
+	}
 	for i := range t2 {
-		t1[i], t2[i] = raw[2*i], raw[2*i+1]
-	}
-	if len(t1) > len(t2) {
-		t1[len(t1)-1] = raw[len(raw)-1]
-	}
-	for i := len(dst) - 1; i > 0; i-- {
-		dst[i] = dst[i] - dst[i-1] + 128
+		v := raw[2*i+1]
+		t2[i] = v - prev + 128
+		prev = v
 	}
 }
 
-// unpredictDeinterleave undoes predictInterleave: tmp is modified in place and the result
-// written to out (len(out) == len(tmp)).
+// unpredictDeinterleave undoes predictInterleave, reading tmp and writing out (len(out) ==
+// len(tmp)): the running sum of the differences is kept in a register and written straight to
+// its interleaved place, one pass instead of a prefix sum in place (each byte waiting on the
+// store of the one before) and a deinterleave.
 func unpredictDeinterleave(out, tmp []byte) {
-	for i := 1; i < len(tmp); i++ {
-		tmp[i] = tmp[i-1] + tmp[i] - 128
+	if len(tmp) == 0 {
+		return
 	}
 	half := (len(tmp) + 1) / 2
-	for i := range out {
-		if i%2 == 0 {
-			out[i] = tmp[i/2]
-		} else {
-			out[i] = tmp[half+i/2]
-		}
+	t1, t2 := tmp[:half], tmp[half:]
+	out = out[:len(tmp)]
+	p := t1[0]
+	out[0] = p
+	for i := 1; i < len(t1); i++ {
+		p += t1[i] - 128
+		out[2*i] = p
+	}
+	for i, d := range t2 {
+		p += d - 128
+		out[2*i+1] = p
 	}
 }
 

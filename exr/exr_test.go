@@ -442,3 +442,64 @@ func TestWriteBlocksStops(t *testing.T) {
 		t.Errorf("cancelled: err %v", err)
 	}
 }
+
+// unpredictDeinterleave inverts predictInterleave for every length, odd and even.
+func TestUnpredictDeinterleaveInverts(t *testing.T) {
+	for n := 0; n < 70; n++ {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(i*i*31 + 7*i)
+		}
+		tmp := make([]byte, n)
+		predictInterleave(tmp, raw)
+		out := make([]byte, n)
+		unpredictDeinterleave(out, tmp)
+		if !bytes.Equal(out, raw) {
+			t.Fatalf("length %d: %v, want %v", n, out, raw)
+		}
+	}
+}
+
+func BenchmarkUnpredictDeinterleave(b *testing.B) {
+	raw := make([]byte, 1<<20)
+	for i := range raw {
+		raw[i] = byte(i * 2654435761 >> 13)
+	}
+	tmp := make([]byte, len(raw))
+	predictInterleave(tmp, raw)
+	out := make([]byte, len(raw))
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		unpredictDeinterleave(out, tmp)
+	}
+}
+
+// predictInterleave is OpenEXR's transform: even bytes then odd, each the difference to the one
+// before plus 128 (ImfZip.cpp), checked against that definition written out plainly.
+func TestPredictInterleaveDefinition(t *testing.T) {
+	for n := 0; n < 70; n++ {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(i*i*13 + 5*i + 3)
+		}
+		var inter []byte
+		for i := 0; i < n; i += 2 {
+			inter = append(inter, raw[i])
+		}
+		for i := 1; i < n; i += 2 {
+			inter = append(inter, raw[i])
+		}
+		want := make([]byte, n)
+		for i := range inter {
+			want[i] = inter[i]
+			if i > 0 {
+				want[i] = inter[i] - inter[i-1] + 128
+			}
+		}
+		got := make([]byte, n)
+		predictInterleave(got, raw)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("length %d: %v, want %v", n, got, want)
+		}
+	}
+}

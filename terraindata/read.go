@@ -441,6 +441,9 @@ func (s *Stream) Next() (Block, error) {
 func (s *Stream) checkValues(y0 int, vals []float32, nc int) {
 	mask := strings.HasPrefix(s.role, "channels.mask.")
 	density := strings.HasPrefix(s.role, "scatter.")
+	if valuesOK(vals, nc, s.role == "height", mask, density) {
+		return
+	}
 	for i, v := range vals {
 		reason := ""
 		c := i % nc
@@ -469,6 +472,46 @@ func (s *Stream) checkValues(y0 int, vals []float32, nc int) {
 		}
 		s.bad.n++
 	}
+}
+
+// valuesOK is checkValues' first pass over a block: whether every value passes, with no
+// bookkeeping (a block that does not is checked again value by value, for the first and the
+// count). A value is finite when its exponent bits are not all ones; a comparison with NaN is
+// false, so the ranges refuse it too.
+func valuesOK(vals []float32, nc int, height, mask, density bool) bool {
+	const exp = 0x7f800000
+	finite := func(v float32) bool { return math.Float32bits(v)&exp != exp }
+	switch {
+	case height:
+		if nc != 4 || len(vals)%4 != 0 {
+			return false
+		}
+		for i := 0; i < len(vals); i += 4 {
+			t := vals[i : i+4 : i+4]
+			if !finite(t[0]) || !finite(t[1]) || !finite(t[2]) || !(t[3] >= 0 && t[3] <= 1) {
+				return false
+			}
+		}
+	case mask:
+		for _, v := range vals {
+			if !(v >= 0 && v <= 1) {
+				return false
+			}
+		}
+	case density:
+		for _, v := range vals {
+			if !(v >= 0) || !finite(v) {
+				return false
+			}
+		}
+	default:
+		for _, v := range vals {
+			if !finite(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Read reads the child whole, through Stream: every check Stream makes, plus the memory the whole

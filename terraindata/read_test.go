@@ -64,3 +64,37 @@ func TestReadEqualsNext(t *testing.T) {
 		}
 	}
 }
+
+// checkValues' whole-block pass refuses exactly what its value-by-value check does, for every
+// special value in every role.
+func TestCheckValuesSpecials(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	specials := []float32{0, float32(math.Copysign(0, -1)), 0.5, 1, 1.0001, -1e-30, 3e38, -3e38, inf, -inf, nan}
+	finite := func(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+	roles := []struct {
+		role string
+		nc   int
+		ok   func(c int, v float32) bool
+	}{
+		{"height", 4, func(c int, v float32) bool { return finite(v) && (c != 3 || v >= 0 && v <= 1) }},
+		{"channels.mask.snow", 1, func(_ int, v float32) bool { return finite(v) && v >= 0 && v <= 1 }},
+		{"channels.wetness", 1, func(_ int, v float32) bool { return finite(v) }},
+		{"scatter.trees", 1, func(_ int, v float32) bool { return finite(v) && v >= 0 }},
+	}
+	for _, r := range roles {
+		for c := 0; c < r.nc; c++ {
+			for _, v := range specials {
+				vals := make([]float32, 2*r.nc) // two texels, the second holding v in channel c
+				for i := range vals {
+					vals[i] = 0.25
+				}
+				vals[r.nc+c] = v
+				s := &Stream{role: r.role, Info: TextureInfo{Width: 2, Height: 1}}
+				s.checkValues(0, vals, r.nc)
+				if got, want := s.bad.n == 0, r.ok(c, v); got != want {
+					t.Errorf("%s channel %d value %v: passes %v, want %v", r.role, c, v, got, want)
+				}
+			}
+		}
+	}
+}

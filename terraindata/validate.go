@@ -2,6 +2,7 @@ package terraindata
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -346,7 +347,16 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 		}
 		return
 	}
+	// keep[k]: the bytes of control k that hold a layer's weight (little-endian: R lowest).
 	layers := len(c.m.Layers)
+	keep := make([]uint32, len(streams))
+	for k := range keep {
+		for ch := 0; ch < 4; ch++ {
+			if 4*k+ch < layers {
+				keep[k] |= 0xff << (8 * ch)
+			}
+		}
+	}
 	w := streams[0].Info.Width
 	bad, first, firstSum := 0, "", 0
 	rows := make([][]byte, len(streams))
@@ -368,25 +378,58 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 			}
 			rows[k] = b.Bytes
 		}
-		for x := 0; x < w; x++ {
-			sum, stray := 0, 0
-			for k := range rows {
-				for ch := 0; ch < 4; ch++ {
-					if 4*k+ch < layers {
-						sum += int(rows[k][4*x+ch])
-					} else {
-						stray += int(rows[k][4*x+ch])
+		if n, x := badTexels(rows, keep, w); n > 0 {
+			if bad == 0 {
+				all := 0
+				for _, r := range rows {
+					for _, b := range r[4*x : 4*x+4] {
+						all += int(b)
 					}
 				}
+				first, firstSum = fmt.Sprintf("(%d,%d)", x, y), all
 			}
-			if sum != 255 || stray != 0 {
-				if bad == 0 {
-					first, firstSum = fmt.Sprintf("(%d,%d)", x, y), sum+stray
-				}
-				bad++
-			}
+			bad += n
 		}
 	}
+}
+
+// badTexels counts the texels of one row of the controls (rows[k]: control k's 4·w bytes) whose
+// layer weights do not sum to 255 or that weigh a channel no layer uses (keep[k]: the bytes of
+// control k that are layers), and says the first. A texel's four bytes are one word: the layers'
+// bytes summed two lanes at a time, the others must be zero.
+func badTexels(rows [][]byte, keep []uint32, w int) (n, first int) {
+	sum := func(v uint32) uint32 {
+		v = v&0x00ff00ff + v>>8&0x00ff00ff
+		return v&0xffff + v>>16
+	}
+	if len(rows) == 1 { // up to four layers: the common case, kept tight
+		r, k := rows[0][:4*w], keep[0]
+		for x := 0; x < w; x++ {
+			v := binary.LittleEndian.Uint32(r[4*x:])
+			if sum(v&k) != 255 || v&^k != 0 {
+				if n == 0 {
+					first = x
+				}
+				n++
+			}
+		}
+		return n, first
+	}
+	for x := 0; x < w; x++ {
+		s, stray := uint32(0), uint32(0)
+		for k, r := range rows {
+			v := binary.LittleEndian.Uint32(r[4*x:])
+			s += sum(v & keep[k])
+			stray |= v &^ keep[k]
+		}
+		if s != 255 || stray != 0 {
+			if n == 0 {
+				first = x
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // drain reads a stream to its end, reporting a problem; it says whether the payload is sound.
