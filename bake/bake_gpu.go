@@ -25,7 +25,10 @@ const (
 	// StageValidateHeight is the height payload (and holes) read back and flushed to the disk as
 	// soon as it is written (0/1, 1/1): the commit's validation then only reads the rest.
 	StageValidateHeight = "validate height"
-	StageValidate       = terraindata.StageValidate // the written container checked, made durable and swapped in
+	// StageValidateControls is the control textures read back and flushed while the densities
+	// encode (0/1, 1/1).
+	StageValidateControls = "validate controls"
+	StageValidate         = terraindata.StageValidate // the written container checked, made durable and swapped in
 )
 
 // GPUTileSize is the tile side a GPU bake uses when Options.TileSize is 0: every tile is a

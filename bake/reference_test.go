@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math/rand"
+	"sync"
 	"testing"
 
 	"strata/field"
@@ -151,9 +152,12 @@ func TestReferenceMissingChannel(t *testing.T) {
 }
 
 func TestReferenceProgress(t *testing.T) {
+	var mu sync.Mutex // progress.Func is called from the workers
 	var last, total int
 	_, err := Reference(context.Background(), stack.SampleDunes(), field.SampleDunesSized(100), Options{
 		TileSize: 32, Progress: func(stage string, done, tot int) {
+			mu.Lock()
+			defer mu.Unlock()
 			if stage == StageEvaluate {
 				last, total = max(last, done), tot
 			}

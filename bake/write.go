@@ -204,7 +204,6 @@ func (w *writer) finish() error {
 
 func (w *writer) rest() error {
 	l, c, enc, dir, tm := w.l, w.c, w.enc, w.s.Dir(), w.tm
-	f := l.Field
 	t0 := time.Now()
 	wt := l.Weights
 	pix := [][]byte{wt.Lo, wt.Hi}[:l.controlCount()]
@@ -228,6 +227,26 @@ func (w *writer) rest() error {
 		return err
 	}
 	t0 = tm.Since("stack, layers, atlas", t0)
+
+	// The controls are read back and flushed while the channels and densities encode (their
+	// sums need the layers, named just now), not in the commit's validation.
+	w.report(StageValidateControls, 0, 1)
+	wait := w.s.PrevalidateLater("controls")
+	err := w.payloads()
+	t0 = time.Now()
+	if cerr := wait(); err == nil {
+		err = cerr
+	}
+	w.report(StageValidateControls, 1, 1)
+	tm.Since(StageValidateControls+", waited", t0) // the rest ran beside the payloads
+	return err
+}
+
+// payloads writes the channels, the densities and what the script needs.
+func (w *writer) payloads() error {
+	l, c, enc, dir, tm := w.l, w.c, w.enc, w.s.Dir(), w.tm
+	f := l.Field
+	t0 := time.Now()
 
 	chans, popChildren, err := l.childNames()
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"fmt"
+	"maps"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 )
@@ -167,4 +169,22 @@ var (
 
 func formatUUID(b [16]byte) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// clone is a copy of m that shares nothing a setter changes.
+func (m Manifest) clone() Manifest {
+	m.Controls = slices.Clone(m.Controls)
+	m.Layers = slices.Clone(m.Layers)
+	m.Channels = maps.Clone(m.Channels)
+	m.Scatter = slices.Clone(m.Scatter)
+	if m.Atlas != nil {
+		a := *m.Atlas
+		m.Atlas = &a
+	}
+	if m.Script != nil {
+		sc := *m.Script
+		sc.Assets = slices.Clone(sc.Assets)
+		m.Script = &sc
+	}
+	return m
 }

@@ -141,7 +141,7 @@ func TestPrevalidate(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.SetChild("control0", "control0.texture")
-		for _, f := range []string{"controls[0]", "holes", "channels.nothing"} {
+		for _, f := range []string{"controls[0]", "holes", "channels.nothing", "stack"} {
 			if err := s.Prevalidate(f); err == nil {
 				t.Errorf("Prevalidate(%q) = nil, want an error", f)
 			}
@@ -153,5 +153,57 @@ func truncateTo(t *testing.T, p string, n int64) {
 	t.Helper()
 	if err := os.Truncate(p, n); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The controls are prevalidated together: their sums are checked over the layers named then, and
+// Commit reads them again when the layer count changed or a control did.
+func TestPrevalidateControls(t *testing.T) {
+	dir := t.TempDir()
+	begin := func(name string, layers int) (*Saving, *Container, *HeightGrid) {
+		s, c, g := beginHeight(t, filepath.Join(dir, name))
+		if _, err := WriteTextureRGBA8(filepath.Join(s.Dir(), "control0.texture"), fixtureControl(7, 5, 0, layers), Linear); err != nil {
+			t.Fatal(err)
+		}
+		c.SetChild("control0", "control0.texture")
+		ls := make([]Layer, layers)
+		for i := range ls {
+			ls[i] = Layer{Name: string(rune('a' + i))}
+		}
+		c.SetLayers(ls)
+		c.SetPlacement(Placement{Size: [2]float64{14, 20}, HeightRange: g.Range()})
+		return s, c, g
+	}
+
+	s, _, _ := begin("sound.terrainData", 3)
+	if err := s.Prevalidate("controls"); err != nil {
+		t.Fatalf("Prevalidate(controls): %v", err)
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+
+	// Weights split over two layers, then one layer named: the second's weights are now in a
+	// channel no layer uses, and Commit must find it by reading the control again.
+	s, c, _ := begin("relayered.terrainData", 2)
+	if err := s.Prevalidate("controls"); err != nil {
+		t.Fatal(err)
+	}
+	c.SetLayers([]Layer{{Name: "a"}})
+	if err := s.Commit(); err == nil || !strings.Contains(err.Error(), "sum to 255") {
+		t.Fatalf("Commit after the layers changed: %v, want the controls refused", err)
+	}
+
+	// A control whose weights do not sum to 255 is refused at once, naming it.
+	s, _, _ = begin("bad.terrainData", 3)
+	defer s.Abort()
+	bad := fixtureControl(7, 5, 0, 3)
+	bad.Pix[0]++
+	if _, err := WriteTextureRGBA8(filepath.Join(s.Dir(), "control0.texture"), bad, Linear); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Prevalidate("controls")
+	if err == nil || !strings.Contains(err.Error(), "sum to 255") || !strings.Contains(err.Error(), "control0.texture") {
+		t.Fatalf("Prevalidate of a control that does not sum: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,18 +200,31 @@ func (s *Saving) cancelled() error {
 }
 
 // Prevalidate checks one child already written and named on the container (field is its manifest
-// field: "height", "holes", "channels.NAME", "scatter[I].density") the way Validate will — read
+// field: "height", "holes", "channels.NAME", "scatter[I].density", or "controls" for every
+// control texture together, their weights summed over the layers named) the way Validate will — read
 // back from the disk whole, every block decoded and checked — and flushes it to the disk, so that
 // a caller can settle its large payloads while it is still computing the others (a bake checks
 // the height while the stack is evaluated). Commit's validation then trusts that payload as long
 // as its file is unchanged (the same file, size and modification time, and texture.yaml but for
-// the guid), and still makes every check across children (grid sizes, heightRange). The control
-// textures are checked together at Commit and cannot be prevalidated. A child that fails is an
-// error naming the file and the field; the caller fails the save with it (Fail).
-func (s *Saving) Prevalidate(field string) error {
-	s.mu.Lock()
-	m := s.c.m // the manifest as it stands: the caller names no children meanwhile
-	s.mu.Unlock()
+// the guid; for the controls, the same layer count), and still makes every check across children
+// (grid sizes, heightRange). A child that fails is an error naming the file and the field; the
+// caller fails the save with it (Fail).
+func (s *Saving) Prevalidate(field string) error { return s.PrevalidateLater(field)() }
+
+// PrevalidateLater is Prevalidate in the background: it takes the manifest as it stands now and
+// returns at once; wait returns the result. Meanwhile the caller may go on writing and naming other
+// children (a bake encodes the densities while its controls are read back).
+func (s *Saving) PrevalidateLater(field string) (wait func() error) {
+	m := s.c.m.clone()
+	done := make(chan error, 1)
+	go func() { done <- s.prevalidate(field, m) }()
+	return func() error { return <-done }
+}
+
+func (s *Saving) prevalidate(field string, m Manifest) error {
+	if field == "controls" {
+		return s.prevalidateControls(m)
+	}
 	var ch *child
 	for _, c := range children(&m) {
 		if c.field == field {
@@ -222,7 +236,7 @@ func (s *Saving) Prevalidate(field string) error {
 	case ch == nil:
 		return fmt.Errorf("terraindata: prevalidate %s: the container names no child %q yet", s.newDir, field)
 	case ch.format == "" || strings.HasPrefix(field, "controls["):
-		return fmt.Errorf("terraindata: prevalidate %s: %s is checked with the rest at Commit", s.newDir, field)
+		return fmt.Errorf("terraindata: prevalidate %s: %s is not checked alone (the controls are checked together: \"controls\")", s.newDir, field)
 	}
 	if err := checkRel(ch.rel); err != nil {
 		return fmt.Errorf("terraindata: %s: %s: child path %w", s.newDir, field, err)
@@ -242,6 +256,37 @@ func (s *Saving) Prevalidate(field string) error {
 		s.early = map[string]earlyCheck{}
 	}
 	s.early[field] = *e
+	return nil
+}
+
+// prevalidateControls is Prevalidate("controls"): every control texture named, read together,
+// their weights summed over the layers named.
+func (s *Saving) prevalidateControls(m Manifest) error {
+	if len(m.Controls) == 0 || len(m.Layers) == 0 {
+		return fmt.Errorf("terraindata: prevalidate %s: the container names no controls or no layers yet", s.newDir)
+	}
+	for i, rel := range m.Controls {
+		if err := checkRel(rel); err != nil {
+			return fmt.Errorf("terraindata: %s: controls[%d]: child path %w", s.newDir, i, err)
+		}
+	}
+	v := &validator{root: s.newDir, record: map[string]earlyCheck{}}
+	c := &Container{path: s.newDir, readDir: s.newDir, m: m}
+	v.controls(c, map[string]TextureInfo{})
+	if len(v.probs) > 0 {
+		return Problems(v.probs)
+	}
+	for _, e := range v.record {
+		if err := syncFile(e.payload); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.early == nil {
+		s.early = map[string]earlyCheck{}
+	}
+	maps.Copy(s.early, v.record)
 	return nil
 }
 

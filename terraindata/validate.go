@@ -113,6 +113,8 @@ type validator struct {
 	root  string
 	probs []Problem
 	early map[string]earlyCheck
+	// record, when not nil, receives the controls read whole and found sound (Prevalidate).
+	record map[string]earlyCheck
 }
 
 // earlyCheck is a payload Saving.Prevalidate read back whole and found sound: what it read and
@@ -122,7 +124,9 @@ type earlyCheck struct {
 	rel     string
 	info    TextureInfo
 	ground  [2]float64 // the height's ground range (lo > hi: no ground)
-	payload string     // the payload file
+	layers  int        // a control: the layers and controls its weights were summed over
+	group   int
+	payload string // the payload file
 	stat    os.FileInfo
 }
 
@@ -199,7 +203,9 @@ func (v *validator) run() {
 		k = (k + len(jobs) - 1) % len(jobs)
 		j := &jobs[k]
 		if k == len(kids) {
-			j.v.controls(c, j.got)
+			if !j.v.earlyControls(c, j.got) {
+				j.v.controls(c, j.got)
+			}
 			return
 		}
 		j.v.child(c, m, kids[k], j.got)
@@ -367,6 +373,17 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 				for _, s := range streams {
 					got[s.field] = s.Info
 				}
+				if bad == 0 && v.record != nil {
+					for i, s := range streams {
+						ref := c.Controls()[i]
+						st, err := s.f.Stat()
+						if err != nil {
+							v.probs = append(v.probs, problem(err, s.File, s.field))
+							return
+						}
+						v.record[s.field] = earlyCheck{rel: ref.Rel, info: s.Info, payload: s.f.Name(), stat: st, layers: layers, group: len(streams)}
+					}
+				}
 				if bad > 0 {
 					v.add(streams[0].File, "controls", "%d texel(s) whose layer weights do not sum to 255 (or that weigh channels no layer uses), first at %s: %d", bad, first, firstSum)
 				}
@@ -430,6 +447,28 @@ func badTexels(rows [][]byte, keep []uint32, w int) (n, first int) {
 		}
 	}
 	return n, first
+}
+
+// earlyControls takes the control textures as Prevalidate found them when every one is unchanged
+// and the layers they were summed over are the manifest's; it says whether it did.
+func (v *validator) earlyControls(c *Container, got map[string]TextureInfo) bool {
+	refs := c.Controls()
+	if len(refs) == 0 {
+		return false
+	}
+	for _, ref := range refs {
+		if ref == nil {
+			return false
+		}
+		e, ok := v.early[ref.Field]
+		if !ok || e.layers != len(c.m.Layers) || e.group != len(refs) || !e.unchanged(ref) {
+			return false
+		}
+	}
+	for _, ref := range refs {
+		got[ref.Field] = v.early[ref.Field].info
+	}
+	return true
 }
 
 // drain reads a stream to its end, reporting a problem; it says whether the payload is sound.
