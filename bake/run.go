@@ -74,15 +74,21 @@ func Run(ctx context.Context, j Job) (*Result, error) {
 	ground := make(chan error, 1)
 	go func() { ground <- w.ground() }()
 	backend, err := Evaluate(ctx, l, o)
-	gerr := <-ground
-	switch {
-	case err != nil:
+	if err != nil {
+		<-ground
 		w.s.Abort()
 		return nil, err
+	}
+	// The rest of the save starts as soon as the weights are in, beside the ground if that is
+	// still being written or read back.
+	rerr := w.rest()
+	switch gerr := <-ground; {
 	case gerr != nil:
 		return nil, w.s.Fail(gerr)
+	case rerr != nil:
+		return nil, w.s.Fail(rerr)
 	}
-	if err := w.finish(); err != nil {
+	if err := w.commit(); err != nil {
 		return nil, err
 	}
 	return &Result{Landscape: l, Backend: backend}, nil

@@ -150,6 +150,13 @@ func (w *writer) ground() error {
 	f := l.Field
 	ts := f.TexelSize()
 	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: l.HeightEdge}
+	var rng [2]float64 // the ground's height range, found beside the encoding
+	ranged := make(chan struct{})
+	go func() {
+		defer close(ranged)
+		rng = hg.Range()
+	}()
+	defer func() { <-ranged }()
 	t0 := time.Now()
 	if _, err := enc.Height(filepath.Join(dir, "height.texture"), hg); err != nil {
 		return err
@@ -183,7 +190,7 @@ func (w *writer) ground() error {
 	}
 	w.report(StageValidateHeight, 1, 1)
 	w.tm.Since(StageValidateHeight, t0)
-	rng := hg.Range()
+	<-ranged
 	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
 		HeightRange: [2]float64{short32(float32(rng[0])), short32(float32(rng[1]))}})
 	return nil
@@ -195,6 +202,11 @@ func (w *writer) finish() error {
 	if err := w.rest(); err != nil {
 		return w.s.Fail(err)
 	}
+	return w.commit()
+}
+
+// commit validates, makes durable and swaps in what ground and rest wrote.
+func (w *writer) commit() error {
 	if err := w.s.Commit(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Container is an open terrainData landscape: its manifest plus where it lives. Children are
@@ -15,7 +16,10 @@ type Container struct {
 	// readDir is where children are read from: path, or its backup while a crashed save's
 	// swap is undone (see Open).
 	readDir string
-	m       Manifest
+	// mu guards m against setters called from several goroutines (a bake writes the ground and
+	// the rest of a save side by side); readers of an opened container only read.
+	mu sync.Mutex
+	m  Manifest
 }
 
 // New returns an empty version-1 container for the bake to fill through the setters and Save.
@@ -58,7 +62,11 @@ func openAt(path string) (*Container, error) {
 func (c *Container) GUID() string { return c.m.GUID }
 
 // SetGUID gives the landscape the identity Save will write (see Save).
-func (c *Container) SetGUID(g string) { c.m.GUID = g }
+func (c *Container) SetGUID(g string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m.GUID = g
+}
 
 // Path is the container's folder ("" before the first Save).
 func (c *Container) Path() string { return c.path }
@@ -197,6 +205,8 @@ func (c *Container) Manifest() Manifest {
 // SetManifest replaces the manifest whole (the version is forced to this build's), for a bake
 // that prefers filling the struct to calling setters.
 func (c *Container) SetManifest(m Manifest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	m.Version = Version
 	c.m = m
 }
@@ -205,6 +215,8 @@ func (c *Container) SetManifest(m Manifest) {
 // "atlas.albedo|normal|mask", "channels.<name>" or "scatter.<population>" (its density). An empty
 // file removes the role. The path must be relative, slash-separated and stay inside the container.
 func (c *Container) SetChild(role, file string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if file != "" {
 		if err := checkRel(file); err != nil {
 			return fmt.Errorf("terraindata: SetChild %s: %w", role, err)
@@ -270,14 +282,22 @@ func (c *Container) SetChild(role, file string) error {
 
 // SetPlacement sets size, origin and height range.
 func (c *Container) SetPlacement(p Placement) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.m.Size, c.m.Origin, c.m.HeightRange = p.Size, p.Origin, p.HeightRange
 }
 
 // SetLayers replaces the surface table.
-func (c *Container) SetLayers(l []Layer) { c.m.Layers = append([]Layer(nil), l...) }
+func (c *Container) SetLayers(l []Layer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m.Layers = append([]Layer(nil), l...)
+}
 
 // SetAtlas replaces the atlas section; nil removes it (no layer carries a texture).
 func (c *Container) SetAtlas(a *Atlas) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if a == nil {
 		c.m.Atlas = nil
 		return
@@ -287,7 +307,18 @@ func (c *Container) SetAtlas(a *Atlas) {
 }
 
 // SetScatter replaces the scatter section (one entry per population).
-func (c *Container) SetScatter(p []Population) { c.m.Scatter = append([]Population(nil), p...) }
+func (c *Container) SetScatter(p []Population) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m.Scatter = append([]Population(nil), p...)
+}
+
+// snapshot is a copy of the manifest as it stands, safe while setters run elsewhere.
+func (c *Container) snapshot() Manifest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m.clone()
+}
 
 // checkRel refuses a child path that is absolute, not clean, or climbs out with "..".
 func checkRel(rel string) error {
