@@ -23,6 +23,8 @@ func Write(path string, l *Landscape) error {
 type WriteOptions struct {
 	Progress progress.Func // StageEncodeHeight, StageEncode (MiB of payload), StageValidate; nil = none
 	Timings  *Timings      // encode per child, validate, sync + swap; nil = none
+	// Lock is a lock file held for the whole save (terraindata.SaveOptions.Lock); "" = none.
+	Lock string
 }
 
 // WriteContext is Write with cancellation and progress: the payloads are compressed on every core
@@ -90,7 +92,7 @@ func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, 
 			}
 		}
 	}
-	s, err := terraindata.BeginSave(path, c, terraindata.SaveOptions{Context: ctx, Progress: steps})
+	s, err := terraindata.BeginSave(path, c, terraindata.SaveOptions{Context: ctx, Progress: steps, Lock: o.Lock})
 	if err != nil {
 		return nil, err
 	}

@@ -383,7 +383,12 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 		s.watch.ownSave(path, true)
 		defer s.watch.ownSave(path, false)
 	}
-	if err := bake.Write(path, snap); err != nil {
+	var wo bake.WriteOptions
+	if s.World() != nil && path == s.Path() {
+		// A world's cell in place: its save takes turns with `strata world bake` of the cell.
+		wo.Lock = terraindata.LockPath(path)
+	}
+	if err := bake.WriteContext(ctx, path, snap, wo); err != nil {
 		return err
 	}
 	report("write", 1, 1)

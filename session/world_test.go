@@ -7,9 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"strata/bake"
 	"strata/field"
+	"strata/internal/safeio"
+	"strata/terraindata"
 	"strata/world"
 )
 
@@ -79,7 +82,21 @@ func TestWorldCell(t *testing.T) {
 		t.Fatalf("after two edits, notices %q", n)
 	}
 	path := h.s.Path()
-	if err := h.s.Save(ctx, nil); err != nil {
+	// A save in place takes turns with a world bake of the cell: while the cell's lock file is
+	// held (as `strata world bake --cell 3` holds it through its save), the save waits.
+	lk, err := safeio.LockExclusive(terraindata.LockPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := make(chan error, 1)
+	go func() { saved <- h.s.Save(ctx, nil) }()
+	select {
+	case err := <-saved:
+		t.Fatalf("the save did not wait for the cell's lock: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	lk.Unlock()
+	if err := <-saved; err != nil {
 		t.Fatal(err)
 	}
 	if h.s.World() == nil || h.s.Name() != "cell 3 of dem.world" {

@@ -12,8 +12,18 @@ import (
 // named; finishPrevalidated writes the control and the placement (heightRange hr) and commits.
 func beginHeight(t *testing.T, path string) (*Saving, *Container, *HeightGrid) {
 	t.Helper()
+	return beginHeightWith(t, path, SaveOptions{})
+}
+
+func beginHeightLocked(t *testing.T, path string) (*Saving, *Container, *HeightGrid) {
+	t.Helper()
+	return beginHeightWith(t, path, SaveOptions{Lock: LockPath(path)})
+}
+
+func beginHeightWith(t *testing.T, path string, o SaveOptions) (*Saving, *Container, *HeightGrid) {
+	t.Helper()
 	c := New()
-	s, err := BeginSave(path, c, SaveOptions{})
+	s, err := BeginSave(path, c, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,5 +215,61 @@ func TestPrevalidateControls(t *testing.T) {
 	err := s.Prevalidate("controls")
 	if err == nil || !strings.Contains(err.Error(), "sum to 255") || !strings.Contains(err.Error(), "control0.texture") {
 		t.Fatalf("Prevalidate of a control that does not sum: %v", err)
+	}
+}
+
+// Two saves of one path that name its lock file take turns: the second waits in BeginSave for the first to commit (its
+// Recover would otherwise remove the first's folder in progress), then commits its own.
+func TestSavesOfOnePathTakeTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "turns.terrainData")
+	s1, c1, g := beginHeightLocked(t, path)
+	started := make(chan *Saving)
+	errs := make(chan error, 1)
+	go func() {
+		s2, err := BeginSave(path, New(), SaveOptions{Lock: LockPath(path)})
+		if err != nil {
+			errs <- err
+			return
+		}
+		started <- s2
+	}()
+	select {
+	case s2 := <-started:
+		s2.Abort()
+		t.Fatal("a second save of the path began while the first was in progress")
+	case err := <-errs:
+		t.Fatal(err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := os.Stat(filepath.Join(s1.Dir(), "height.texture")); err != nil {
+		t.Fatalf("the first save's folder was touched: %v", err)
+	}
+	if err := finishPrevalidated(t, s1, c1, g.Range()); err != nil {
+		t.Fatal(err)
+	}
+	var s2 *Saving
+	select {
+	case s2 = <-started:
+	case err := <-errs:
+		t.Fatal(err)
+	}
+	s2.Abort()
+	if probs := Validate(path); probs != nil {
+		t.Fatalf("the first save's container: %v", Problems(probs))
+	}
+	if fi, err := os.Stat(LockPath(path)); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("lock file %s: %v", LockPath(path), err)
+	}
+}
+
+// A lock path that is not a regular file refuses the save by name.
+func TestSaveRefusesOddLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "odd.terrainData")
+	if err := os.Mkdir(LockPath(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := BeginSave(path, New(), SaveOptions{Lock: LockPath(path)})
+	if err == nil || !strings.Contains(err.Error(), LockPath(path)) {
+		t.Fatalf("BeginSave with a folder as its lock file: %v, want an error naming it", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"strata/internal/pool"
+	"strata/internal/safeio"
 	"strata/progress"
 )
 
@@ -30,11 +31,22 @@ import (
 //	NAME absent, no .old      → a first save never finished: drop .new
 //
 // So a reader finds either the old or the new landscape, never a mixture. One writer per
-// container at a time is assumed; two concurrent saves of one path are not coordinated.
+// container at a time is assumed: two saves of one path at once corrupt each other (each one's
+// Recover removes the other's folder in progress). Writers that may meet (a world's cell, baked by
+// array tasks and saved by the editor) name a lock file (SaveOptions.Lock, LockPath): the save
+// holds it from BeginSave until it commits or aborts, and they take turns.
 
 func siblings(path string) (newDir, oldDir string) {
 	dir, base := filepath.Split(filepath.Clean(path))
 	return filepath.Join(dir, "."+base+".new"), filepath.Join(dir, "."+base+".old")
+}
+
+// LockPath is the lock file for the saves of the container at path (SaveOptions.Lock): .NAME.lock
+// beside it, created by the first save that names it and never removed (safeio.Lock says why).
+// A reader that must not meet such a save between its renames (a world's cells) takes it shared.
+func LockPath(path string) string {
+	dir, base := filepath.Split(filepath.Clean(path))
+	return filepath.Join(dir, "."+base+".lock")
 }
 
 func exists(p string) (bool, error) {
@@ -104,6 +116,9 @@ type SaveOptions struct {
 	Context context.Context
 	// Progress receives (StageValidate, done, 3) after write returns; nil = none.
 	Progress progress.Func
+	// Lock, when set, is a lock file (LockPath) held exclusive from BeginSave until the save
+	// commits or aborts, so saves of one path that name it take turns, across processes.
+	Lock string
 }
 
 // SaveWith is Save with cancellation and progress.
@@ -131,6 +146,7 @@ type Saving struct {
 	ctx                  context.Context
 	report               progress.Func
 	over                 bool
+	lock                 *safeio.Lock // held until the save is over
 
 	mu    sync.Mutex
 	early map[string]earlyCheck // payloads Prevalidate found sound, by manifest field
@@ -146,12 +162,23 @@ func BeginSave(path string, c *Container, o SaveOptions) (*Saving, error) {
 	if s.report == nil {
 		s.report = progress.Nop
 	}
-	if err := Recover(path); err != nil {
+	if o.Lock != "" {
+		lk, err := safeio.LockExclusive(o.Lock)
+		if err != nil {
+			return nil, fmt.Errorf("terraindata: saving %s: %w", path, err)
+		}
+		s.lock = lk
+	}
+	fail := func(err error) (*Saving, error) {
+		s.lock.Unlock()
 		return nil, err
+	}
+	if err := Recover(path); err != nil {
+		return fail(err)
 	}
 	guid, err := existingGUID(path)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if c.m.GUID != "" {
 		guid = c.m.GUID
@@ -163,7 +190,7 @@ func BeginSave(path string, c *Container, o SaveOptions) (*Saving, error) {
 	c.m.Version = Version
 	s.newDir, s.oldDir = siblings(path)
 	if err := os.MkdirAll(s.newDir, 0o755); err != nil {
-		return nil, fmt.Errorf("terraindata: %w", err)
+		return fail(fmt.Errorf("terraindata: %w", err))
 	}
 	return s, nil
 }
@@ -177,6 +204,7 @@ func (s *Saving) Abort() {
 	if s != nil && !s.over {
 		s.over = true
 		os.RemoveAll(s.newDir)
+		s.lock.Unlock()
 	}
 }
 
@@ -330,6 +358,7 @@ func (s *Saving) Commit() error {
 		return err
 	}
 	s.over = true // from here the swap runs to the end
+	defer s.lock.Unlock()
 	parent := filepath.Dir(filepath.Clean(path))
 	had, err := exists(path)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"strata/bake"
 	"strata/field"
-	"strata/internal/safeio"
 	"strata/scatter"
 	"strata/stack"
 	"strata/terraindata"
@@ -117,12 +116,9 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	ev = nil
 	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
 	t0 = time.Now()
-	lk, err := safeio.LockExclusive(w.lockPath(i))
-	if err != nil {
-		return nil, fmt.Errorf("world: %w", err)
-	}
-	defer lk.Unlock()
-	if err := bake.WriteContext(ctx, path, l, bake.WriteOptions{Progress: o.Progress}); err != nil {
+	// The save holds the cell's lock file from its start to its swap, so two tasks baking one
+	// cell, or one and the editor saving it, take turns.
+	if err := bake.WriteContext(ctx, path, l, bake.WriteOptions{Progress: o.Progress, Lock: w.lockPath(i)}); err != nil {
 		return nil, err
 	}
 	tm.Since("write", t0)

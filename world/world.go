@@ -304,11 +304,8 @@ func (w *World) cellGUID(i int) string {
 	return terraindata.ChildGUID(w.GUID, w.CellList[i].Container)
 }
 
-// lockPath is the lock file serializing saves of cell i's container (beside it, never removed).
-func (w *World) lockPath(i int) string {
-	c := w.Abs(w.CellList[i].Container)
-	return filepath.Join(filepath.Dir(c), "."+filepath.Base(c)+".lock")
-}
+// lockPath is the lock file serializing saves of cell i's container (terraindata.LockPath).
+func (w *World) lockPath(i int) string { return terraindata.LockPath(w.Abs(w.CellList[i].Container)) }
 
 // openCell opens cell i's container while holding its lock shared, so no save of it is half way
 // (terraindata.Open alone may find a save between its renames). It returns nil and no error when
