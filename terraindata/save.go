@@ -227,12 +227,12 @@ func (s *Saving) cancelled() error {
 	return nil
 }
 
-// Prevalidate checks one child already written and named on the container (field is its manifest
-// field: "height", "holes", "channels.NAME", "scatter[I].density", or "controls" for every
-// control texture together, their weights summed over the layers named) the way Validate will — read
-// back from the disk whole, every block decoded and checked — and flushes it to the disk, so that
-// a caller can settle its large payloads while it is still computing the others (a bake checks
-// the height while the stack is evaluated). Commit's validation then trusts that payload as long
+// Prevalidate checks one child already written and named on the container (field is its
+// manifest field: "height", "holes", "channels.NAME", "scatter[I].density", or "controls" for
+// every control texture together, their weights summed over the layers named) the way Validate
+// will — read back from the disk whole, every block decoded and checked — and flushes it to the
+// disk, so that a caller can settle its large payloads while it is still computing the others (a
+// bake checks the height while the stack is evaluated). Commit's validation then trusts that payload as long
 // as its file is unchanged (the same file, size and modification time, and texture.yaml but for
 // the guid; for the controls, the same layer count), and still makes every check across children
 // (grid sizes, heightRange). A child that fails is an error naming the file and the field; the
