@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -140,10 +141,22 @@ func (t *toolbar) refresh() {
 		}
 	}
 	t.target.Options = masks
-	if ed.brush.Target == "" && len(masks) > 0 {
-		ed.brush.Target = field.MaskPrefix + masks[0]
+	// The brush paints a mask that exists: the first one when none is chosen, or when the chosen
+	// one went (its creation undone, the file reloaded without it).
+	if target := strings.TrimPrefix(ed.brush.Target, field.MaskPrefix); target == "" || !slices.Contains(masks, target) {
+		ed.brush.Target = ""
+		if len(masks) > 0 {
+			ed.brush.Target = field.MaskPrefix + masks[0]
+		}
+		if t.overlay.Selected == ovMask {
+			defer ed.applyOverlay() // after the update: the overlay shows the mask now painted
+		}
 	}
-	t.target.SetSelected(strings.TrimPrefix(ed.brush.Target, field.MaskPrefix))
+	if ed.brush.Target == "" {
+		t.target.ClearSelected()
+	} else {
+		t.target.SetSelected(strings.TrimPrefix(ed.brush.Target, field.MaskPrefix))
+	}
 	if ed.tool == ToolPaint || ed.tool == ToolErase {
 		t.target.Enable()
 	} else {

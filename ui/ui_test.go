@@ -242,3 +242,40 @@ func TestNewMaskIsUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Undoing a mask's creation takes it out of the brush's masks: the brush goes to another mask (or
+// none) rather than keep painting one that no longer exists, and redo brings it back as a choice.
+func TestUndoneMaskLeavesTheBrush(t *testing.T) {
+	ed := newTestEditor(t)
+	for _, m := range []string{"valley", "ridge"} {
+		if err := ed.s.NewMask(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { return len(ed.tools.target.Options) == 2 })
+	ed.tools.target.SetSelected("ridge")
+	if ed.brush.Target != "mask.ridge" {
+		t.Fatalf("brush target %q after choosing ridge", ed.brush.Target)
+	}
+	if !ed.s.Undo() { // ridge's creation
+		t.Fatal("nothing to undo")
+	}
+	waitFor(t, func() bool { return len(ed.tools.target.Options) == 1 })
+	if ed.brush.Target != "mask.valley" || ed.tools.target.Selected != "valley" {
+		t.Errorf("after undoing ridge: brush %q, shown %q; want valley", ed.brush.Target, ed.tools.target.Selected)
+	}
+	if !ed.s.Undo() { // valley's
+		t.Fatal("nothing to undo")
+	}
+	waitFor(t, func() bool { return len(ed.tools.target.Options) == 0 })
+	if ed.brush.Target != "" || ed.tools.target.Selected != "" {
+		t.Errorf("with no masks: brush %q, shown %q", ed.brush.Target, ed.tools.target.Selected)
+	}
+	if !ed.s.Redo() {
+		t.Fatal("nothing to redo")
+	}
+	waitFor(t, func() bool { return len(ed.tools.target.Options) == 1 })
+	if ed.brush.Target != "mask.valley" {
+		t.Errorf("after redo: brush %q", ed.brush.Target)
+	}
+}
