@@ -54,6 +54,14 @@ func (h *history) popRedo() op {
 
 func (h *history) clear() { *h = history{limit: h.limit} }
 
+// top is the newest step done (nil when none).
+func (h *history) top() op {
+	if len(h.done) == 0 {
+		return nil
+	}
+	return h.done[len(h.done)-1]
+}
+
 // Undo reverts the last step; false when there is none (or a drag or stroke is in progress).
 func (s *Session) Undo() bool {
 	return s.step("Undo", s.hist.popUndo, func(o op) { o.undo(s) })
@@ -103,9 +111,10 @@ func (s *Session) RedoLabel() string {
 	return ""
 }
 
-// changed marks the document modified and bumps the version. s.mu is held.
+// changed bumps the version and marks the document modified — unless the history is back at the
+// step it was opened or saved at (an edit undone). s.mu is held.
 func (s *Session) changed() {
-	s.doc.modified = true
+	s.doc.modified = !s.doc.savedOK || s.hist.top() != s.doc.savedAt
 	s.version++
 	if msg := s.worldNotice(); msg != "" {
 		go s.emit(Event{Kind: EventNotice, Message: msg}) // emit never runs under s.mu

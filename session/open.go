@@ -187,7 +187,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 
 	s.mu.Lock()
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
-		sources: sources, loaded: true}
+		sources: sources, loaded: true, savedOK: true}
 	s.hist.clear()
 	s.version++
 	p.drag, p.stroke, p.fieldOps = nil, nil, nil
@@ -405,6 +405,9 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	s.doc.path = path
 	if s.version == version {
 		s.doc.modified = false
+		s.doc.savedAt, s.doc.savedOK = s.hist.top(), true
+	} else {
+		s.doc.savedOK = false // edited while saving: which step was saved is not known
 	}
 	s.doc.sources = []string{path}
 	s.mu.Unlock()
@@ -517,6 +520,7 @@ func (s *Session) StartStack() error {
 	s.mu.Lock()
 	s.doc.stack, s.doc.baked = st, false
 	s.hist.clear()
+	s.doc.savedOK = false // not undoable: the container on disk stays baked
 	s.changed()
 	p.lastStack = nil
 	p.markAllWeights()

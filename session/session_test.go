@@ -281,6 +281,36 @@ func TestSaveReopen(t *testing.T) {
 	if h.s.Modified() || h.s.Path() != path {
 		t.Errorf("after save: modified %v path %q", h.s.Modified(), h.s.Path())
 	}
+	// Modified follows the history: an edit after the save, then undone, is back at the saved
+	// state; redone, it is not; a different edit from the saved step, undone, is back again.
+	tint := func(label string, rgb stack.Color) {
+		t.Helper()
+		st := h.s.Stack().Clone()
+		st.Layers[0].Tint = rgb
+		if err := h.s.Apply(label, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		do   func()
+		want bool
+	}{
+		{func() { tint("tint", stack.Color{0xff, 0, 0}) }, true},
+		{func() { h.s.Undo() }, false},
+		{func() { h.s.Redo() }, true},
+		{func() { h.s.Undo() }, false},
+		{func() { tint("other tint", stack.Color{0, 0xff, 0}) }, true},
+		{func() { h.s.Undo() }, false},
+		{func() { h.s.Undo() }, true}, // the stroke, which was saved
+		{func() { h.s.Redo() }, false},
+	}
+	for i, sp := range steps {
+		sp.do()
+		if got := h.s.Modified(); got != sp.want {
+			t.Errorf("step %d: modified %v, want %v", i, got, sp.want)
+		}
+	}
+	h.waitFrame(h.s.Version())
 	l, err := bake.Open(path)
 	if err != nil {
 		t.Fatal(err)
