@@ -26,6 +26,9 @@ type Options struct {
 	BandBytes int64
 	// Progress receives the bake's stages (StageEvaluate with tiles done of total, …); nil = none.
 	Progress progress.Func
+	// Slopes, when set, is the slope of every texel of the weights grid (Slopes.Fill): the Go
+	// reference reads it instead of sampling the height (ReferenceTiles). nil = sample.
+	Slopes *field.Grid
 }
 
 func (o *Options) workers() int {
@@ -72,8 +75,15 @@ func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geom
 	if err != nil {
 		return err
 	}
+	if sl := opt.Slopes; sl != nil && (sl.W != w.W || sl.H != w.H) {
+		return fmt.Errorf("bake: slopes are %d×%d, the weights %d×%d", sl.W, sl.H, w.W, w.H)
+	}
 	return forTiles(ctx, tiles, opt, StageEvaluate, func(t field.Tile) {
-		evalTile(c, c.Taps(&g.Field, f.Height, chans, t), t, w, [2]int{})
+		tp := c.Taps(&g.Field, f.Height, chans, t)
+		if opt.Slopes != nil {
+			tp.UseSlopes(opt.Slopes)
+		}
+		evalTile(c, tp, t, w, [2]int{})
 	})
 }
 

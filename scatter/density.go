@@ -22,7 +22,7 @@ func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo G
 		return nil, 0, fmt.Errorf("scatter: density: bad weights grid %d×%d", fg.WeightsW, fg.WeightsH)
 	}
 	tiles := field.Tiles(fg, field.DefaultTileSize, geo.Stack.GradientStep)
-	maxes, err := DensityTiles(ctx, s, pop, f, geo, weightsLo, weightsHi, out, tiles)
+	maxes, err := DensityTiles(ctx, s, pop, f, geo, weightsLo, weightsHi, out, tiles, nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -32,7 +32,9 @@ func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo G
 // DensityTiles is Density for the given tiles only, written into out (the weights grid) in
 // place: the editor re-evaluates the tiles an edit dirtied. It returns each tile's largest
 // density, so a caller keeping them per tile knows the field's maximum without a full pass.
-func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte, out *field.Grid, tiles []field.Tile) ([]float32, error) {
+// slopes, when not nil, is the slope of every weights texel (bake.Slopes), read instead of
+// sampled: the same numbers.
+func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte, out *field.Grid, tiles []field.Tile, slopes *field.Grid) ([]float32, error) {
 	c, err := compileDensity(s, pop, geo)
 	if err != nil {
 		return nil, err
@@ -50,7 +52,10 @@ func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, 
 		}
 		return nil
 	}
-	return densityTiles(ctx, c, s, pop, geo, &field.Window{Grid: f.Height}, channel, weightsLo, weightsHi, out, [2]int{}, tiles)
+	if slopes != nil && (slopes.W != out.W || slopes.H != out.H) {
+		return nil, fmt.Errorf("scatter: density: slopes are %d×%d, the weights grid %d×%d", slopes.W, slopes.H, out.W, out.H)
+	}
+	return densityTiles(ctx, c, s, pop, geo, &field.Window{Grid: f.Height}, channel, weightsLo, weightsHi, out, [2]int{}, tiles, slopes)
 }
 
 // compileDensity compiles population pop of s for the density evaluators.
@@ -65,9 +70,10 @@ func compileDensity(s *stack.Stack, pop int, geo Geometry) (*stack.Compiled, err
 // densityTiles is DensityTiles and DensityWindow once their inputs are checked: population pop
 // (compiled to c) over the tiles, reading the height window and the channel windows by name (nil
 // for a channel the field lacks), into out, whose texel (0, 0) is weights texel at, as are the
-// layer bytes lo, hi. It returns each tile's largest density.
+// layer bytes lo, hi, and the whole grid's slopes when not nil (at is then (0, 0)). It returns
+// each tile's largest density.
 func densityTiles(ctx context.Context, c *stack.Compiled, s *stack.Stack, pop int, geo Geometry, height *field.Window,
-	channel func(name string) *field.Window, lo, hi []byte, out *field.Grid, at [2]int, tiles []field.Tile) ([]float32, error) {
+	channel func(name string) *field.Window, lo, hi []byte, out *field.Grid, at [2]int, tiles []field.Tile, slopes *field.Grid) ([]float32, error) {
 	n := max(out.W, 0) * max(out.H, 0) // an empty window's block has no texels
 	if c.Needs()&stack.NeedLayers != 0 && (len(lo) < 4*n || len(hi) < 4*n) {
 		return nil, fmt.Errorf("scatter: density: population %d reads layer weights: need %d bytes each, have %d and %d",
@@ -85,7 +91,11 @@ func densityTiles(ctx context.Context, c *stack.Compiled, s *stack.Stack, pop in
 	maxes := make([]float32, len(tiles))
 	err := forTiles(ctx, len(tiles), func(k int) {
 		t := tiles[k]
-		maxes[k] = densityTile(c, c.TapsWindow(&geo.Field, height, chans, t), t, lo, hi, out, at)
+		tp := c.TapsWindow(&geo.Field, height, chans, t)
+		if slopes != nil {
+			tp.UseSlopes(slopes)
+		}
+		maxes[k] = densityTile(c, tp, t, lo, hi, out, at)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scatter: density: %w", ctx.Err())

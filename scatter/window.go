@@ -30,7 +30,7 @@ func DensityWindow(ctx context.Context, s *stack.Stack, pop int, height *field.W
 	out := &field.Grid{W: r.W(), H: r.H(), Data: make([]float32, r.Texels())}
 	tiles := field.RegionTiles(fg, r, field.DefaultTileSize, geo.Stack.GradientStep)
 	channel := func(name string) *field.Window { return chans[name] }
-	maxes, err := densityTiles(ctx, c, s, pop, geo, height, channel, weightsLo, weightsHi, out, [2]int{r.I0, r.J0}, tiles)
+	maxes, err := densityTiles(ctx, c, s, pop, geo, height, channel, weightsLo, weightsHi, out, [2]int{r.I0, r.J0}, tiles, nil)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -80,13 +80,32 @@ func (e *gpuEval) gpuTarget() *gpu.WeightsTarget { return e.g.Target() }
 func (e *gpuEval) release()                      { e.g.Release() }
 
 // cpuEval keeps the weights in memory, evaluated by the Go reference on every core.
-type cpuEval struct{ w *bake.Weights }
+type cpuEval struct {
+	w *bake.Weights
+	// slopes are the ground's slopes under this evaluator's geometry, kept from pass to pass (a
+	// rule edit does not move the ground; pipeline.resetSlopes forgets them when the height
+	// changes). The density pass of the full evaluator's grid reads them too.
+	slopes bake.Slopes
+}
 
 func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
 	if e.w == nil || e.w.W != geo.Field.WeightsW || e.w.H != geo.Field.WeightsH {
 		e.w = bake.NewWeights(geo.Field.WeightsW, geo.Field.WeightsH)
 	}
-	return bake.ReferenceTiles(ctx, st, f, geo, e.w, tiles, bake.Options{})
+	slopes, err := e.slopesFor(ctx, st, f, geo)
+	if err != nil {
+		return err
+	}
+	return bake.ReferenceTiles(ctx, st, f, geo, e.w, tiles, bake.Options{Slopes: slopes})
+}
+
+// slopesFor is the slope grid when the stack reads slope anywhere (a layer or a population), nil
+// otherwise (nothing to gain from computing it).
+func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry) (*field.Grid, error) {
+	if !st.ReadsSlope() {
+		return nil, nil
+	}
+	return e.slopes.Fill(ctx, st, f, geo)
 }
 
 func (e *cpuEval) show(v *viewport.Renderer, tiles []field.Tile, whole bool) error {

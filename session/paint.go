@@ -525,6 +525,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		case c.target == "" || reads[c.target]:
 			if c.target == "" {
 				p.heightVer++
+				p.resetSlopes()
 			}
 			x0, z0 := mn[0]+float64(c.rect.Min.X)*ts[0], mn[1]+float64(c.rect.Min.Y)*ts[1]
 			x1, z1 := mn[0]+float64(c.rect.Max.X)*ts[0], mn[1]+float64(c.rect.Max.Y)*ts[1]
@@ -554,4 +555,13 @@ func (p *pipeline) forgetTiles(x0, z0, x1, z1 float64) {
 	d := field.NewDirtySet(p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep)
 	d.MarkRect(x0, z0, x1, z1)
 	p.wtiles.forget(d.Drain())
+}
+
+// resetSlopes forgets the Go evaluators' kept slopes: the height's values changed.
+func (p *pipeline) resetSlopes() {
+	for _, e := range []evaluator{p.full, p.draft} {
+		if ce, ok := e.(*cpuEval); ok {
+			ce.slopes.Reset()
+		}
+	}
 }

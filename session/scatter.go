@@ -157,7 +157,11 @@ func (p *pipeline) placeCPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		return fmt.Errorf("the Go scatter needs the Go evaluator's weights")
 	}
 	w := ce.w
-	maxes, err := scatter.DensityTiles(ctx, st, i, l.Field, scatter.Geometry{Field: p.geo.Field, Stack: p.geo.Stack}, w.Lo, w.Hi, ps.dens, touched)
+	slopes, err := ce.slopesFor(ctx, st, l.Field, &p.geo)
+	if err != nil {
+		return err
+	}
+	maxes, err := scatter.DensityTiles(ctx, st, i, l.Field, scatter.Geometry{Field: p.geo.Field, Stack: p.geo.Stack}, w.Lo, w.Hi, ps.dens, touched, slopes)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ type document struct {
 	// yet), when savedOK: undoing or redoing back to it leaves the document unmodified.
 	savedAt op
 	savedOK bool
-	sources  []string // imported files the landscape came from (watched)
+	sources []string // imported files the landscape came from (watched)
 	// heightImport is how the source heightmap was read (a reload reads it the same way).
 	heightImport *HeightmapOptions
 	loaded       bool

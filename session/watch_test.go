@@ -11,6 +11,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/stack"
 )
 
 func writeF32(t *testing.T, path string, g *field.Grid) {
@@ -212,5 +213,56 @@ func TestOpenBrokenKeepsLastGood(t *testing.T) {
 	}
 	if h.s.Name() != "dunes" || !bytes.Equal(marshal(t, h.s.Stack()), before) {
 		t.Errorf("the failed open replaced the landscape: %q", h.s.Name())
+	}
+}
+
+// A reloaded height re-evaluates the ground with its new slopes: the Go evaluator keeps slopes
+// between passes and must drop them when the height changes (pipeline.resetSlopes).
+func TestReloadedGroundDropsKeptSlopes(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "h.f32")
+	g := field.SampleDunesSized(128).Height
+	writeF32(t, src, g)
+	size := [2]float64{512, 512}
+	if err := h.s.OpenHeightmap(ctx, src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{128, 128}}, Size: &size}); err != nil {
+		t.Fatal(err)
+	}
+	st := h.s.Stack().Clone()
+	rock := stack.NewLayer("steep")
+	rock.Rules = []stack.Rule{{Input: stack.InputSlope, Min: stack.F(20), Softness: 4}}
+	st.Layers = append(st.Layers, rock)
+	if err := h.s.Apply("rock on slopes", st); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	mod := g.Clone()
+	for j := 40; j < 50; j++ {
+		for i := 40; i < 50; i++ {
+			mod.Set(i, j, mod.At(i, j)+40)
+		}
+	}
+	writeF32(t, src, mod)
+	deadline := time.Now().Add(20 * time.Second)
+	for h.count(EventReloaded) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload within 20 s of the heightmap changing")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	h.waitFrame(h.s.Version())
+	p := h.s.pipe
+	p.passMu.Lock()
+	defer p.passMu.Unlock()
+	want, err := bake.Reference(ctx, h.s.Stack(), h.s.land.Field, bake.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.full.(*cpuEval).w; !bytes.Equal(got.Lo, want.Lo) {
+		eq, worst := bake.CompareWeights(want, got)
+		t.Errorf("after the reload the weights are not the new ground's: %.4f%% equal, worst %d", 100*eq, worst)
 	}
 }

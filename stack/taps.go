@@ -16,6 +16,7 @@ type Taps struct {
 	needS    bool
 	needC    bool
 	gradStep float32
+	slopes   *field.Grid // UseSlopes: the weights grid's slopes, read instead of sampled
 }
 
 // Taps prepares reading for tile t of geometry fg: height is the height grid and chans the grids
@@ -58,6 +59,12 @@ func (tp *Taps) FillRow(j, i0 int, ins []TexelInputs) {
 	h, g := &tp.height, tp.gradStep
 	needH, needS, needC := tp.needH, tp.needS, tp.needC
 	geo := &tp.c.Geometry
+	var known []float32 // the row's slopes, when UseSlopes gave them
+	if needS && tp.slopes != nil {
+		o := j*tp.slopes.W + i0
+		known = tp.slopes.Data[o : o+len(ins)]
+		needS = false
+	}
 	for k := range ins {
 		in := &ins[k]
 		in.X, in.Z = geo.TexelPos(uint32(i0+k), uint32(j))
@@ -72,6 +79,9 @@ func (tp *Taps) FillRow(j, i0 int, ins []TexelInputs) {
 		case needC:
 			in.Curvature = h.Curvature(in.X, in.Z, g)
 		}
+		if known != nil {
+			in.Slope = known[k]
+		}
 	}
 	for c := range tp.chans {
 		if !tp.useChan[c] {
@@ -81,5 +91,22 @@ func (tp *Taps) FillRow(j, i0 int, ins []TexelInputs) {
 		for k := range ins {
 			ins[k].Chan[c] = cs.Bilinear(ins[k].X, ins[k].Z)
 		}
+	}
+}
+
+// UseSlopes makes FillRow read each texel's slope from g, a grid of the whole weights grid holding
+// what SlopeRow computes there (the same numbers: field.Sampler.Slope is a function of the height
+// and the geometry alone), instead of sampling the height four times per texel. The live editor
+// keeps one across evaluations (bake.Slopes): a rule edit does not move the ground.
+func (tp *Taps) UseSlopes(g *field.Grid) { tp.slopes = g }
+
+// SlopeRow writes the slope of weights texels (i0+k, j), k < len(out), into out: what FillRow
+// computes for a stack that reads slope, whatever this stack reads.
+func (tp *Taps) SlopeRow(j, i0 int, out []float32) {
+	h, g := &tp.height, tp.gradStep
+	geo := &tp.c.Geometry
+	for k := range out {
+		x, z := geo.TexelPos(uint32(i0+k), uint32(j))
+		out[k] = h.Slope(x, z, g)
 	}
 }

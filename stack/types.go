@@ -252,6 +252,26 @@ func (s *Stack) Channels() []string {
 	return out
 }
 
+// ReadsSlope reports whether a rule of a layer or of a population reads slope (switched on or
+// not): whether an evaluator that keeps the ground's slopes between passes has a use for them.
+func (s *Stack) ReadsSlope() bool {
+	for _, l := range s.Layers {
+		for _, r := range l.Rules {
+			if r.Input == InputSlope {
+				return true
+			}
+		}
+	}
+	for _, p := range s.Populations {
+		for _, r := range p.Rules {
+			if r.Input == InputSlope {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ChannelUse is one rule that reads a field channel: where it is (as Validate names it) and the
 // field channel it reads.
 type ChannelUse struct {

@@ -1,0 +1,107 @@
+package bake
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"strata/field"
+	"strata/scatter"
+	"strata/stack"
+)
+
+// Kept slopes are the numbers the evaluators sample: weights and densities read through them are
+// byte for byte the ones sampled, for a stack reading slope alone and slope with curvature.
+func TestSlopesChangeNothing(t *testing.T) {
+	ctx := context.Background()
+	f := StressField(96)
+	for _, st := range []*stack.Stack{stack.SampleDunes(), stack.StressStack()} {
+		g, err := NewGeometry(st, f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sl Slopes
+		grid, err := sl.Fill(ctx, st, f, &g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tiles := g.Tiles(32)
+		want := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+		got := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+		if err := ReferenceTiles(ctx, st, f, &g, want, tiles, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ReferenceTiles(ctx, st, f, &g, got, tiles, Options{Slopes: grid}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Lo, want.Lo) || !bytes.Equal(got.Hi, want.Hi) {
+			t.Errorf("%d layers: weights with kept slopes differ", len(st.Layers))
+		}
+		// And they are read: slopes of 89° everywhere change the picture.
+		steep := field.NewGrid(grid.W, grid.H)
+		for i := range steep.Data {
+			steep.Data[i] = 89
+		}
+		if err := ReferenceTiles(ctx, st, f, &g, got, tiles, Options{Slopes: steep}); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(got.Lo, want.Lo) {
+			t.Errorf("%d layers: the kept slopes are not read", len(st.Layers))
+		}
+		sg := scatter.Geometry{Field: g.Field, Stack: g.Stack}
+		for p := range st.Populations {
+			a, b := field.NewGrid(g.Field.WeightsW, g.Field.WeightsH), field.NewGrid(g.Field.WeightsW, g.Field.WeightsH)
+			if _, err := scatter.DensityTiles(ctx, st, p, f, sg, want.Lo, want.Hi, a, tiles, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := scatter.DensityTiles(ctx, st, p, f, sg, want.Lo, want.Hi, b, tiles, grid); err != nil {
+				t.Fatal(err)
+			}
+			for i := range a.Data {
+				if a.Data[i] != b.Data[i] {
+					t.Fatalf("population %d: density at %d is %v with kept slopes, %v sampled", p, i, b.Data[i], a.Data[i])
+				}
+			}
+		}
+	}
+}
+
+// Fill keeps its grid for one height grid and geometry, and computes it again after Reset, for
+// another height grid or another gradient step.
+func TestSlopesKeptUntilTheGroundChanges(t *testing.T) {
+	ctx := context.Background()
+	st := stack.SampleDunes()
+	f := StressField(64)
+	g, err := NewGeometry(st, f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sl Slopes
+	a, err := sl.Fill(ctx, st, f, &g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := sl.Fill(ctx, st, f, &g); b != a {
+		t.Error("a second Fill computed the slopes again")
+	}
+	sl.Reset()
+	if b, _ := sl.Fill(ctx, st, f, &g); b == a {
+		t.Error("Fill after Reset kept the old slopes")
+	}
+	c, _ := sl.Fill(ctx, st, f, &g)
+	f2 := StressField(64)
+	if d, _ := sl.Fill(ctx, st, f2, &g); d == c {
+		t.Error("Fill over another height grid kept the old slopes")
+	}
+	g2 := g
+	g2.Stack.GradientStep *= 2
+	e, _ := sl.Fill(ctx, st, f2, &g)
+	if h, _ := sl.Fill(ctx, st, f2, &g2); h == e {
+		t.Error("Fill under another gradient step kept the old slopes")
+	}
+	small := field.NewGrid(3, 3)
+	w := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+	if err := ReferenceTiles(ctx, st, f, &g, w, g.Tiles(32), Options{Slopes: small}); err == nil {
+		t.Error("slopes of another size were taken")
+	}
+}
