@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,9 +248,23 @@ func TestNewMaskIsUsable(t *testing.T) {
 // none) rather than keep painting one that no longer exists, and redo brings it back as a choice.
 func TestUndoneMaskLeavesTheBrush(t *testing.T) {
 	ed := newTestEditor(t)
+	// A new mask is announced from a goroutine of its own, and the test app runs the editor's
+	// handler there: wait for each announcement to be handled (this subscriber runs after the
+	// editor's) before the next, so two refreshes never run at once.
+	handled := make(chan struct{}, 16)
+	ed.s.Subscribe(func(e session.Event) {
+		if strings.HasPrefix(e.Message, "New mask") {
+			handled <- struct{}{}
+		}
+	})
 	for _, m := range []string{"valley", "ridge"} {
 		if err := ed.s.NewMask(m); err != nil {
 			t.Fatal(err)
+		}
+		select {
+		case <-handled:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the new mask was not announced")
 		}
 	}
 	waitFor(t, func() bool { return len(ed.tools.target.Options) == 2 })
