@@ -144,11 +144,12 @@ func (t *toolbar) refresh() {
 	// The brush paints a mask that exists: the first one when none is chosen, or when the chosen
 	// one went (its creation undone, the file reloaded without it).
 	if target := strings.TrimPrefix(ed.brush.Target, field.MaskPrefix); target == "" || !slices.Contains(masks, target) {
+		was := ed.brush.Target
 		ed.brush.Target = ""
 		if len(masks) > 0 {
 			ed.brush.Target = field.MaskPrefix + masks[0]
 		}
-		if t.overlay.Selected == ovMask {
+		if t.overlay.Selected == ovMask && ed.brush.Target != was {
 			defer ed.applyOverlay() // after the update: the overlay shows the mask now painted
 		}
 	}
