@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -129,6 +130,19 @@ func (p *fieldPanel) refresh(st *stack.Stack) {
 func (ed *editor) askNewMask() {
 	e := widget.NewEntry()
 	e.SetPlaceHolder("e.g. snowless")
+	e.Validator = func(t string) error {
+		name := strings.TrimPrefix(strings.TrimSpace(t), field.MaskPrefix)
+		if name == "" {
+			return fmt.Errorf("a name")
+		}
+		if err := field.CheckChannelName(field.MaskPrefix + name); err != nil {
+			return err
+		}
+		if slices.Contains(ed.s.Channels(), field.MaskPrefix+name) {
+			return fmt.Errorf("mask %s exists", name)
+		}
+		return nil
+	}
 	create := func(ok bool) {
 		if !ok {
 			return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -101,6 +102,9 @@ func (ed *editor) newFlat() {
 	texels.SetText("1024")
 	height := widget.NewEntry()
 	height.SetText("0")
+	size.Validator = numberIn("size", 0, math.Inf(1), false)
+	texels.Validator = integerIn("texels", 2, 16384)
+	height.Validator = numberIn("height", math.Inf(-1), math.Inf(1), true)
 	ed.showForm("New flat landscape", "Create", []*widget.FormItem{
 		formHint("size", size, "metres along X and Z"),
 		formHint("texels", texels, "height samples along each side"),
@@ -146,6 +150,9 @@ func (ed *editor) heightmapForm(path string) {
 	rng.SetText("0,1000")
 	raw := widget.NewEntry()
 	raw.SetPlaceHolder("square")
+	size.Validator = optionalPair("size", "x", false)
+	rng.Validator = optionalPair("height range", ",", true)
+	raw.Validator = optionalPair("raw size", "x", false)
 	ed.showForm("New landscape from a heightmap", "Open", []*widget.FormItem{
 		widget.NewFormItem("heightmap", container.NewBorder(nil, nil, nil, browse, file)),
 		formHint("size", size, "WxD metres, e.g. 4000x4000"),
@@ -187,6 +194,55 @@ func (ed *editor) heightmapForm(path string) {
 			}, nil)
 		})
 	})
+}
+
+// numberIn validates an entry holding a number in (lo, hi) — or [lo, hi] when closed — for a
+// form dialog, which keeps its confirm button off and says why under the field until it holds.
+func numberIn(what string, lo, hi float64, closed bool) func(string) error {
+	return func(t string) error {
+		v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		ok := err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+		if ok && closed {
+			ok = v >= lo && v <= hi
+		} else if ok {
+			ok = v > lo && v < hi
+		}
+		if !ok {
+			if math.IsInf(lo, -1) {
+				return fmt.Errorf("%s: a number", what)
+			}
+			return fmt.Errorf("%s: a number above %g", what, lo)
+		}
+		return nil
+	}
+}
+
+// integerIn validates an entry holding a whole number in [lo, hi].
+func integerIn(what string, lo, hi int) func(string) error {
+	return func(t string) error {
+		if v, err := strconv.Atoi(strings.TrimSpace(t)); err != nil || v < lo || v > hi {
+			return fmt.Errorf("%s: a whole number from %d to %d", what, lo, hi)
+		}
+		return nil
+	}
+}
+
+// optionalPair validates an entry left empty or holding two numbers separated by sep (two
+// positive numbers unless signed).
+func optionalPair(what, sep string, signed bool) func(string) error {
+	return func(t string) error {
+		if strings.TrimSpace(t) == "" {
+			return nil
+		}
+		v, err := pair(t, sep)
+		if err == nil && !signed && !(v[0] > 0 && v[1] > 0) {
+			err = fmt.Errorf("want two positive numbers")
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
 }
 
 func pair(s, sep string) ([2]float64, error) {
@@ -279,6 +335,12 @@ func (ed *editor) saveAsThen(next func()) {
 			}
 		}, ed.win).Show()
 	})
+	name.Validator = func(t string) error {
+		if n := strings.TrimSuffix(strings.TrimSpace(t), ".terrainData"); n == "" || strings.ContainsAny(n, `/\`) {
+			return fmt.Errorf("a name without slashes")
+		}
+		return nil
+	}
 	ed.showForm("Save As", "Save", []*widget.FormItem{
 		widget.NewFormItem("folder", container.NewBorder(nil, nil, nil, browse, dir)),
 		formHint("name", name, "saved as NAME.terrainData"),

@@ -294,3 +294,34 @@ func TestUndoneMaskLeavesTheBrush(t *testing.T) {
 		t.Errorf("after redo: brush %q", ed.brush.Target)
 	}
 }
+
+// The form dialogs check their fields as they are typed: a dialog with a bad value keeps its
+// confirm button off and says why under the field, so nothing typed is lost to an error banner.
+func TestFormValidators(t *testing.T) {
+	cases := []struct {
+		name string
+		v    func(string) error
+		ok   []string
+		bad  []string
+	}{
+		{"size", numberIn("size", 0, math.Inf(1), false), []string{"2000", " 0.5 "}, []string{"", "0", "-3", "x", "NaN", "Inf"}},
+		{"texels", integerIn("texels", 2, 16384), []string{"2", "1024", "16384"}, []string{"1", "16385", "1.5", "", "many"}},
+		{"height", numberIn("height", math.Inf(-1), math.Inf(1), true), []string{"0", "-12.5", "8848"}, []string{"", "high", "NaN"}},
+		{"size pair", optionalPair("size", "x", false), []string{"", "4000x4000", "288000 X 218400"}, []string{"4000", "4000x", "0x10", "-1x5", "ax b"}},
+		{"height range", optionalPair("height range", ",", true), []string{"", "0,1000", "-50, 50"}, []string{"0-1000", "1000", "a,b"}},
+	}
+	for _, c := range cases {
+		for _, s := range c.ok {
+			if err := c.v(s); err != nil {
+				t.Errorf("%s %q refused: %v", c.name, s, err)
+			}
+		}
+		for _, s := range c.bad {
+			if err := c.v(s); err == nil {
+				t.Errorf("%s %q accepted", c.name, s)
+			} else if !strings.HasPrefix(err.Error(), strings.Fields(c.name)[0]) {
+				t.Errorf("%s %q: %v does not name the field", c.name, s, err)
+			}
+		}
+	}
+}
