@@ -346,5 +346,12 @@ func (s *Session) Pick(u, v float64) (viewport.Hit, bool) {
 	return s.view.Pick(u*float64(w), v*float64(h))
 }
 
+// PickGround is Pick with the holes filled (viewport.Renderer.PickGround): where a brush paints,
+// over cut ground too.
+func (s *Session) PickGround(u, v float64) (viewport.Hit, bool) {
+	w, h := s.view.Size()
+	return s.view.PickGround(u*float64(w), v*float64(h))
+}
+
 // RequestFrame asks for a new frame (the UI calls it after a resize or when it lost one).
 func (s *Session) RequestFrame() { s.rend.request(false) }

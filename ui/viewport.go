@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"strata/session"
+	"strata/viewport"
 )
 
 // Tool is what a left drag in the viewport does.
@@ -169,7 +170,7 @@ func (v *viewportWidget) hover(p fyne.Position) {
 	}
 	v.lastHover = time.Now()
 	u, w := v.uv(p)
-	hit, ok := v.ed.s.Pick(u, w)
+	hit, ok := v.pick(u, w)
 	if !ok {
 		v.ed.status.setProbe(session.Probe{})
 		v.ed.s.SetBrushCursor(false, 0, 0, 0)
@@ -179,6 +180,15 @@ func (v *viewportWidget) hover(p fyne.Position) {
 	if v.ed.tool != ToolCamera {
 		v.ed.s.SetBrushCursor(true, hit.X, hit.Z, v.ed.brush.Radius)
 	}
+}
+
+// pick is the ground under viewport point (u, w): seen through the holes with the camera tool, the
+// ground's surface with a brush (which restores cut ground by painting over the hole).
+func (v *viewportWidget) pick(u, w float64) (viewport.Hit, bool) {
+	if v.ed.tool == ToolCamera {
+		return v.ed.s.Pick(u, w)
+	}
+	return v.ed.s.PickGround(u, w)
 }
 
 func (v *viewportWidget) beginStroke(p fyne.Position) {
@@ -197,7 +207,7 @@ func (v *viewportWidget) beginStroke(p fyne.Position) {
 
 func (v *viewportWidget) strokeTo(p fyne.Position) {
 	u, w := v.uv(p)
-	if hit, ok := v.ed.s.Pick(u, w); ok {
+	if hit, ok := v.pick(u, w); ok {
 		v.ed.s.Stroke(hit.X, hit.Z)
 		v.ed.s.SetBrushCursor(true, hit.X, hit.Z, v.ed.brush.Radius)
 	}

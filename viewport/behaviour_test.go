@@ -88,6 +88,10 @@ func TestPickHoleMisses(t *testing.T) {
 	if _, ok := r.Pick(goldenW/2+70, goldenH/2); !ok {
 		t.Errorf("missed solid ground beside the hole")
 	}
+	// A brush finds the cut ground's surface (restoring it is painted over the hole).
+	if h, ok := r.PickGround(goldenW/2, goldenH/2); !ok || math.Abs(h.X) > 2 || math.Abs(h.Z) > 2 || h.Height != 0 {
+		t.Errorf("PickGround inside the hole: %+v, %v; want the ground at the centre", h, ok)
+	}
 	img := render(t, r)
 	c := img.RGBAAt(goldenW/2, goldenH/2)
 	if c.B <= c.R {

@@ -42,7 +42,10 @@ func (s heightSampler) height(x, z float64) (float64, bool) {
 // pick marches the ray through image point (px, py) across the field in steps of half a texel
 // and refines the first crossing by bisection, so the answer is the bilinear surface's own
 // intersection, independent of the level of detail the GPU happened to draw.
-func pick(f *frame, s heightSampler, size [2]float64, lo, hi float64, px, py float64) (Hit, bool) {
+//
+// Holes are seen through (the ray goes on to what lies beyond) unless throughHoles is false: then
+// the cut ground counts as ground, for a brush that paints the surface whether or not it is cut.
+func pick(f *frame, s heightSampler, size [2]float64, lo, hi float64, px, py float64, throughHoles bool) (Hit, bool) {
 	o, d := f.ray(px, py)
 	bmin := vec3{s.min[0], lo - 1e-3, s.min[1]}
 	bmax := vec3{s.min[0] + size[0], hi + 1e-3, s.min[1] + size[1]}
@@ -67,7 +70,7 @@ func pick(f *frame, s heightSampler, size [2]float64, lo, hi float64, px, py flo
 	above := func(t float64) (bool, float64, float64, float64) {
 		x, y, z := o[0]+d[0]*t, o[1]+d[1]*t, o[2]+d[2]*t
 		h, ground := s.height(x, z)
-		return !ground || y > h, x, z, h
+		return (throughHoles && !ground) || y > h, x, z, h
 	}
 	horiz := math.Hypot(d[0], d[2])
 	texel := 0.5 / math.Max(s.invTexel[0], s.invTexel[1])

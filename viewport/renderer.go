@@ -249,14 +249,20 @@ func (r *Renderer) Stats() FrameStats {
 // Pick returns the ground under image point (px, py) (pixels from the top-left corner; a
 // pixel's centre is at +0.5) for the current camera, and false when the ray misses the field
 // or passes through a hole.
-func (r *Renderer) Pick(px, py float64) (Hit, bool) {
+func (r *Renderer) Pick(px, py float64) (Hit, bool) { return r.pick(px, py, true) }
+
+// PickGround is Pick with the holes filled: the ground's surface under the point whether or not
+// it is cut there, for a brush (restoring cut ground is painted over the hole).
+func (r *Renderer) PickGround(px, py float64) (Hit, bool) { return r.pick(px, py, false) }
+
+func (r *Renderer) pick(px, py float64, throughHoles bool) (Hit, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.scene == nil {
 		return Hit{}, false
 	}
 	f := r.cam.frame(r.w, r.h, r.bounds)
-	return pick(&f, r.sampler, r.scene.Placement.Size, r.bounds.min[1], r.bounds.max[1], px, py)
+	return pick(&f, r.sampler, r.scene.Placement.Size, r.bounds.min[1], r.bounds.max[1], px, py, throughHoles)
 }
 
 // Frame returns the current image, rendering it first when the scene, camera, overlay or size
