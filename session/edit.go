@@ -93,7 +93,13 @@ func (s *Session) endDragLocked() {
 		s.hist.push(&stackOp{name: g.label, before: g.before, after: s.doc.stack})
 		s.changed()
 	}
-	s.pipe.markAllWeights() // the drafts are refined now
+	if g.before != s.doc.stack && !weightsDiffer(g.before, s.doc.stack, &s.pipe.geo) {
+		// A population's slider: the weights never changed and no draft stood in for them, so
+		// only the population is placed again, whole (its spacing held during the drag).
+		s.pipe.scatterAll = true
+	} else {
+		s.pipe.markAllWeights() // the drafts are refined now
+	}
 	s.pipe.kick()
 }
 

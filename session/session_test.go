@@ -247,6 +247,37 @@ func TestDragBurstCoalesces(t *testing.T) {
 	t.Logf("100 drag events → %d passes", passes)
 }
 
+// A population's slider drag leaves the weights alone: on release the population is placed
+// again, whole, and no weight tile is evaluated (a layer rule's drag refines every tile).
+func TestPopulationDragEvaluatesNoWeights(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	before := h.s.Status().Instances[0].Count
+	orig := h.s.Stack()
+	for k := 1; k <= 10; k++ {
+		st := orig.Clone()
+		st.Populations[0].Density = orig.Populations[0].Density * (1 + 0.2*float64(k))
+		if err := h.s.Drag("trees: density", st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitFrame(h.s.Version())
+	evaluated := h.s.Status().Last // the status keeps the last pass that evaluated tiles
+	h.s.EndDrag()
+	h.waitFrame(h.s.Version())
+	st := h.s.Status()
+	if st.Last != evaluated {
+		t.Errorf("the release of a density drag evaluated weights: %+v", st.Last)
+	}
+	if after := st.Instances[0].Count; after <= before {
+		t.Errorf("trees %d after tripling the density, %d before", after, before)
+	}
+}
+
 // The weights the session shows are the bake's: what it saves validates, reopens to the same
 // stack and channels, and equals `strata bake`'s weights for that stack and field.
 func TestSaveReopen(t *testing.T) {
