@@ -250,7 +250,13 @@ func TestDragBurstCoalesces(t *testing.T) {
 // A population's slider drag leaves the weights alone: on release the population is placed
 // again, whole, and no weight tile is evaluated (a layer rule's drag refines every tile).
 func TestPopulationDragEvaluatesNoWeights(t *testing.T) {
-	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
+	for _, ev := range []Evaluator{CPU, GPU} {
+		t.Run(ev.String(), func(t *testing.T) { populationDrag(t, ev) })
+	}
+}
+
+func populationDrag(t *testing.T, ev Evaluator) {
+	h := newHarness(t, Options{Evaluator: ev, TileSize: 32})
 	ctx := context.Background()
 	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
 		t.Fatal(err)
