@@ -10,10 +10,10 @@ setup:
 build: setup
 	$(GO) build -o bin/strata .
 
-# LANGUAGE: Fyne reads it (before LANG) when it starts; under LANG=C.UTF-8 without it, Fyne logs a
-# harmless "Error parsing user locale C" (SPEC "Known pitfalls").
+# Under LANG=C.UTF-8 strata sets LANGUAGE=en itself before Fyne reads the locale
+# (internal/earlyenv; SPEC "Known pitfalls": Fyne cannot parse "C").
 run: build
-	LANGUAGE=$${LANGUAGE:-en} ./bin/strata
+	./bin/strata
 
 test: setup
 	$(GO) vet ./...

@@ -12,6 +12,7 @@ require (
 )
 
 require (
+	early.local/locale v0.0.0
 	fyne.io/systray v1.11.1-0.20250603113521-ca66a66d8b58 // indirect
 	github.com/BurntSushi/toml v1.5.0 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
@@ -42,3 +43,5 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )
+
+replace early.local/locale => ./internal/earlyenv

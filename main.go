@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	_ "early.local/locale" // before Fyne's lang package reads the locale: see internal/earlyenv
 )
 
 // Exit codes (SPEC "Command line").

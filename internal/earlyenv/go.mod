@@ -1,0 +1,3 @@
+module early.local/locale
+
+go 1.26
