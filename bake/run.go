@@ -31,8 +31,8 @@ type Result struct {
 // Run bakes j: the GPU starts opening (unless CPU) while the sources load, the stack's warnings go
 // to StackWarning, Evaluate fills the landscape while the ground is already being written and
 // read back (on the GPU path the CPU is free for it), and the save completes atomically (as
-// WriteContext). Progress and timings follow every stage; a cancelled ctx stops it at the next block and leaves the container
-// already at j.Out as it was.
+// WriteContext). Progress and timings follow every stage; a cancelled ctx stops it at the next
+// block and leaves the container already at j.Out as it was.
 func Run(ctx context.Context, j Job) (*Result, error) {
 	o := j.EvalOptions
 	if !o.CPU && o.GPU == nil && o.Start == nil {
