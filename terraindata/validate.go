@@ -124,8 +124,8 @@ type earlyCheck struct {
 	rel     string
 	info    TextureInfo
 	ground  [2]float64 // the height's ground range (lo > hi: no ground)
-	layers  int        // a control: the layers and controls its weights were summed over
-	group   int
+	// For a control texture: how many layers its sums were checked over, and how many controls.
+	layers, group int
 	payload string // the payload file
 	stat    os.FileInfo
 }
