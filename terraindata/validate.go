@@ -121,13 +121,13 @@ type validator struct {
 // the file it read, so that the container's validation knows the payload unchanged without
 // decoding it again.
 type earlyCheck struct {
-	rel     string
-	info    TextureInfo
-	ground  [2]float64 // the height's ground range (lo > hi: no ground)
+	rel    string
+	info   TextureInfo
+	ground [2]float64 // the height's ground range (lo > hi: no ground)
 	// For a control texture: how many layers its sums were checked over, and how many controls.
 	layers, group int
-	payload string // the payload file
-	stat    os.FileInfo
+	payload       string // the payload file
+	stat          os.FileInfo
 }
 
 // unchanged says whether the child ref names is still the payload e read: the same texture.yaml
