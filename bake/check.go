@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -124,6 +125,18 @@ func problemOf(err error, file, field string) terraindata.Problem {
 // stackProblems checks the container's stack.yaml the way Open uses it.
 func stackProblems(c *terraindata.Container, m *terraindata.Manifest) terraindata.Problems {
 	s, file, err := containerStack(c, m)
+	var pe *stack.ParseError
+	if errors.As(err, &pe) {
+		// The problem names the file and the field already: say only where in it and what.
+		msg := pe.Msg
+		if pe.Path != "" {
+			msg = pe.Path + ": " + msg
+		}
+		if pe.Line > 0 {
+			msg = fmt.Sprintf("line %d: %s", pe.Line, msg)
+		}
+		return terraindata.Problems{{File: filepath.Join(c.Path(), m.Stack), Field: "stack", Msg: msg}}
+	}
 	if err != nil {
 		return terraindata.Problems{problemOf(err, filepath.Join(c.Path(), m.Stack), "stack")}
 	}
