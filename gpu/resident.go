@@ -168,6 +168,25 @@ func (fb *FieldBuffers) boundIn(bufs [5]*wgpu.Buffer, chans [4]bool) bool {
 	return true
 }
 
+// fieldEntries are the bind group entries both kernels start with — params at binding 0, height
+// at 1, channel slots 0–3 at 2–5 (an unbound slot, nil, reads the height and is never sampled) —
+// and records what they bind as boundIn compares it: bufs[0] the height, bufs[1+i] slot i's
+// buffer, bound[i] whether slot i has its own.
+func fieldEntries(params, height *Buffer, chans [4]*Buffer, bufs *[5]*wgpu.Buffer, bound *[4]bool) []wgpu.BindGroupEntry {
+	entries := []wgpu.BindGroupEntry{BufferEntry(0, params), BufferEntry(1, height)}
+	bufs[0] = height.Buf
+	for i, c := range chans {
+		b := height
+		if c != nil {
+			b = c
+		}
+		bound[i] = c != nil
+		bufs[1+i] = b.Buf
+		entries = append(entries, BufferEntry(uint32(2+i), b))
+	}
+	return entries
+}
+
 // buffer returns slot i's buffer, or the height for an unbound slot (never sampled).
 func (fb *FieldBuffers) buffer(i int) *Buffer {
 	if fb.names[i] == "" {

@@ -331,17 +331,7 @@ func (k *ScatterKernel) bindDensity(weights *WeightsTarget, chans [4][]float32) 
 // unbound slot).
 func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffer, chans [4]*Buffer) error {
 	k.dropDensityBinding(true)
-	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, height)}
-	k.densBufs[0] = height.Buf
-	for i, c := range chans {
-		b := height
-		if c != nil {
-			b = c
-		}
-		k.densBound[i] = c != nil
-		k.densBufs[1+i] = b.Buf
-		entries = append(entries, BufferEntry(uint32(2+i), b))
-	}
+	entries := fieldEntries(k.params, height, chans, &k.densBufs, &k.densBound)
 	lo, hi := k.dummy, k.dummy
 	if weights != nil {
 		lo, hi = weights.Lo, weights.Hi

@@ -347,17 +347,7 @@ func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, heigh
 		k.bg.Release()
 		k.bg = nil
 	}
-	entries := []wgpu.BindGroupEntry{BufferEntry(0, k.params), BufferEntry(1, height)}
-	k.bgBufs[0] = height.Buf
-	for i, c := range chans {
-		b := height
-		if c != nil {
-			b = c
-		}
-		k.bgChans[i] = c != nil
-		k.bgBufs[1+i] = b.Buf
-		entries = append(entries, BufferEntry(uint32(2+i), b))
-	}
+	entries := fieldEntries(k.params, height, chans, &k.bgBufs, &k.bgChans)
 	entries = append(entries, TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
 	bg, err := pipe.BindGroup(pipe.Name+" group0", entries...)
 	if err != nil {
