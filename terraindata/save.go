@@ -275,16 +275,7 @@ func (s *Saving) prevalidate(field string, m Manifest) error {
 	if !ok {
 		return Problems(v.probs)
 	}
-	if err := syncFile(e.payload); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.early == nil {
-		s.early = map[string]earlyCheck{}
-	}
-	s.early[field] = *e
-	return nil
+	return s.trust(map[string]earlyCheck{field: *e})
 }
 
 // prevalidateControls is Prevalidate("controls"): every control texture named, read together,
@@ -304,7 +295,12 @@ func (s *Saving) prevalidateControls(m Manifest) error {
 	if len(v.probs) > 0 {
 		return Problems(v.probs)
 	}
-	for _, e := range v.record {
+	return s.trust(v.record)
+}
+
+// trust flushes the payloads checks read back sound and records them for Commit (by field).
+func (s *Saving) trust(checks map[string]earlyCheck) error {
+	for _, e := range checks {
 		if err := syncFile(e.payload); err != nil {
 			return err
 		}
@@ -314,7 +310,7 @@ func (s *Saving) prevalidateControls(m Manifest) error {
 	if s.early == nil {
 		s.early = map[string]earlyCheck{}
 	}
-	maps.Copy(s.early, v.record)
+	maps.Copy(s.early, checks)
 	return nil
 }
 
