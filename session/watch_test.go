@@ -49,21 +49,7 @@ func TestWatchReloadsChangedTiles(t *testing.T) {
 	if tiles := h.s.Status().Last.Tiles; tiles != 16 {
 		t.Fatalf("the first pass evaluated %d tiles, want all 16", tiles)
 	}
-	// Raise a 10×10 block well inside tile (1, 1) (texels 32..63) into a steep mound.
-	mod := g.Clone()
-	for j := 40; j < 50; j++ {
-		for i := 40; i < 50; i++ {
-			mod.Set(i, j, mod.At(i, j)+40)
-		}
-	}
-	writeF32(t, src, mod)
-	deadline := time.Now().Add(20 * time.Second)
-	for h.count(EventReloaded) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no reload within 20 s of the heightmap changing")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	raiseMound(t, h, src, g)
 	after := h.waitFrame(h.s.Version())
 	if tiles := h.s.Status().Last.Tiles; tiles < 1 || tiles > 4 {
 		t.Errorf("the reload re-evaluated %d tiles; the change touches 1 (up to 4 with the slope's reach)", tiles)
@@ -87,7 +73,7 @@ func TestWatchReloadsChangedTiles(t *testing.T) {
 	if err := os.WriteFile(src, []byte("not a heightmap"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for h.count(EventError) == errsBefore {
 		if time.Now().After(deadline) {
 			t.Fatal("a corrupt rewrite gave no error")
@@ -239,20 +225,7 @@ func TestReloadedGroundDropsKeptSlopes(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFrame(h.s.Version())
-	mod := g.Clone()
-	for j := 40; j < 50; j++ {
-		for i := 40; i < 50; i++ {
-			mod.Set(i, j, mod.At(i, j)+40)
-		}
-	}
-	writeF32(t, src, mod)
-	deadline := time.Now().Add(20 * time.Second)
-	for h.count(EventReloaded) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no reload within 20 s of the heightmap changing")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	raiseMound(t, h, src, g)
 	h.waitFrame(h.s.Version())
 	p := h.s.pipe
 	p.passMu.Lock()
@@ -264,5 +237,27 @@ func TestReloadedGroundDropsKeptSlopes(t *testing.T) {
 	if got := p.full.(*cpuEval).w; !bytes.Equal(got.Lo, want.Lo) {
 		eq, worst := bake.CompareWeights(want, got)
 		t.Errorf("after the reload the weights are not the new ground's: %.4f%% equal, worst %d", 100*eq, worst)
+	}
+}
+
+// raiseMound rewrites the heightmap at src as g with a 10×10 block well inside tile (1, 1) of a
+// 32-texel tiling (texels 32..63) raised 40 m into a steep mound, and waits for the session to
+// reload it.
+func raiseMound(t *testing.T, h *harness, src string, g *field.Grid) {
+	t.Helper()
+	reloads := h.count(EventReloaded)
+	mod := g.Clone()
+	for j := 40; j < 50; j++ {
+		for i := 40; i < 50; i++ {
+			mod.Set(i, j, mod.At(i, j)+40)
+		}
+	}
+	writeF32(t, src, mod)
+	deadline := time.Now().Add(20 * time.Second)
+	for h.count(EventReloaded) == reloads {
+		if time.Now().After(deadline) {
+			t.Fatal("no reload within 20 s of the heightmap changing")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
