@@ -271,8 +271,8 @@ func (s *Saving) prevalidate(field string, m Manifest) error {
 	}
 	v := &validator{root: s.newDir}
 	c := &Container{path: s.newDir, readDir: s.newDir, m: m}
-	_, e, _, ok := v.textureFile(c.ref(ch.role, ch.field, ch.rel), ch.format)
-	if !ok {
+	e := v.texture(c.ref(ch.role, ch.field, ch.rel), ch.format)
+	if e == nil {
 		return Problems(v.probs)
 	}
 	return s.trust(map[string]earlyCheck{field: *e})

@@ -234,9 +234,9 @@ func (v *validator) child(c *Container, m *Manifest, ch child, got map[string]Te
 		v.heightRange(ref, m, e.ground)
 		return
 	}
-	if info, ground, ok := v.texture(ref, ch.format); ok {
-		got[ch.field] = info
-		v.heightRange(ref, m, ground)
+	if e := v.texture(ref, ch.format); e != nil {
+		got[ch.field] = e.info
+		v.heightRange(ref, m, e.ground)
 	}
 }
 
@@ -248,33 +248,27 @@ func (v *validator) plainFile(c *Container, ref *Ref) {
 	}
 }
 
-// texture streams one child through every check; the height's ground range (lo, hi; lo > hi when
-// no texel is ground) is gathered on the way for heightRange.
-func (v *validator) texture(ref *Ref, want Format) (info TextureInfo, ground [2]float64, ok bool) {
-	info, _, ground, ok = v.textureFile(ref, want)
-	return info, ground, ok
-}
-
-// textureFile is texture, also returning the payload file it read (its path and what it was).
-func (v *validator) textureFile(ref *Ref, want Format) (TextureInfo, *earlyCheck, [2]float64, bool) {
-	none := [2]float64{math.Inf(1), math.Inf(-1)}
+// texture streams one child through every check and returns what it read, nil when it failed
+// (a problem says why): its texture.yaml, the payload file (its path and what it was) and, for the
+// height, the ground range (lo, hi; lo > hi when no texel is ground) for heightRange.
+func (v *validator) texture(ref *Ref, want Format) *earlyCheck {
 	info, err := ref.Info()
 	if err != nil {
 		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
-		return TextureInfo{}, nil, none, false
+		return nil
 	}
 	if info.Format != want {
 		v.add(ref.Dir, ref.Field, "format %s, want %s", info.Format, want)
-		return TextureInfo{}, nil, none, false
+		return nil
 	}
 	if ref.Role == "height" && (info.Width < MinHeightSide || info.Height < MinHeightSide) {
 		v.add(ref.Dir, ref.Field, "%dx%d: a height grid has at least %dx%d texels (one quad of ground)", info.Width, info.Height, MinHeightSide, MinHeightSide)
-		return TextureInfo{}, nil, none, false
+		return nil
 	}
 	s, err := ref.Stream()
 	if err != nil {
 		v.probs = append(v.probs, problem(err, ref.Dir, ref.Field))
-		return TextureInfo{}, nil, none, false
+		return nil
 	}
 	defer s.Close()
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -290,15 +284,14 @@ func (v *validator) textureFile(ref *Ref, want Format) (TextureInfo, *earlyCheck
 	})
 	if err != nil {
 		v.probs = append(v.probs, problem(err, s.File, ref.Field))
-		return TextureInfo{}, nil, none, false
+		return nil
 	}
 	st, err := s.f.Stat()
 	if err != nil {
 		v.probs = append(v.probs, problem(err, s.File, ref.Field))
-		return TextureInfo{}, nil, none, false
+		return nil
 	}
-	ground := [2]float64{lo, hi}
-	return info, &earlyCheck{rel: ref.Rel, info: info, ground: ground, payload: s.f.Name(), stat: st}, ground, true
+	return &earlyCheck{rel: ref.Rel, info: info, ground: [2]float64{lo, hi}, payload: s.f.Name(), stat: st}
 }
 
 // heightRange checks that the manifest's heightRange holds the ground range of the height child.
