@@ -93,6 +93,10 @@ func runEditor(path string, _, stderr io.Writer) int {
 }
 
 func runEditorWith(o ui.Options, stderr io.Writer) int {
+	// STRATA_TRACE=frames: one stderr line per settled frame (docs/editor.md).
+	for _, w := range strings.Split(os.Getenv("STRATA_TRACE"), ",") {
+		o.TraceFrames = o.TraceFrames || strings.TrimSpace(w) == "frames"
+	}
 	if err := ui.Run(o); err != nil {
 		fmt.Fprintf(stderr, "strata: %v\n", err)
 		return exitFail

@@ -38,6 +38,10 @@ type Options struct {
 	Log io.Writer
 	// Evaluator forces the GPU or the Go reference (default: measured).
 	Evaluator session.Evaluator
+	// TraceFrames logs one line per settled frame: the first frame of a document version that
+	// is neither a draft nor refining nor drawn at reduced scale, with the time since the edit
+	// that made the version. Scripts that drive the window wait for it (STRATA_TRACE=frames).
+	TraceFrames bool
 }
 
 // Run opens the editor window and returns when it is closed.
@@ -93,11 +97,17 @@ type editor struct {
 	start      time.Time
 	firstFrame bool
 	closing    bool
+
+	// trace logs settled frames (Options.TraceFrames): settled is the last version logged,
+	// edited when the document last changed.
+	trace   bool
+	settled uint64
+	edited  time.Time
 }
 
 // newEditor builds the window over s (tests build it on Fyne's test app).
 func newEditor(a fyne.App, s *session.Session, o Options) *editor {
-	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now()}
+	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now(), trace: o.TraceFrames}
 	if ed.log == nil {
 		ed.log = os.Stderr
 	}
@@ -227,7 +237,12 @@ func (ed *editor) handle(e session.Event) {
 			ed.firstFrame = true
 			fmt.Fprintf(ed.log, "strata: first frame after %d ms (%s)\n", time.Since(ed.start).Milliseconds(), ed.s.Adapter())
 		}
+		if ed.trace && !e.Frame.Refining && !e.Frame.Draft && e.Frame.Scale == 1 && e.Frame.Version != ed.settled && ed.s.Loaded() {
+			ed.settled = e.Frame.Version
+			fmt.Fprintf(ed.log, "strata: settled version %d, %d ms after the edit\n", e.Frame.Version, e.Frame.At.Sub(ed.edited).Milliseconds())
+		}
 	case session.EventDocument:
+		ed.edited = time.Now()
 		if strings.HasPrefix(e.Message, "Opened ") {
 			// A brush about 1/50 of the field across: visible at the framing the camera starts at.
 			fi := ed.s.Field()
