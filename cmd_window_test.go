@@ -73,29 +73,18 @@ func TestEditorWindow(t *testing.T) {
 		defer logMu.Unlock()
 		return log.String()
 	}
-	// shown is the newest version whose settled frame the editor announced; await waits for a
-	// newer one and then for the screen to hold it.
+	// shown is the newest version whose settled frame the editor announced; await waits until
+	// the settled frame of version v or a later one is announced, then for the screen to hold it.
 	var shown uint64
-	drain := func() {
-		for {
-			select {
-			case v := <-settled:
-				shown = max(shown, v)
-			default:
-				return
-			}
-		}
-	}
-	await := func(what string) image.Image {
+	await := func(v uint64, what string) image.Image {
 		t.Helper()
-		old := shown
 		timeout := time.After(90 * time.Second)
-		for shown <= old {
+		for shown < v {
 			select {
-			case v := <-settled:
-				shown = max(shown, v)
+			case got := <-settled:
+				shown = max(shown, got)
 			case <-timeout:
-				t.Fatalf("no settled frame after %s within 90 s; stderr:\n%s", what, stderrText())
+				t.Fatalf("no settled frame of version %d (%s) within 90 s; stderr:\n%s", v, what, stderrText())
 			}
 		}
 		return stableShot(t, display, dir)
@@ -118,11 +107,24 @@ func TestEditorWindow(t *testing.T) {
 	}
 	win := strings.Fields(x("search", "--sync", "--name", "Strata — dunes"))[0]
 	x("windowfocus", "--sync", win)
-	x("mousemove", "10", "500") // away from any control, over the viewport's left edge
-	drain()
-	before := stableShot(t, display, dir)
+	// The pointer off the window (the screen is larger than it): no hover ring, no tooltip, and
+	// no interactive redraw at reduced resolution; the keys go to the focused window.
+	var gx, gy, gw, gh int
+	geo := x("getwindowgeometry", "--shell", win)
+	for _, f := range strings.Fields(geo) {
+		fmt.Sscanf(f, "X=%d", &gx)
+		fmt.Sscanf(f, "Y=%d", &gy)
+		fmt.Sscanf(f, "WIDTH=%d", &gw)
+		fmt.Sscanf(f, "HEIGHT=%d", &gh)
+	}
+	if gx+gw > 1590 && gy+gh > 990 {
+		t.Fatalf("the window (%s) covers the whole screen: no place for the pointer off it", geo)
+	}
+	x("mousemove", "1595", "995")
+	// Version 1 is the opened sample; every key below makes exactly one new version.
+	before := await(1, "the opened sample")
 	x("key", "ctrl+shift+n")
-	after := await("ctrl+shift+n")
+	after := await(shown+1, "ctrl+shift+n")
 
 	// The ground: pixels of the viewport's area (the left 55% of the window, between its
 	// toolbars and status bar) that are not the sky's colour in the first shot.
@@ -163,9 +165,8 @@ func TestEditorWindow(t *testing.T) {
 		key  string
 		want image.Image
 	}{{"ctrl+z", before}, {"ctrl+y", after}, {"ctrl+z", before}, {"ctrl+shift+z", after}} {
-		drain()
 		x("key", step.key)
-		got := await(step.key)
+		got := await(shown+1, step.key)
 		if n := differing(step.want, got); n > 200 {
 			t.Errorf("after %s the viewport differs from the expected picture in %d pixels", step.key, n)
 		}

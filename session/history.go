@@ -116,6 +116,7 @@ func (s *Session) RedoLabel() string {
 func (s *Session) changed() {
 	s.doc.modified = !s.doc.savedOK || s.hist.top() != s.doc.savedAt
 	s.version++
+	s.pipe.kick() // the pass that publishes the version (frames say refining until it has)
 	if msg := s.worldNotice(); msg != "" {
 		go s.emit(Event{Kind: EventNotice, Message: msg}) // emit never runs under s.mu
 	}

@@ -502,7 +502,10 @@ func (p *pipeline) shownFrame() (version uint64, draft, refining bool) {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return p.status.Shown, p.showing.draft, p.status.Refining
+	// A version the last pass did not publish is still to be evaluated (the pass that publishes
+	// it is always kicked: Session.changed): before the first pass after an open the picture
+	// shows the ground without its weights, and that is not a settled frame.
+	return p.status.Shown, p.showing.draft, p.status.Refining || p.status.Shown != s.version
 }
 
 // stackGeometryEqual reports whether two stacks place the same geometry (only gradientStep does).

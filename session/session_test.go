@@ -212,6 +212,35 @@ func TestEditToFrame(t *testing.T) {
 	}
 }
 
+// A frame drawn while the document is ahead of the last published pass says it is refining:
+// a script (or the editor's first-frame figure) that waits for a settled frame must not take
+// the picture of an older version for it — after an open, the ground before its weights. The
+// worker is held off so the question is asked between the edit and its pass.
+func TestFrameAheadOfPassRefines(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	h.s.pipe.passMu.Lock()
+	st := h.s.Stack().Clone()
+	st.Populations[0].Density *= 2
+	err := h.s.Apply("trees: density", st)
+	version, _, refining := h.s.pipe.shownFrame()
+	v := h.s.Version()
+	h.s.pipe.passMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version >= v || !refining {
+		t.Errorf("before version %d was evaluated the frame shows version %d and says refining %v", v, version, refining)
+	}
+	if got := h.waitFrame(v); got.Version != v {
+		t.Errorf("the settled frame shows version %d, want %d", got.Version, v)
+	}
+}
+
 // Latest state wins: a burst of 100 drag events ends in the last state with far fewer passes,
 // and the drag is one undoable step.
 func TestDragBurstCoalesces(t *testing.T) {
