@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -186,28 +187,50 @@ func near(a, b interface{ RGBA() (r, g, b, a uint32) }, tol int) bool {
 	return d(r0, r1) <= tol && d(g0, g1) <= tol && d(b0, b1) <= tol
 }
 
-// startXvfb starts a virtual display on a free number and returns its name.
+// startXvfb starts a virtual display and returns its name. Xvfb picks the first free display
+// number itself and writes it to the pipe -displayfd names (counting socket files misses a
+// display whose socket was removed and runs out when killed servers leave theirs behind); the
+// server is stopped with SIGTERM so that it removes its socket and lock file.
 func startXvfb(t *testing.T) string {
 	t.Helper()
-	for n := 140; n < 180; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-			continue
-		}
-		d := fmt.Sprintf(":%d", n)
-		cmd := exec.Command("Xvfb", d, "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		for k := 0; k < 100; k++ {
-			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-				return d
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Fatalf("Xvfb %s did not start", d)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free X display number")
+	defer r.Close()
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		if n == "" {
+			t.Fatalf("Xvfb did not start: %s", stderr.String())
+		}
+		return ":" + n
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Xvfb named no display within 30 s: %s", stderr.String())
+	}
 	return ""
 }
 
