@@ -145,8 +145,9 @@ func (e *cpuEval) release()                      {}
 
 // measure times one tile of st on the GPU and on the Go reference (the slower twin's time is
 // what the choice saves) and returns nanoseconds per texel for each; gpuNs is 0 when the GPU
-// evaluator could not run.
-func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64) {
+// evaluator could not run. ce is the Go evaluator it timed: the pipeline's full evaluator takes
+// it over, with the whole field's slopes it computed on the way.
+func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64, ce *cpuEval) {
 	tiles := geo.Tiles(128)
 	t := tiles[len(tiles)/2]
 	texels := float64(t.W * t.H)
@@ -164,7 +165,7 @@ func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field
 		}
 		return float64(best) / texels
 	}
-	ce := &cpuEval{}
+	ce = &cpuEval{}
 	cpuNs = time2(ce)
 	if d != nil {
 		if ge, err := newGPUEval(d, nil); err == nil {
@@ -172,5 +173,5 @@ func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field
 			ge.release()
 		}
 	}
-	return gpuNs, cpuNs
+	return gpuNs, cpuNs, ce
 }

@@ -20,8 +20,26 @@ import (
 
 // OpenSample opens the built-in "dunes" sample with its own stack (File → New → Sample).
 func (s *Session) OpenSample(ctx context.Context) error {
-	l := &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
+	s.mu.Lock()
+	ahead := s.sample
+	s.sample = nil
+	s.mu.Unlock()
+	var l *bake.Landscape
+	if ahead != nil {
+		select {
+		case l = <-ahead:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	} else {
+		l = sampleLandscape()
+	}
 	return s.load(ctx, l, "", "dunes", nil)
+}
+
+// sampleLandscape is the built-in sample: its stack on its ground.
+func sampleLandscape() *bake.Landscape {
+	return &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
 }
 
 // OpenSampleSized is OpenSample at n×n height texels (tests and benchmarks keep fields small).
@@ -139,15 +157,16 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	}
 	mode := s.opts.Evaluator
 	var gpuNs, cpuNs float64
+	var measured *cpuEval
 	switch {
 	case l.Stack == nil:
 	case mode == Auto && s.dev.Info.Type == wgpu.AdapterTypeCPU:
 		// A software adapter (lavapipe) runs the kernels on the same cores as the Go reference,
 		// about ten times slower: the Go reference, without spending the open on proving it.
 		mode = CPU
-		_, cpuNs = measure(ctx, nil, l.Stack, l.Field, &geo)
+		_, cpuNs, measured = measure(ctx, nil, l.Stack, l.Field, &geo)
 	default:
-		gpuNs, cpuNs = measure(ctx, s.dev, l.Stack, l.Field, &geo)
+		gpuNs, cpuNs, measured = measure(ctx, s.dev, l.Stack, l.Field, &geo)
 		if mode == Auto {
 			mode = CPU
 			if gpuNs > 0 && gpuNs <= 1.5*cpuNs {
@@ -176,7 +195,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	if mode == GPU {
 		p.nsPerTexel = gpuNs
 	}
-	if err := p.newEvaluators(); err != nil {
+	if err := p.newEvaluators(measured); err != nil {
 		return err
 	}
 	channels := make([]string, 0, len(l.Field.Channels))
@@ -213,8 +232,10 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	return nil
 }
 
-// newEvaluators creates the full and draft evaluators of the chosen mode. passMu is held.
-func (p *pipeline) newEvaluators() error {
+// newEvaluators creates the full and draft evaluators of the chosen mode; in the Go reference's
+// mode the full one is measured, the evaluator open timed on the same field and geometry, when
+// there is one. passMu is held.
+func (p *pipeline) newEvaluators(measured *cpuEval) error {
 	if p.mode == GPU {
 		if l := p.s.land; l != nil && p.s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) {
 			p.fb = p.s.dev.NewFieldBuffers()
@@ -232,7 +253,10 @@ func (p *pipeline) newEvaluators() error {
 		p.full, p.draft = full, draft
 		return nil
 	}
-	p.full, p.draft = &cpuEval{}, &cpuEval{}
+	if measured == nil {
+		measured = &cpuEval{}
+	}
+	p.full, p.draft = measured, &cpuEval{}
 	return nil
 }
 

@@ -260,6 +260,7 @@ func (p *pipeline) run() {
 				p.s.mu.Lock()
 				p.stalled = true
 				p.s.mu.Unlock()
+				p.s.rend.request(false) // a frame of what there is (the first may have waited)
 				break
 			}
 			if !more {
@@ -463,6 +464,19 @@ func (p *pipeline) refiningSoon() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return !p.stalled && p.drag == nil && p.stroke == nil && (p.passIsFull || (p.dirty != nil && p.dirty.Len() > 0))
+}
+
+// passDueWithin reports that the weight tiles waiting to be evaluated are expected to take at
+// most d (the measured time per texel).
+func (p *pipeline) passDueWithin(d time.Duration) bool {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.dirty == nil {
+		return true
+	}
+	n := p.dirty.Len() * field.DefaultTileSize * field.DefaultTileSize
+	return time.Duration(float64(n)*p.nsPerTexel) <= d
 }
 
 // publish records and announces the evaluation status.

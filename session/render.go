@@ -11,6 +11,10 @@ import (
 // at a reduced resolution (the picture sharpens once the camera or slider rests).
 const frameBudget = 45 * time.Millisecond
 
+// firstFrameWait is how long an evaluation may be expected to take for the window's first frame
+// to wait for it rather than show the ground without its weights first.
+const firstFrameWait = time.Second
+
 // settle is how long after the last interactive change the full-resolution frame is drawn.
 const settle = 250 * time.Millisecond
 
@@ -134,8 +138,11 @@ func (r *renderLoop) run() {
 		if !r.s.Loaded() {
 			continue
 		}
-		if scale == 1 && !interactive && last != nil && r.s.pipe.refiningSoon() {
-			continue // the pass's own frame request follows (a moving camera is still drawn)
+		if scale == 1 && !interactive && r.s.pipe.refiningSoon() && (last != nil || r.s.pipe.passDueWithin(firstFrameWait)) {
+			// The pass's own frame request follows (a moving camera is still drawn). The
+			// window's first frame waits for it too when it is due soon: the ground without its
+			// weights would take the cores the pass needs and be replaced a moment later.
+			continue
 		}
 		version, draft, refining := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()

@@ -44,6 +44,10 @@ type Options struct {
 	HistoryBytes int
 	// Now is the clock (tests); nil = time.Now.
 	Now func() time.Time
+	// PrepareSample builds the built-in sample's landscape in the background from New on, while
+	// the caller opens its window: the editor starting on the sample finds it made when it
+	// calls OpenSample (half a second of the 2-core machine's start).
+	PrepareSample bool
 }
 
 // Evaluator picks what evaluates the stack in the live loop.
@@ -82,6 +86,8 @@ type Session struct {
 	viewSt  viewState
 	version uint64 // counts document and field changes; frames say which version they show
 	closed  bool
+	// sample is the landscape Options.PrepareSample is building; the first OpenSample takes it.
+	sample chan *bake.Landscape
 
 	// fmu guards the landscape's field data (height, channels, holes) for readers other than
 	// the worker; the worker is its only writer and takes it for writing only while applying.
@@ -128,6 +134,11 @@ func New(ctx context.Context, o Options) (*Session, error) {
 		o.HistoryBytes = 512 << 20
 	}
 	s := &Session{opts: o, dev: o.Device, now: o.Now}
+	if o.PrepareSample {
+		ch := make(chan *bake.Landscape, 1)
+		go func() { ch <- sampleLandscape() }()
+		s.sample = ch
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -52,7 +52,7 @@ func Run(o Options) error {
 	}
 	a := app.NewWithID(AppID)
 	a.SetIcon(icons.App)
-	s, err := session.New(context.Background(), session.Options{Width: 1000, Height: 700, Evaluator: o.Evaluator})
+	s, err := session.New(context.Background(), session.Options{Width: 1000, Height: 700, Evaluator: o.Evaluator, PrepareSample: o.Path == ""})
 	if err != nil {
 		return err
 	}
@@ -62,8 +62,10 @@ func Run(o Options) error {
 	if err := s.Watch(); err != nil {
 		fmt.Fprintf(o.Log, "strata: %v (files will not be watched)\n", err)
 	}
-	ed.win.Show()
+	// The landscape opens while the window is built and shown (its events reach the panels
+	// through fyne.Do, once the window runs).
 	go ed.openInitial(o)
+	ed.win.Show()
 	a.Run()
 	return nil
 }
