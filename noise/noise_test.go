@@ -107,3 +107,30 @@ func BenchmarkFBM4(b *testing.B) {
 	}
 	_ = s
 }
+
+// |GradNoise| ≤ √½, checked over every combination of the four corner gradients on a fine grid of
+// the cell (the maximum, √½, is at the centre with all four gradients pointing at it): the bound
+// stack's progressive settling relies on (stack.noiseBound).
+func TestGradNoiseBound(t *testing.T) {
+	var worst float32
+	const steps = 48
+	for h := uint32(0); h < 8*8*8*8; h++ {
+		for a := 0; a <= steps; a++ {
+			fx := float32(a) / steps
+			for b := 0; b <= steps; b++ {
+				fz := float32(b) / steps
+				n00 := grad(h&7, fx, fz)
+				n10 := grad(h>>3&7, fx-1, fz)
+				n01 := grad(h>>6&7, fx, fz-1)
+				n11 := grad(h>>9&7, fx-1, fz-1)
+				u, w := fade(fx), fade(fz)
+				v := lerp(lerp(n00, n10, u), lerp(n01, n11, u), w)
+				worst = max(worst, v, -v)
+			}
+		}
+	}
+	t.Logf("max |GradNoise| over the corner gradients: %v", worst)
+	if worst > 0.70710679 {
+		t.Fatalf("|GradNoise| reached %v, above √½", worst)
+	}
+}

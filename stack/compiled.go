@@ -127,8 +127,8 @@ func (c *Compiled) unpack(nrules int) error {
 		cr.settle = newSettleBounds(&cr.PackedRule)
 		cr.hw, cr.invNorm = partialHalfWidths(cr.oct)
 		for k := uint32(0); k < cr.oct; k++ {
-			cr.jit[k] = noise.PCG(noise.PCG(pr.Seed + k))
-			cr.val[k] = noise.PCG(noise.PCG(pr.NoiseSeed + k))
+			cr.jit[k] = noise.OctaveSeed(pr.Seed, k)
+			cr.val[k] = noise.OctaveSeed(pr.NoiseSeed, k)
 		}
 	}
 	return nil
@@ -202,7 +202,7 @@ func (r *compiledRule) jitterBand(v, x, z float32) float32 {
 	var sum, norm float32
 	amp := float32(1)
 	for k := uint32(0); k < r.oct; k++ {
-		sum += amp * gradNoise(qx, qz, r.jit[k])
+		sum += amp * noise.GradNoiseAt(qx, qz, r.jit[k])
 		norm += amp
 		amp *= 0.5
 		qx *= 2
@@ -267,15 +267,15 @@ func (c *Compiled) DensityAt(in *TexelInputs) float32 {
 	return c.product(c.Density, 0, uint32(len(c.rules)), in)
 }
 
-// fbm is noise.FBM with the per-octave PCG(PCG(seed+k)) taken from oct and the first-level row
-// hashes shared between corners. Same float32 operations in the same order as noise.FBM.
+// fbm is noise.FBM with the per-octave lattice seeds (noise.OctaveSeed) taken from oct. Same
+// float32 operations in the same order as noise.FBM.
 func fbm(x, z, inv float32, octaves uint32, oct *[MaxOctaves]uint32) float32 {
 	qx := x * inv
 	qz := z * inv
 	var sum, norm float32
 	amp := float32(1)
 	for k := uint32(0); k < octaves; k++ {
-		sum += amp * gradNoise(qx, qz, oct[k])
+		sum += amp * noise.GradNoiseAt(qx, qz, oct[k])
 		norm += amp
 		amp *= 0.5
 		qx *= 2
@@ -292,49 +292,3 @@ func fbm(x, z, inv float32, octaves uint32, oct *[MaxOctaves]uint32) float32 {
 }
 
 const diag = float32(0.70710678)
-
-// gradNoise is noise.GradNoise with ps = PCG(PCG(seed)) precomputed: Hash2(i, j, seed) is
-// PCG(PCG(ps ^ i) ^ j), so the two columns' PCG(ps ^ i) serve both rows.
-func gradNoise(qx, qz float32, ps uint32) float32 {
-	fx0 := floor32(qx)
-	fz0 := floor32(qz)
-	ix := int32(fx0)
-	iz := int32(fz0)
-	fx := qx - fx0
-	fz := qz - fz0
-	c0 := noise.PCG(ps ^ uint32(ix))
-	c1 := noise.PCG(ps ^ uint32(ix+1))
-	n00 := grad(noise.PCG(c0^uint32(iz)), fx, fz)
-	n10 := grad(noise.PCG(c1^uint32(iz)), fx-1, fz)
-	n01 := grad(noise.PCG(c0^uint32(iz+1)), fx, fz-1)
-	n11 := grad(noise.PCG(c1^uint32(iz+1)), fx-1, fz-1)
-	u := fade(fx)
-	w := fade(fz)
-	return lerp(lerp(n00, n10, u), lerp(n01, n11, u), w)
-}
-
-// gradX, gradZ are the eight lattice gradients of noise.GradNoise as tables: a random 8-way branch
-// mispredicts about half the time, and a lookup gives the same dot products (up to the sign of a
-// zero, which the fbm's final 0.5 + … erases).
-var gradX = [8]float32{1, -1, 0, 0, diag, -diag, diag, -diag}
-var gradZ = [8]float32{0, 0, 1, -1, diag, diag, -diag, -diag}
-
-func grad(h uint32, dx, dz float32) float32 {
-	return gradX[h&7]*dx + gradZ[h&7]*dz
-}
-
-func fade(t float32) float32 { return t * t * t * (t*(t*6-15) + 10) }
-
-func lerp(a, b, t float32) float32 { return a + (b-a)*t }
-
-// floor32 is floor without the float64 round trip's cost for the common in-range case.
-func floor32(v float32) float32 {
-	if v > -8388608 && v < 8388608 {
-		t := float32(int32(v))
-		if t > v {
-			t--
-		}
-		return t
-	}
-	return v // |v| >= 2^23: already an integer (or NaN/Inf)
-}
