@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"image"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"strata/bake"
+	"strata/field"
 	"strata/gpu"
 	"strata/internal/testgpu"
 	"strata/stack"
@@ -238,6 +240,36 @@ func TestFrameAheadOfPassRefines(t *testing.T) {
 	}
 	if got := h.waitFrame(v); got.Version != v {
 		t.Errorf("the settled frame shows version %d, want %d", got.Version, v)
+	}
+}
+
+// Options.PrepareSample: OpenSample takes the ground built in the background, the sample's own
+// bits; a second OpenSample builds a fresh one (the first may have been painted on).
+func TestPrepareSample(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, PrepareSample: true})
+	ctx := context.Background()
+	want := field.SampleDunes()
+	var first *field.Field
+	for k := range 2 {
+		h.s.mu.Lock()
+		ahead := h.s.sample != nil
+		h.s.mu.Unlock()
+		if ahead != (k == 0) {
+			t.Fatalf("open %d: a sample built ahead %v", k+1, ahead)
+		}
+		if err := h.s.OpenSample(ctx); err != nil {
+			t.Fatal(err)
+		}
+		h.s.fmu.Lock()
+		got := h.s.land.Field
+		h.s.fmu.Unlock()
+		if !slices.Equal(got.Height.Data, want.Height.Data) || got.Placement != want.Placement {
+			t.Fatalf("open %d: the sample's ground differs from field.SampleDunes", k+1)
+		}
+		if k == 1 && got.Height == first.Height {
+			t.Fatal("the second OpenSample reused the first one's ground")
+		}
+		first = got
 	}
 }
 
