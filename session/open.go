@@ -229,6 +229,9 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	}
 	s.FitCamera(false)
 	s.emit(Event{Kind: EventDocument, Message: "Opened " + name})
+	// Nothing evaluated yet: the status bar says the first pass is under way. The worker's pass
+	// waits for passMu, held until this returns, so its own status cannot come first.
+	p.publish(0, false, Pass{})
 	return nil
 }
 

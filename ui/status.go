@@ -51,12 +51,21 @@ func (b *statusBar) setStatus(st session.Status) {
 	if st.Last.Draft {
 		kind = "draft"
 	}
-	text := fmt.Sprintf("last evaluation %.1f ms, %d tiles, %s", float64(st.Last.Duration.Microseconds())/1000, st.Last.Tiles, kind)
-	if st.Last.Scatter > 0 {
+	tiles := "tiles"
+	if st.Last.Tiles == 1 {
+		tiles = "tile"
+	}
+	text := fmt.Sprintf("last evaluation %.1f ms, %d %s, %s", float64(st.Last.Duration.Microseconds())/1000, st.Last.Tiles, tiles, kind)
+	first := st.Last == (session.Pass{}) // opened, its first pass under way
+	if first {
+		text = "evaluating the landscape…"
+	} else if st.Last.Scatter > 0 {
 		text += fmt.Sprintf(" + scatter %.1f ms", float64(st.Last.Scatter.Microseconds())/1000)
 	}
 	if st.Refining {
-		text += " — refining…"
+		if !first {
+			text += " — refining…"
+		}
 		b.refining.Show()
 		b.refining.Start()
 	} else {

@@ -325,3 +325,22 @@ func TestFormValidators(t *testing.T) {
 		}
 	}
 }
+
+// The status bar says what evaluation is doing: the first pass after an open, a later pass's
+// figures, and whether the picture is still refining.
+func TestStatusBarText(t *testing.T) {
+	ed := newTestEditor(t)
+	b := ed.status
+	b.setStatus(session.Status{Evaluator: "Go reference", Refining: true})
+	if got := b.eval.Text; got != "evaluating the landscape…" || !b.refining.Visible() {
+		t.Errorf("opened: %q, activity shown %v", got, b.refining.Visible())
+	}
+	b.setStatus(session.Status{Last: session.Pass{Duration: 12500 * time.Microsecond, Tiles: 4, Scatter: time.Millisecond}, Refining: true})
+	if got := b.eval.Text; got != "last evaluation 12.5 ms, 4 tiles, full + scatter 1.0 ms — refining…" {
+		t.Errorf("refining: %q", got)
+	}
+	b.setStatus(session.Status{Last: session.Pass{Duration: 3 * time.Millisecond, Tiles: 1, Draft: true}})
+	if got := b.eval.Text; got != "last evaluation 3.0 ms, 1 tile, draft" || b.refining.Visible() {
+		t.Errorf("settled: %q, activity shown %v", got, b.refining.Visible())
+	}
+}
