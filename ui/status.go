@@ -56,9 +56,14 @@ func (b *statusBar) setStatus(st session.Status) {
 		tiles = "tile"
 	}
 	text := fmt.Sprintf("last evaluation %.1f ms, %d %s, %s", float64(st.Last.Duration.Microseconds())/1000, st.Last.Tiles, tiles, kind)
-	first := st.Last == (session.Pass{}) // opened, its first pass under way
+	// No pass has evaluated tiles since the open: its first is under way, or it has no stack
+	// (baked weights, shown as saved).
+	first := st.Last == (session.Pass{})
 	if first {
-		text = "evaluating the landscape…"
+		text = ""
+		if st.Refining {
+			text = "evaluating the landscape…"
+		}
 	} else if st.Last.Scatter > 0 {
 		text += fmt.Sprintf(" + scatter %.1f ms", float64(st.Last.Scatter.Microseconds())/1000)
 	}

@@ -335,6 +335,10 @@ func TestStatusBarText(t *testing.T) {
 	if got := b.eval.Text; got != "evaluating the landscape…" || !b.refining.Visible() {
 		t.Errorf("opened: %q, activity shown %v", got, b.refining.Visible())
 	}
+	b.setStatus(session.Status{Evaluator: "Go reference"}) // baked weights: nothing to evaluate
+	if got := b.eval.Text; got != "" || b.refining.Visible() {
+		t.Errorf("baked: %q, activity shown %v", got, b.refining.Visible())
+	}
 	b.setStatus(session.Status{Last: session.Pass{Duration: 12500 * time.Microsecond, Tiles: 4, Scatter: time.Millisecond}, Refining: true})
 	if got := b.eval.Text; got != "last evaluation 12.5 ms, 4 tiles, full + scatter 1.0 ms — refining…" {
 		t.Errorf("refining: %q", got)
