@@ -191,10 +191,13 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.land = l
 	s.fmu.Unlock()
 	p.mode = mode
-	p.nsPerTexel = cpuNs
+	ns := cpuNs
 	if mode == GPU {
-		p.nsPerTexel = gpuNs
+		ns = gpuNs
 	}
+	s.mu.Lock()
+	p.nsPerTexel = ns
+	s.mu.Unlock()
 	if err := p.newEvaluators(measured); err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ type pipeline struct {
 	draft      evaluator
 	geo        bake.Geometry
 	draftGeo   bake.Geometry
-	nsPerTexel float64 // measured cost of the chosen evaluator
+	nsPerTexel float64 // measured cost of the chosen evaluator; written under Session.mu (frames read it)
 	showing    shown
 	pops       []*popState
 	wtiles     *tileCache
@@ -79,6 +79,10 @@ type pipeline struct {
 	// overlayChanged says the density overlay must be bound again though nothing was placed
 	// (another overlay chosen, another landscape opened). Session.mu guards it.
 	overlayChanged bool
+
+	// testHookBeforeDrain runs in a pass between taking its stack and draining the dirty tiles
+	// (a test makes an edit arrive there).
+	testHookBeforeDrain func()
 }
 
 // shown is what the viewport's weights reflect.
@@ -354,17 +358,28 @@ func (p *pipeline) pass() (more bool, err error) {
 		return p.pending(version), nil
 	}
 
-	idx := p.dirty.Drain()
+	if p.testHookBeforeDrain != nil {
+		p.testHookBeforeDrain()
+	}
+	s.mu.Lock()
+	var idx []int
+	scatterAll := false
+	if s.doc.stack == st {
+		idx = p.dirty.Drain()
+		scatterAll = p.scatterAll
+		p.scatterAll = false
+	}
+	// Otherwise a stack edit arrived while this pass prepared: the tiles it marked and the
+	// placement it asked for belong to the next pass, which evaluates them with that stack
+	// (this one would clear them with results of the old one). This pass still places what its
+	// field edits moved and publishes its version as refining.
 	tiles := make([]field.Tile, 0, len(idx))
 	for _, i := range idx {
 		if t, ok := field.TileAt(&p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
 			tiles = append(tiles, t)
 		}
 	}
-	s.mu.Lock()
 	p.passIsFull = len(tiles) > 0
-	scatterAll := p.scatterAll
-	p.scatterAll = false
 	s.mu.Unlock()
 	t0 := time.Now()
 	var evalTime time.Duration
@@ -404,11 +419,13 @@ func (p *pipeline) pass() (more bool, err error) {
 	}
 	if len(tiles) > 0 {
 		measured := float64(evalTime) / float64(max(1, len(tiles)*field.DefaultTileSize*field.DefaultTileSize))
+		s.mu.Lock()
 		if p.fullPasses == 0 {
 			p.nsPerTexel = measured // the first real pass replaces the estimate made at open
 		} else {
 			p.nsPerTexel = 0.5*p.nsPerTexel + 0.5*measured
 		}
+		s.mu.Unlock()
 		p.fullPasses++
 	}
 	var scatterTime time.Duration

@@ -243,6 +243,59 @@ func TestFrameAheadOfPassRefines(t *testing.T) {
 	}
 }
 
+// An edit that arrives while a pass prepares (after it took its stack, before it drained the
+// dirty tiles) is evaluated with its own stack: the tiles it marked and the placement it asked for
+// are not drained by the pass of the stack before it. The result equals a session opened on the
+// final stack, pixel for pixel, and the population it added is placed.
+func TestEditDuringPassIsEvaluated(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	ctx := context.Background()
+	if err := h.s.OpenSampleSized(ctx, 128, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.s.FitCamera(true)
+	h.waitFrame(h.s.Version())
+	orig := h.s.Stack()
+	first := orig.Clone()
+	first.Layers[1].Rules[0].Min = stack.F(10)
+	final := orig.Clone()
+	final.Layers[1].Rules[0].Min = stack.F(4)
+	pines := stack.NewPopulation("pines")
+	pines.Density, pines.Seed = 0.002, 3
+	final.Populations = append(final.Populations, pines)
+	var once sync.Once
+	h.s.pipe.testHookBeforeDrain = func() {
+		once.Do(func() {
+			if err := h.s.Apply("rock and pines", final); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	if err := h.s.Apply("rock: min slope", first); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitFrame(h.s.Version())
+	n := -1
+	for _, p := range h.s.Status().Instances {
+		if p.Name == "pines" {
+			n = p.Count
+		}
+	}
+	if n <= 0 {
+		t.Errorf("the population added during the pass has %d instances", n)
+	}
+
+	ref := newHarness(t, Options{Evaluator: CPU})
+	if err := ref.s.OpenSampleSized(ctx, 128, final); err != nil {
+		t.Fatal(err)
+	}
+	ref.s.FitCamera(true)
+	want := ref.waitFrame(ref.s.Version())
+	if d := diffPixels(want.Image, got.Image); d != 0 {
+		t.Errorf("%d pixels differ from a session opened on the final stack", d)
+	}
+}
+
 // Options.PrepareSample: OpenSample takes the ground built in the background, the sample's own
 // bits; a second OpenSample builds a fresh one (the first may have been painted on).
 func TestPrepareSample(t *testing.T) {
