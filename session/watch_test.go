@@ -179,12 +179,8 @@ g:node("bake", "terrain.write"):input("raster", high):param("name", "small"):par
 
 // A broken container refused at open leaves the landscape open until then untouched.
 func TestOpenBrokenKeepsLastGood(t *testing.T) {
-	h := newHarness(t, Options{Evaluator: CPU})
+	h, _ := openSample(t, Options{Evaluator: CPU}, 64, nil, false)
 	ctx := context.Background()
-	if err := h.s.OpenSampleSized(ctx, 64, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.waitFrame(h.s.Version())
 	before := marshal(t, h.s.Stack())
 	dir := filepath.Join(t.TempDir(), "broken.terrainData")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
