@@ -190,3 +190,11 @@ func TestSampleDunes(t *testing.T) {
 	}
 	t.Logf("dunes built in %v; %.1f%% of texels steeper than 18°; heights %.2f..%.2f m", took, 100*float64(steep)/float64(n), lo, hi)
 }
+
+// BenchmarkSampleDunes builds the editor's sample ground (2000² texels of fbm, on every core):
+// part of the editor's start (docs/PERFORMANCE.md, "Editor start").
+func BenchmarkSampleDunes(b *testing.B) {
+	for b.Loop() {
+		SampleDunes()
+	}
+}
