@@ -7,6 +7,14 @@ type history struct {
 	done, undone []op
 	bytes        int
 	limit        int
+	// dropped counts the oldest steps dropped to keep within limit.
+	dropped int
+}
+
+// mark is a point in the history: the newest step done then, and how many steps had been dropped.
+type mark struct {
+	top     op
+	dropped int
 }
 
 // op is one undoable edit. undo and redo run with Session.mu held and may queue field work for
@@ -29,6 +37,7 @@ func (h *history) push(o op) {
 		h.bytes -= h.done[0].size()
 		h.done[0] = nil
 		h.done = h.done[1:]
+		h.dropped++
 	}
 }
 
@@ -60,6 +69,16 @@ func (h *history) top() op {
 		return nil
 	}
 	return h.done[len(h.done)-1]
+}
+
+// mark is where the history stands now.
+func (h *history) mark() mark { return mark{h.top(), h.dropped} }
+
+// at reports that undo and redo have brought the document back to m's state. A step is one
+// edit, so the newest step done names the state; with none done, the states before and after
+// steps were dropped differ (undo stops short of the first).
+func (h *history) at(m mark) bool {
+	return h.top() == m.top && (m.top != nil || h.dropped == m.dropped)
 }
 
 // Undo reverts the last step; false when there is none (or a drag or stroke is in progress).
@@ -114,7 +133,7 @@ func (s *Session) RedoLabel() string {
 // changed bumps the version and marks the document modified — unless the history is back at the
 // step it was opened or saved at (an edit undone). s.mu is held.
 func (s *Session) changed() {
-	s.doc.modified = !s.doc.savedOK || s.hist.top() != s.doc.savedAt
+	s.doc.modified = !s.doc.savedOK || !s.hist.at(s.doc.savedAt)
 	s.version++
 	s.pipe.kick() // the pass that publishes the version (frames say refining until it has)
 	if msg := s.worldNotice(); msg != "" {

@@ -435,7 +435,7 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	s.doc.path = path
 	if s.version == version {
 		s.doc.modified = false
-		s.doc.savedAt, s.doc.savedOK = s.hist.top(), true
+		s.doc.savedAt, s.doc.savedOK = s.hist.mark(), true
 	} else {
 		s.doc.savedOK = false // edited while saving: which step was saved is not known
 	}

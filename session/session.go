@@ -108,9 +108,9 @@ type document struct {
 	channels []string // field channel names, sorted
 	baked    bool     // a container with no stack: weights shown as baked
 	modified bool
-	// savedAt is the history's newest step when the document was opened or last saved (nil: none
-	// yet), when savedOK: undoing or redoing back to it leaves the document unmodified.
-	savedAt op
+	// savedAt is where the history stood when the document was opened or last saved, when
+	// savedOK: undoing or redoing back to it leaves the document unmodified.
+	savedAt mark
 	savedOK bool
 	sources []string // imported files the landscape came from (watched)
 	// heightImport is how the source heightmap was read (a reload reads it the same way).

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"testing"
 
 	"strata/bake"
@@ -283,5 +284,39 @@ func TestMaskOverlay(t *testing.T) {
 	h.s.Undo()
 	if n := diffPixels(plain, h.frameAfter(m).Image); n != 0 {
 		t.Errorf("after undo the overlay still changes %d pixels", n)
+	}
+}
+
+// When the history drops its oldest steps to stay within its memory bound, undoing every step
+// left does not reach the state the landscape was opened (or saved) in: the document stays
+// modified, so closing it still asks to save. Saved with no step left, undo and redo come back
+// to that state exactly.
+func TestTrimmedHistoryStaysModified(t *testing.T) {
+	h, _ := openSample(t, Options{Evaluator: CPU, HistoryBytes: 1}, 64, nil, false)
+	edit := func(min float64) {
+		t.Helper()
+		st := h.s.Stack().Clone()
+		st.Layers[1].Rules[0].Min = stack.F(min)
+		if err := h.s.Apply("rock: min slope", st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(10)
+	edit(12) // the bound keeps one step: the first is dropped
+	if !h.s.Undo() || h.s.Undo() {
+		t.Fatal("want exactly one step to undo")
+	}
+	if !h.s.Modified() {
+		t.Error("undoing the steps kept marks the document unmodified, though a dropped step is still in it")
+	}
+	path := filepath.Join(t.TempDir(), "t.terrainData")
+	if err := h.s.SaveAs(context.Background(), path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !h.s.Redo() || !h.s.Modified() {
+		t.Fatal("redo after the save: want a modified document")
+	}
+	if !h.s.Undo() || h.s.Modified() {
+		t.Error("undo back to the saved state: want it unmodified")
 	}
 }
