@@ -285,9 +285,12 @@ func (s *Stream) Each(fn func(Block) error) error {
 				}
 			}
 		}
+		ok := s.valuesFine(vals, nc) // the scan runs beside the other blocks' decoding
 		mu.Lock()
 		defer mu.Unlock()
-		s.checkValues(y0, vals, nc)
+		if !ok {
+			s.recordBad(y0, vals, nc)
+		}
 		return fn(Block{Y0: y0, N: n, Float: vals})
 	})
 	if err != nil {
@@ -439,11 +442,22 @@ func (s *Stream) Next() (Block, error) {
 
 // checkValues records texels the child's role does not allow.
 func (s *Stream) checkValues(y0 int, vals []float32, nc int) {
+	if !s.valuesFine(vals, nc) {
+		s.recordBad(y0, vals, nc)
+	}
+}
+
+// valuesFine reports that every value is one the child's role allows (the fast pass; it touches
+// nothing of s but its role).
+func (s *Stream) valuesFine(vals []float32, nc int) bool {
+	return valuesOK(vals, nc, s.role == "height", strings.HasPrefix(s.role, "channels.mask."), strings.HasPrefix(s.role, "scatter."))
+}
+
+// recordBad records the texels of vals the child's role does not allow: how many, and the first
+// in row order.
+func (s *Stream) recordBad(y0 int, vals []float32, nc int) {
 	mask := strings.HasPrefix(s.role, "channels.mask.")
 	density := strings.HasPrefix(s.role, "scatter.")
-	if valuesOK(vals, nc, s.role == "height", mask, density) {
-		return
-	}
 	for i, v := range vals {
 		reason := ""
 		c := i % nc
