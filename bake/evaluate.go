@@ -173,6 +173,15 @@ func FallbackWarning(err error) string {
 // g.Dev (package world's windows of the sources). It stays g's: Release frees it.
 func (g *GPU) WeightsKernel() *gpu.WeightsKernel { return g.weights }
 
+// ScatterKernel is g's density and placement kernel, compiled on first use (StartGPU compiles it
+// ahead), for a caller that dispatches tiles of its own on g.Dev while g bakes nothing else. It
+// stays g's: Release frees it.
+func (g *GPU) ScatterKernel() (*gpu.ScatterKernel, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.scatterKernel()
+}
+
 // Evaluate fills l.Geometry, l.Weights and l.Scatter from l.Stack over l.Field: on the GPU unless
 // o.CPU, falling back to the Go reference (with a warning) when there is no adapter or the device
 // fails. It returns the evaluator it used, in words. This is the one bake both `strata bake` and

@@ -118,7 +118,7 @@ func (g *GPU) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Fie
 		return nil, 0, errors.New("bake: GPU evaluator is released")
 	}
 	fg := &geo.Field
-	if err := g.densityFits(fg.WeightsW, fg.WeightsH); err != nil {
+	if err := g.DensityFits(fg.WeightsW, fg.WeightsH); err != nil {
 		return nil, 0, err
 	}
 	params, err := stack.PackPopulation(s, pop, geo.Stack)

@@ -86,7 +86,7 @@ func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
 		return nil // nothing to place: don't cut the field into tile buffers for nobody
 	}
 	fg := &l.Geometry.Field
-	if err := g.densityFits(fg.WeightsW, fg.WeightsH); err != nil {
+	if err := g.DensityFits(fg.WeightsW, fg.WeightsH); err != nil {
 		return err
 	}
 	tiles := l.Geometry.Tiles(opt.TileSize)
@@ -144,9 +144,9 @@ func (g *GPU) scatterKernel() (*gpu.ScatterKernel, error) {
 	return g.scatter, nil
 }
 
-// densityFits refuses a w×h density grid the device cannot bind (the caller falls back to the
+// DensityFits refuses a w×h density grid the device cannot bind (the caller falls back to the
 // Go reference on gpu.ErrTooLarge).
-func (g *GPU) densityFits(w, h int) error {
+func (g *GPU) DensityFits(w, h int) error {
 	if lim, need := g.Dev.Limits.MaxStorageBufferBindingSize, 16+4*uint64(w)*uint64(h); lim > 0 && need > lim {
 		return fmt.Errorf("bake: a %dx%d density grid needs %d bytes, the GPU binds at most %d: %w", w, h, need, lim, gpu.ErrTooLarge)
 	}

@@ -19,8 +19,8 @@ import (
 // The target is eval's own block: its Origin is eval's corner, so the kernels write each texel at
 // its global index minus that corner (params head lane 4), and the density grid is the same band
 // (gpu.ScatterKernel.DensityBand). A block whose target exceeds the device is refused with
-// gpu.ErrTooLarge and baked with the Go reference. g's device and weights kernel serve every
-// cell of an operation; the scatter kernel is made here, once for all the populations.
+// gpu.ErrTooLarge and baked with the Go reference. g's device and kernels serve every cell of an
+// operation.
 func (w *World) evaluateGPU(ctx context.Context, g *bake.GPU, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
 	dev := g.Dev
 	ev.backend = "GPU " + dev.Info.String()
@@ -29,8 +29,10 @@ func (w *World) evaluateGPU(ctx context.Context, g *bake.GPU, s *stack.Stack, ev
 	if m := uint64(lim.MaxTextureDimension2D); m > 0 && (uint64(ev.eval.W()) > m || uint64(ev.eval.H()) > m) {
 		return fmt.Errorf("world: a %d×%d weights target is larger than the GPU's largest texture (%d): %w", ev.eval.W(), ev.eval.H(), m, gpu.ErrTooLarge)
 	}
-	if m := lim.MaxStorageBufferBindingSize; withDensity && m > 0 && 16+4*uint64(ev.eval.W())*uint64(ev.eval.H()) > m {
-		return fmt.Errorf("world: a %d×%d density grid is larger than the GPU binds (%d bytes): %w", ev.eval.W(), ev.eval.H(), m, gpu.ErrTooLarge)
+	if withDensity {
+		if err := g.DensityFits(ev.eval.W(), ev.eval.H()); err != nil {
+			return err
+		}
 	}
 	wk := g.WeightsKernel()
 	target, err := dev.NewWeightsTarget(uint32(ev.eval.W()), uint32(ev.eval.H()))
@@ -76,11 +78,10 @@ func (w *World) evaluateGPU(ctx context.Context, g *bake.GPU, s *stack.Stack, ev
 	if !withDensity {
 		return nil
 	}
-	k, err := dev.NewScatterKernel()
+	k, err := g.ScatterKernel()
 	if err != nil {
-		return fmt.Errorf("world: %w", err)
+		return err
 	}
-	defer k.Release()
 	return ev.densities(s, o, func(p int) (*field.Grid, error) {
 		return densityGPU(ctx, k, s, p, ev, target, kept)
 	})
