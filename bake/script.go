@@ -79,9 +79,7 @@ func (s *Script) write(dir string, c *terraindata.Container) error {
 		}
 		ms.Assets = append(ms.Assets, ScriptDir+"/"+rel)
 	}
-	m := c.Manifest()
-	m.Script = ms
-	c.SetManifest(m)
+	c.SetScript(ms)
 	return nil
 }
 

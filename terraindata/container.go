@@ -3,6 +3,7 @@ package terraindata
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,24 +183,11 @@ func (c *Container) LayerSlot(name string) (texture, channel int, ok bool) {
 // LayerSlot is the 0-based slot of layer index i, shared with the weights kernel's packing.
 func LayerSlot(i int) (texture, channel int) { return i / 4, i % 4 }
 
-// Manifest returns a copy of the whole manifest, decoded.
+// Manifest returns a copy of the whole manifest, decoded (safe while setters run elsewhere).
 func (c *Container) Manifest() Manifest {
-	m := c.m
-	m.Controls = append([]string(nil), m.Controls...)
-	m.Layers = append([]Layer(nil), m.Layers...)
-	m.Scatter = append([]Population(nil), m.Scatter...)
-	if m.Atlas != nil {
-		a := *m.Atlas
-		m.Atlas = &a
-	}
-	if m.Channels != nil {
-		ch := make(map[string]string, len(m.Channels))
-		for k, v := range m.Channels {
-			ch[k] = v
-		}
-		m.Channels = ch
-	}
-	return m
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m.clone()
 }
 
 // SetManifest replaces the manifest whole (the version is forced to this build's), for a bake
@@ -306,18 +294,24 @@ func (c *Container) SetAtlas(a *Atlas) {
 	c.m.Atlas = &cp
 }
 
+// SetScript names the procgen script the container carries (nil: none).
+func (c *Container) SetScript(sc *Script) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc == nil {
+		c.m.Script = nil
+		return
+	}
+	cp := *sc
+	cp.Assets = slices.Clone(sc.Assets)
+	c.m.Script = &cp
+}
+
 // SetScatter replaces the scatter section (one entry per population).
 func (c *Container) SetScatter(p []Population) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.m.Scatter = append([]Population(nil), p...)
-}
-
-// snapshot is a copy of the manifest as it stands, safe while setters run elsewhere.
-func (c *Container) snapshot() Manifest {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m.clone()
 }
 
 // checkRel refuses a child path that is absolute, not clean, or climbs out with "..".

@@ -243,7 +243,7 @@ func (s *Saving) Prevalidate(field string) error { return s.PrevalidateLater(fie
 // returns at once; wait returns the result. Meanwhile the caller may go on writing and naming other
 // children (a bake encodes the densities while its controls are read back).
 func (s *Saving) PrevalidateLater(field string) (wait func() error) {
-	m := s.c.snapshot()
+	m := s.c.Manifest()
 	done := make(chan error, 1)
 	go func() { done <- s.prevalidate(field, m) }()
 	return func() error { return <-done }
