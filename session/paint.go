@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -426,23 +427,14 @@ func (o *setChannelOp) apply(p *pipeline) (fieldChange, error) {
 // NewMask adds an empty mask channel mask.<name> (0 everywhere) as an undoable step; rules and
 // brushes can use it at once.
 func (s *Session) NewMask(name string) error {
-	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), field.MaskPrefix))
-	full := field.MaskPrefix + name
-	if err := field.CheckChannelName(full); err != nil || name == "" {
-		if err == nil {
-			err = fmt.Errorf("a mask needs a name")
-		}
-		return fmt.Errorf("session: new mask %q: %w", name, err)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.doc.loaded {
 		return errNoLandscape
 	}
-	for _, c := range s.doc.channels {
-		if c == full {
-			return fmt.Errorf("session: the field already has a channel %q", full)
-		}
+	full, err := s.maskChannel(name)
+	if err != nil {
+		return fmt.Errorf("session: new mask: %w", err)
 	}
 	w, h := s.landSize()
 	op := &channelOp{name: full, grid: field.NewGrid(w, h)}
@@ -451,6 +443,31 @@ func (s *Session) NewMask(name string) error {
 	s.changed()
 	go s.emit(Event{Kind: EventDocument, Message: op.label()})
 	return nil
+}
+
+// MaskChannel is the channel NewMask(name) would add — mask.<name>, the prefix optional, spaces
+// around it ignored — or why it would refuse: no name, a character a channel name may not hold,
+// or a channel of that name in the field already.
+func (s *Session) MaskChannel(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maskChannel(name)
+}
+
+// maskChannel is MaskChannel with s.mu held.
+func (s *Session) maskChannel(name string) (string, error) {
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), field.MaskPrefix))
+	full := field.MaskPrefix + name
+	if name == "" {
+		return "", fmt.Errorf("a mask needs a name")
+	}
+	if err := field.CheckChannelName(full); err != nil {
+		return "", err
+	}
+	if slices.Contains(s.doc.channels, full) {
+		return "", fmt.Errorf("the field already has a mask %q", name)
+	}
+	return full, nil
 }
 
 // landSize is the height grid's size (fixed for a landscape's life).

@@ -320,3 +320,29 @@ func TestTrimmedHistoryStaysModified(t *testing.T) {
 		t.Error("undo back to the saved state: want it unmodified")
 	}
 }
+
+// MaskChannel is the one check of a new mask's name, for NewMask and the New mask form: the
+// prefix is optional, and an empty name, a character a channel may not hold or an existing mask
+// is refused — by NewMask too, which then changes nothing.
+func TestMaskChannel(t *testing.T) {
+	h, _ := openSample(t, Options{Evaluator: CPU}, 64, nil, false)
+	if err := h.s.NewMask("valley"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{" ridge ", "mask.ridge"} {
+		if got, err := h.s.MaskChannel(name); got != "mask.ridge" || err != nil {
+			t.Errorf("MaskChannel(%q) = %q, %v", name, got, err)
+		}
+	}
+	for _, name := range []string{"", "mask.", "a b", "valley", "mask.valley"} {
+		if _, err := h.s.MaskChannel(name); err == nil {
+			t.Errorf("MaskChannel(%q) accepted", name)
+		}
+		if err := h.s.NewMask(name); err == nil {
+			t.Errorf("NewMask(%q) accepted", name)
+		}
+	}
+	if got := h.s.Channels(); len(got) != 1 || got[0] != "mask.valley" {
+		t.Errorf("channels %v, want only mask.valley", got)
+	}
+}

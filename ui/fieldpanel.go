@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -131,29 +130,24 @@ func (ed *editor) askNewMask() {
 	e := widget.NewEntry()
 	e.SetPlaceHolder("e.g. snowless")
 	e.Validator = func(t string) error {
-		name := strings.TrimPrefix(strings.TrimSpace(t), field.MaskPrefix)
-		if name == "" {
-			return fmt.Errorf("a name")
-		}
-		if err := field.CheckChannelName(field.MaskPrefix + name); err != nil {
-			return err
-		}
-		if slices.Contains(ed.s.Channels(), field.MaskPrefix+name) {
-			return fmt.Errorf("mask %s exists", name)
-		}
-		return nil
+		_, err := ed.s.MaskChannel(t)
+		return err
 	}
 	create := func(ok bool) {
 		if !ok {
 			return
 		}
-		name := strings.TrimSpace(e.Text)
-		if err := ed.s.NewMask(name); err != nil {
+		full, err := ed.s.MaskChannel(e.Text)
+		if err == nil {
+			err = ed.s.NewMask(e.Text)
+		}
+		if err != nil {
 			ed.notify(err)
 			return
 		}
-		ed.brush.Target = field.MaskPrefix + strings.TrimPrefix(name, field.MaskPrefix)
+		ed.brush.Target = full
 		ed.setTool(ToolPaint)
+		name := strings.TrimPrefix(full, field.MaskPrefix)
 		ed.inform(fmt.Sprintf("Mask %s created: paint it in the viewport, and read it from a rule (input: mask).", name))
 	}
 	ed.showForm("New mask", "Create", []*widget.FormItem{formHint("name", e, "letters, digits, _ - .")}, []*widget.Entry{e}, 420, create)
