@@ -69,7 +69,7 @@ func (s *Session) Drag(label string, st *stack.Stack) error {
 		s.pipe.drag = &dragState{label: label, before: s.doc.stack}
 	}
 	s.setStack(st)
-	s.version++
+	s.bumpVersion()
 	s.mu.Unlock()
 	return nil
 }

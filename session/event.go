@@ -44,6 +44,9 @@ type Frame struct {
 	// coarse preview of a drag, not yet refined.
 	Version uint64
 	Draft   bool
+	// Made is when the document reached Version, for a frame of the newest version (zero when a
+	// newer one exists): At − Made is the edit's time to this frame.
+	Made time.Time
 	// Refining says more evaluation of this state is under way (the status bar says so).
 	Refining bool
 	// Scale is the fraction of the viewport's size the image was drawn at (below 1 while the

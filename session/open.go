@@ -211,7 +211,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
 		sources: sources, loaded: true, savedOK: true}
 	s.hist.clear()
-	s.version++
+	s.bumpVersion()
 	p.drag, p.stroke, p.fieldOps = nil, nil, nil
 	p.geo = geo
 	p.lastStack = nil

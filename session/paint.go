@@ -178,7 +178,7 @@ func (s *Session) Stroke(x, z float64) {
 		}
 		st.last = [2]float64{x, z}
 	}
-	s.version++
+	s.bumpVersion()
 	s.pipe.kick()
 }
 
@@ -553,7 +553,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 			any = true
 		}
 		s.mu.Lock()
-		s.version++
+		s.bumpVersion()
 		s.mu.Unlock()
 	}
 	if !holes.Empty() {

@@ -528,15 +528,19 @@ func (s *Session) Status() Status {
 }
 
 // shownFrame says what the viewport shows now (for frame events): the version, whether it is a
-// draft, and whether more evaluation is coming.
-func (p *pipeline) shownFrame() (version uint64, draft, refining bool) {
+// draft, whether more evaluation is coming, and when the version was made (zero when a newer
+// version exists).
+func (p *pipeline) shownFrame() (version uint64, draft, refining bool, made time.Time) {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if p.status.Shown == s.version {
+		made = s.versionAt
+	}
 	// A version the last pass did not publish is still to be evaluated (the pass that publishes
 	// it is always kicked: Session.changed): before the first pass after an open the picture
 	// shows the ground without its weights, and that is not a settled frame.
-	return p.status.Shown, p.showing.draft, p.status.Refining || p.status.Shown != s.version
+	return p.status.Shown, p.showing.draft, p.status.Refining || p.status.Shown != s.version, made
 }
 
 // stackGeometryEqual reports whether two stacks place the same geometry (only gradientStep does).

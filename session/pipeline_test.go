@@ -17,12 +17,12 @@ import (
 // the picture of an older version for it — after an open, the ground before its weights. The
 // worker is held off so the question is asked between the edit and its pass.
 func TestFrameAheadOfPassRefines(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, false)
+	h, settled := openSample(t, Options{Evaluator: CPU}, 128, nil, false)
 	h.s.pipe.passMu.Lock()
 	st := h.s.Stack().Clone()
 	st.Populations[0].Density *= 2
 	err := h.s.Apply("trees: density", st)
-	version, _, refining := h.s.pipe.shownFrame()
+	version, _, refining, _ := h.s.pipe.shownFrame()
 	v := h.s.Version()
 	h.s.pipe.passMu.Unlock()
 	if err != nil {
@@ -31,8 +31,13 @@ func TestFrameAheadOfPassRefines(t *testing.T) {
 	if version >= v || !refining {
 		t.Errorf("before version %d was evaluated the frame shows version %d and says refining %v", v, version, refining)
 	}
-	if got := h.waitFrame(v); got.Version != v {
+	got := h.waitFrame(v)
+	if got.Version != v {
 		t.Errorf("the settled frame shows version %d, want %d", got.Version, v)
+	}
+	// It says when its version was made: after the frame of the version before, before itself.
+	if got.Made.IsZero() || got.At.Before(got.Made) || !got.Made.After(settled.At) {
+		t.Errorf("the settled frame of version %d was drawn at %v, its version made at %v (the frame before at %v)", v, got.At, got.Made, settled.At)
 	}
 }
 

@@ -144,7 +144,7 @@ func (r *renderLoop) run() {
 			// weights would take the cores the pass needs and be replaced a moment later.
 			continue
 		}
-		version, draft, refining := r.s.pipe.shownFrame()
+		version, draft, refining, made := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()
 		// A reduced frame is also a lighter one: coarser terrain, a thinned forest.
 		r.s.view.SetDraft(scale < 1)
@@ -176,7 +176,7 @@ func (r *renderLoop) run() {
 			continue // nothing new to show
 		}
 		last, lastVersion, lastDraft, lastRefining = img, version, draft, refining
-		r.s.emit(Event{Kind: EventFrame, Frame: &Frame{Image: img, Version: version, Draft: draft, Refining: refining, Scale: scale, Stats: stats, At: r.s.now()}})
+		r.s.emit(Event{Kind: EventFrame, Frame: &Frame{Image: img, Version: version, Draft: draft, Made: made, Refining: refining, Scale: scale, Stats: stats, At: r.s.now()}})
 		if animating {
 			time.AfterFunc(33*time.Millisecond, func() { r.request(false) })
 		}

@@ -85,7 +85,9 @@ type Session struct {
 	hist    history
 	viewSt  viewState
 	version uint64 // counts document and field changes; frames say which version they show
-	closed  bool
+	// versionAt is when the document reached version (Frame.Made).
+	versionAt time.Time
+	closed    bool
 	// sample is the landscape Options.PrepareSample is building; the first OpenSample takes it.
 	sample chan *bake.Landscape
 
@@ -206,6 +208,12 @@ func (s *Session) emit(e Event) {
 	for _, f := range subs {
 		f(e)
 	}
+}
+
+// bumpVersion counts a change to the document or the field. s.mu is held.
+func (s *Session) bumpVersion() {
+	s.version++
+	s.versionAt = s.now()
 }
 
 // Version counts every change to the document or the field; a Frame says which version it shows.

@@ -100,11 +100,9 @@ type editor struct {
 	firstFrame bool
 	closing    bool
 
-	// trace logs settled frames (Options.TraceFrames): settled is the last version logged,
-	// edited when the document last changed.
+	// trace logs settled frames (Options.TraceFrames): settled is the last version logged.
 	trace   bool
 	settled uint64
-	edited  time.Time
 }
 
 // newEditor builds the window over s (tests build it on Fyne's test app).
@@ -241,10 +239,9 @@ func (ed *editor) handle(e session.Event) {
 		}
 		if ed.trace && !e.Frame.Refining && !e.Frame.Draft && e.Frame.Scale == 1 && e.Frame.Version != ed.settled && ed.s.Loaded() {
 			ed.settled = e.Frame.Version
-			fmt.Fprintf(ed.log, "strata: settled version %d, %d ms after the edit\n", e.Frame.Version, e.Frame.At.Sub(ed.edited).Milliseconds())
+			fmt.Fprintf(ed.log, "strata: settled version %d, %d ms after the edit\n", e.Frame.Version, e.Frame.At.Sub(e.Frame.Made).Milliseconds())
 		}
 	case session.EventDocument:
-		ed.edited = time.Now()
 		if strings.HasPrefix(e.Message, "Opened ") {
 			// A brush about 1/50 of the field across: visible at the framing the camera starts at.
 			fi := ed.s.Field()
