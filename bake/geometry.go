@@ -44,6 +44,7 @@ func geometryOf(s *stack.Stack, fg field.Geometry, hTexel [2]float64) (Geometry,
 			InvHTexel:    fg.InvHTexel,
 			WTexel:       fg.WTexel,
 			GradientStep: float32(step),
+			Stride:       uint32(fg.StrideOrOne()),
 		},
 	}, nil
 }

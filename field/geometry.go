@@ -24,6 +24,48 @@ type Geometry struct {
 	WTexel [2]float32
 	// HTexel is the height texel size in metres (the default gradientStep comes from it).
 	HTexel [2]float32
+	// Stride is how many texels of the weights grid lie between two texels of this one: 1 (or 0)
+	// for the weights grid itself, 2^k for level k of its pyramid (Level). Texel (i, j) of a level
+	// stands where texel (i·Stride, j·Stride) of the weights grid stands and has its exact bytes:
+	// positions are always computed from that full-resolution index (WeightPos). WTexel stays the
+	// full grid's texel size.
+	Stride int
+}
+
+// Levels is the number of levels of the weights grid's pyramid: level 0 is the grid itself and
+// the last level is the first whose grid fits in one tile of tileSize texels.
+func (g *Geometry) Levels(tileSize int) int {
+	if tileSize <= 0 {
+		tileSize = DefaultTileSize
+	}
+	n := 1
+	for w, h := g.WeightsW, g.WeightsH; w > tileSize || h > tileSize; n++ {
+		w, h = (w+1)/2, (h+1)/2
+	}
+	return n
+}
+
+// Level is level k of the weights grid's pyramid (docs/design.md "Levels"): a grid of
+// ⌈W/2^k⌉ × ⌈H/2^k⌉ texels whose texel (i, j) is the weights grid's texel (i·2^k, j·2^k) — the
+// same world position, so the stack evaluated there gives the same bytes a whole bake writes.
+// Level 0 is g. A level of a level is a level of the weights grid (strides multiply).
+func (g Geometry) Level(k int) Geometry {
+	if k <= 0 {
+		return g
+	}
+	d := 1 << k
+	g.WeightsW = (g.WeightsW + d - 1) / d
+	g.WeightsH = (g.WeightsH + d - 1) / d
+	g.Stride = g.StrideOrOne() * d
+	return g
+}
+
+// StrideOrOne is Stride with the zero value read as 1.
+func (g *Geometry) StrideOrOne() int {
+	if g.Stride < 1 {
+		return 1
+	}
+	return g.Stride
 }
 
 // NewGeometry computes the float32 geometry of a placement with a heightW×heightH height grid and a
@@ -96,10 +138,11 @@ func WeightsGrid(p Placement, heightW, heightH int, resolution float64) (w, h in
 }
 
 // WeightPos is the world (x, z) of weights texel (i, j)'s centre, in float32 and in the order the
-// kernel computes it: minX + (f32(i) + 0.5) * wTexelX.
+// kernel computes it: minX + (f32(i·Stride) + 0.5) * wTexelX.
 func (g *Geometry) WeightPos(i, j int) (px, pz float32) {
-	px = g.FieldMin[0] + float32((float32(i)+0.5)*g.WTexel[0])
-	pz = g.FieldMin[1] + float32((float32(j)+0.5)*g.WTexel[1])
+	s := g.StrideOrOne()
+	px = g.FieldMin[0] + float32((float32(i*s)+0.5)*g.WTexel[0])
+	pz = g.FieldMin[1] + float32((float32(j*s)+0.5)*g.WTexel[1])
 	return px, pz
 }
 

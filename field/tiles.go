@@ -95,11 +95,23 @@ func (geo *Geometry) tile(tx, ty, nx, ts int, g float32) Tile {
 // its apron-inclusive buffer.
 func (geo *Geometry) tileOf(index, i0, j0, w, h int, g float32) Tile {
 	t := Tile{Index: index, I0: i0, J0: j0, W: w, H: h}
-	lo, hi := apron(geo.FieldMin[0], geo.WTexel[0], geo.InvHTexel[0], t.I0, t.I0+t.W, g, geo.HeightW)
+	lo, hi := geo.apronX(t.I0, t.I0+t.W, g)
 	t.BufI0, t.BufW = lo, hi-lo+1
-	lo, hi = apron(geo.FieldMin[1], geo.WTexel[1], geo.InvHTexel[1], t.J0, t.J0+t.H, g, geo.HeightH)
+	lo, hi = geo.apronZ(t.J0, t.J0+t.H, g)
 	t.BufJ0, t.BufH = lo, hi-lo+1
 	return t
+}
+
+// apronX and apronZ are apron along each axis for texels [i0, i1) of this grid, whose positions
+// are those of the weights grid's texels i·Stride.
+func (geo *Geometry) apronX(i0, i1 int, g float32) (lo, hi int) {
+	s := geo.StrideOrOne()
+	return apron(geo.FieldMin[0], geo.WTexel[0], geo.InvHTexel[0], i0*s, (i1-1)*s+1, g, geo.HeightW)
+}
+
+func (geo *Geometry) apronZ(j0, j1 int, g float32) (lo, hi int) {
+	s := geo.StrideOrOne()
+	return apron(geo.FieldMin[1], geo.WTexel[1], geo.InvHTexel[1], j0*s, (j1-1)*s+1, g, geo.HeightH)
 }
 
 // apron is the inclusive range of height texels read by weights texels [i0, i1) along one axis,

@@ -149,8 +149,8 @@ func (g *Geometry) ApronRect(r Rect, gradientStep float32) Rect {
 	if r.Empty() {
 		return Rect{}
 	}
-	i0, i1 := apron(g.FieldMin[0], g.WTexel[0], g.InvHTexel[0], r.I0, r.I1, gradientStep, g.HeightW)
-	j0, j1 := apron(g.FieldMin[1], g.WTexel[1], g.InvHTexel[1], r.J0, r.J1, gradientStep, g.HeightH)
+	i0, i1 := g.apronX(r.I0, r.I1, gradientStep)
+	j0, j1 := g.apronZ(r.J0, r.J1, gradientStep)
 	return Rect{i0, j0, i1 + 1, j1 + 1}
 }
 

@@ -15,7 +15,8 @@ struct Head {
     bufOrigin: vec2<u32>,
     bufSize: vec2<u32>,
     targetOrigin: vec2<u32>,
-    targetPad: vec2<u32>,
+    stride: u32,
+    headPad: u32,
 }
 
 struct LayerLane {

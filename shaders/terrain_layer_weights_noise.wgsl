@@ -192,8 +192,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     if (noisy) {
         gNcRules = min(hi - lo, NC_RULES);
         let ts = max(P.head.tileSize, vec2<u32>(1u));
-        let g0 = P.head.tileOrigin + min(vec2<u32>(wg.x * WG_X, wg.y * WG_Y), ts - vec2<u32>(1u));
-        let g1 = P.head.tileOrigin + min(vec2<u32>(wg.x * WG_X + WG_X - 1u, wg.y * WG_Y + WG_Y - 1u), ts - vec2<u32>(1u));
+        let st = max(P.head.stride, 1u);
+        let g0 = (P.head.tileOrigin + min(vec2<u32>(wg.x * WG_X, wg.y * WG_Y), ts - vec2<u32>(1u))) * st;
+        let g1 = (P.head.tileOrigin + min(vec2<u32>(wg.x * WG_X + WG_X - 1u, wg.y * WG_Y + WG_Y - 1u), ts - vec2<u32>(1u))) * st;
         ncFillSlots(li,
             P.head.fieldMin.x + (f32(g0.x) + 0.5) * P.head.wTexel.x,
             P.head.fieldMin.y + (f32(g0.y) + 0.5) * P.head.wTexel.y,

@@ -107,8 +107,9 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let gi = P.head.tileOrigin + local;
-    gPx = P.head.fieldMin.x + (f32(gi.x) + 0.5) * P.head.wTexel.x;
-    gPz = P.head.fieldMin.y + (f32(gi.y) + 0.5) * P.head.wTexel.y;
+    let gs = gi * max(P.head.stride, 1u);
+    gPx = P.head.fieldMin.x + (f32(gs.x) + 0.5) * P.head.wTexel.x;
+    gPz = P.head.fieldMin.y + (f32(gs.y) + 0.5) * P.head.wTexel.y;
     gTexel = vec2<i32>(gi - P.head.targetOrigin); // the weights and the grid start at targetOrigin
     gHaveTaps = false;
 

@@ -247,8 +247,10 @@ fn weightsTexel(local: vec2<u32>) {
         return;
     }
     let gi = P.head.tileOrigin + local;
-    gPx = P.head.fieldMin.x + (f32(gi.x) + 0.5) * P.head.wTexel.x;
-    gPz = P.head.fieldMin.y + (f32(gi.y) + 0.5) * P.head.wTexel.y;
+    // A level of the pyramid places its texel gi where the full grid's texel gi·stride stands.
+    let gs = gi * max(P.head.stride, 1u);
+    gPx = P.head.fieldMin.x + (f32(gs.x) + 0.5) * P.head.wTexel.x;
+    gPz = P.head.fieldMin.y + (f32(gs.y) + 0.5) * P.head.wTexel.y;
     gBufO = vec2<i32>(P.head.bufOrigin);
     gBufMax = vec2<i32>(P.head.bufSize) - vec2<i32>(1);
     gBufW = P.head.bufSize.x;

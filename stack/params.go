@@ -59,7 +59,8 @@ var ParamsLayout = []Field{
 	{"Head.bufOrigin", 48, 8, "vec2<u32>"},
 	{"Head.bufSize", 56, 8, "vec2<u32>"},
 	{"Head.targetOrigin", 64, 8, "vec2<u32>"},
-	{"Head.targetPad", 72, 8, "vec2<u32>"},
+	{"Head.stride", 72, 4, "u32"},
+	{"Head.headPad", 76, 4, "u32"},
 
 	{"Layer.strength", 0, 4, "f32"},
 	{"Layer.ruleStart", 4, 4, "u32"},
@@ -89,6 +90,17 @@ type Geometry struct {
 	InvHTexel    [2]float32
 	WTexel       [2]float32
 	GradientStep float32
+	// Stride is field.Geometry.Stride: a level of the weights pyramid places texel (i, j) at the
+	// full grid's texel (i·Stride, j·Stride) (params head 4 .z; 0 reads as 1).
+	Stride uint32
+}
+
+// StrideOrOne is Stride with the zero value read as 1.
+func (g *Geometry) StrideOrOne() uint32 {
+	if g.Stride < 1 {
+		return 1
+	}
+	return g.Stride
 }
 
 // GeometryFor builds the Geometry of a field whose minimum corner is fieldMin, whose height texels
@@ -108,8 +120,9 @@ func GeometryFor(s *Stack, fieldMin, hTexel, wTexel [2]float64) Geometry {
 // as field.Geometry.WeightPos does). The explicit float32 conversion keeps Go from fusing the
 // multiply-add, which would round differently from the WGSL.
 func (g *Geometry) TexelPos(i, j uint32) (x, z float32) {
-	x = g.FieldMin[0] + float32((float32(i)+0.5)*g.WTexel[0])
-	z = g.FieldMin[1] + float32((float32(j)+0.5)*g.WTexel[1])
+	s := g.StrideOrOne()
+	x = g.FieldMin[0] + float32((float32(i*s)+0.5)*g.WTexel[0])
+	z = g.FieldMin[1] + float32((float32(j*s)+0.5)*g.WTexel[1])
 	return x, z
 }
 
@@ -222,6 +235,7 @@ func packHead(p []uint32, s *Stack, g *Geometry) {
 	p[5] = math.Float32bits(g.WTexel[1])
 	p[6] = math.Float32bits(g.GradientStep)
 	p[7] = uint32(len(s.Layers))
+	p[18] = g.StrideOrOne()
 }
 
 // packRule writes rule ru at rule lane slot lane, seeded by its global index gi. A disabled rule

@@ -219,8 +219,8 @@ func TestCompiledPopulation(t *testing.T) {
 	}
 }
 
-// TestPackTarget: lane 4 carries the target's first texel; Pack leaves it 0 and PackTile does not
-// touch it.
+// TestPackTarget: lane 4 carries the target's first texel and the level's stride; Pack leaves the
+// origin 0 with stride 1 (or the geometry's), and PackTile does not touch them.
 func TestPackTarget(t *testing.T) {
 	p, err := Pack(StressStack(), testGeom)
 	if err != nil {
@@ -231,11 +231,16 @@ func TestPackTarget(t *testing.T) {
 	}
 	PackTarget(p, [2]uint32{256, 4096})
 	PackTile(p, [2]uint32{1, 2}, [2]uint32{3, 4}, [2]uint32{5, 6}, [2]uint32{7, 8})
-	if p[16] != 256 || p[17] != 4096 || p[18] != 0 || p[19] != 0 {
-		t.Errorf("head lane 4 = %v, want [256 4096 0 0]", p[16:20])
+	if p[16] != 256 || p[17] != 4096 || p[18] != 1 || p[19] != 0 {
+		t.Errorf("head lane 4 = %v, want [256 4096 1 0]", p[16:20])
 	}
 	if p[8] != 1 || p[15] != 8 {
 		t.Errorf("PackTile lanes = %v", p[8:16])
+	}
+	g := testGeom
+	g.Stride = 8
+	if p, err = Pack(StressStack(), g); err != nil || p[18] != 8 {
+		t.Errorf("a level of stride 8 packs head lane 4 as %v (%v), want stride 8", p[16:20], err)
 	}
 }
 
