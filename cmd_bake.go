@@ -24,6 +24,7 @@ func init() {
 		summary: "evaluate a layer stack over a heightmap (or the sample) into a terrainData container",
 		usage: `usage: strata bake [--stack S.yaml] (--height H | --sample dunes) [--size WxD] [--origin X,Z]
                   [--resolution M] [--channel NAME=FILE]... [--tile N] [--cpu] --out PATH.terrainData
+       strata bake --from PATH.terrainData [--tile N] [--cpu] --out NEW.terrainData
 
   --stack S.yaml      the layer stack (may be left out with --sample: the sample's own stack)
   --height H          heightmap: 8/16-bit grayscale PNG, .r16, 16/32-bit TIFF, .exr, .f32 (or .raw
@@ -39,7 +40,14 @@ func init() {
   --tile N            tile side in weights texels (default 256 on the Go reference, 1024 on the
                       GPU: the same bytes either way)
   --cpu               evaluate with the Go reference instead of the GPU
-  --out PATH          the container to write (replaced atomically; its guid is kept)`,
+  --out PATH          the container to write (replaced atomically; its guid is kept)
+  --from PATH         re-evaluate a saved landscape instead: its stack over its own height,
+                      channels, holes and placement, at its weights resolution, with its
+                      populations, exactly as the editor's Save does (the landscape's guid is
+                      kept, as Save As keeps it), so the controls equal those of the container
+                      the editor saved (with the same evaluator: byte for byte). --out may be
+                      PATH itself. Takes none of the source flags; a container with no stack
+                      (baked elsewhere, or by a procgen script) or a world's cell is refused`,
 		run: runBake,
 	})
 }
@@ -65,10 +73,12 @@ type bakeOptions struct {
 func runBake(args []string, stdout, stderr io.Writer) int {
 	c := commands["bake"]
 	var o bakeOptions
+	var from string
 	fs := flag.NewFlagSet("bake", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o.sourceFlags(fs)
 	fs.StringVar(&o.out, "out", "", "")
+	fs.StringVar(&from, "from", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -78,12 +88,20 @@ func runBake(args []string, stdout, stderr io.Writer) int {
 	case o.out == "":
 		return usageError(c, stderr, "missing --out PATH.terrainData")
 	}
-	if err := o.checkSources(); err != nil {
+	run := bakeCommand
+	if from != "" {
+		if err := fromFlags(fs); err != nil {
+			return usageError(c, stderr, "%v", err)
+		}
+		run = func(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) error {
+			return bakeFromCommand(ctx, from, o, stdout, stderr)
+		}
+	} else if err := o.checkSources(); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := bakeCommand(ctx, &o, stdout, stderr); err != nil {
+	if err := run(ctx, &o, stdout, stderr); err != nil {
 		var ue usageErr
 		if errors.As(err, &ue) {
 			return usageError(c, stderr, "%v", err)
@@ -217,11 +235,58 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 		return err
 	}
 	bar.Finish()
+	printBaked(stdout, o.out, r)
+	return nil
+}
+
+// printBaked says what a bake wrote: the weights grid, the layers, the evaluator and each
+// population's instances.
+func printBaked(stdout io.Writer, out string, r *bake.Result) {
 	l := r.Landscape
-	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", o.out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), r.Backend)
+	fmt.Fprintf(stdout, "wrote %s: %d×%d weights, %d layers, %s\n", out, l.Weights.W, l.Weights.H, len(l.Stack.Layers), r.Backend)
 	for _, p := range l.Scatter {
 		fmt.Fprintf(stdout, "  %s: %d instances (spacing %.3g m)\n", p.Name, p.Count, p.Spacing)
 	}
+}
+
+// fromFlags refuses, with --from, the flags that name or place a bake's sources: the container
+// is its own source (its stack, field, placement and weights resolution).
+func fromFlags(fs *flag.FlagSet) error {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "from", "out", "cpu", "tile":
+		default:
+			set = append(set, "--"+f.Name)
+		}
+	})
+	if len(set) > 0 {
+		return usageErr{fmt.Errorf("--from takes its stack, field, placement and resolution from the container: %s cannot be given with it", strings.Join(set, ", "))}
+	}
+	return nil
+}
+
+// bakeFromCommand is `strata bake --from`: the saved landscape re-evaluated into o.out.
+func bakeFromCommand(ctx context.Context, from string, o *bakeOptions, stdout, stderr io.Writer) error {
+	bar := newBakeBar(stderr)
+	defer bar.Finish()
+	r, err := bake.BakeFrom(ctx, bake.FromJob{
+		From: from,
+		Out:  o.out,
+		EvalOptions: bake.EvalOptions{
+			Options: bake.Options{TileSize: o.tile, Progress: bar.Func()},
+			CPU:     o.cpu,
+			Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+		},
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted; %s is as it was: %w", o.out, err)
+		}
+		return fmt.Errorf("--from %s: %w", from, err)
+	}
+	bar.Finish()
+	printBaked(stdout, o.out, r)
 	return nil
 }
 

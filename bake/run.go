@@ -8,7 +8,8 @@ import (
 	"strata/stack"
 )
 
-// StageLoad is the stage of reading the sources (the sample's field is generated).
+// StageLoad is the stage of reading the sources (the sample's field is generated) or, for a
+// bake from a container, of opening it.
 const StageLoad = "load"
 
 // Job is one bake from its sources to a container on disk: what `strata bake` runs, and `strata
@@ -29,10 +30,9 @@ type Result struct {
 }
 
 // Run bakes j: the GPU starts opening (unless CPU) while the sources load, the stack's warnings go
-// to StackWarning, Evaluate fills the landscape while the ground is already being written and
-// read back (on the GPU path the CPU is free for it), and the save completes atomically (as
-// WriteContext). Progress and timings follow every stage; a cancelled ctx stops it at the next
-// block and leaves the container already at j.Out as it was.
+// to StackWarning, and Rebake evaluates and saves the landscape. Progress and timings follow every
+// stage; a cancelled ctx stops it at the next block and leaves the container already at j.Out as
+// it was.
 func Run(ctx context.Context, j Job) (*Result, error) {
 	o := j.EvalOptions
 	if !o.CPU && o.GPU == nil && o.Start == nil {
@@ -56,9 +56,37 @@ func Run(ctx context.Context, j Job) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bake: %w", err)
 	}
-	// The save starts now: the ground (the height payload, which the stack does not change) is
-	// compressed while the stack is evaluated — behind the GPU's start and its kernels, or beside
-	// the Go reference — and the rest once the weights are in.
+	return Rebake(ctx, l, j.Out, RebakeOptions{EvalOptions: o})
+}
+
+// RebakeOptions are Rebake's: how to evaluate (EvalOptions: the evaluator, resolution, tiling,
+// progress, timings) and the save's lock.
+type RebakeOptions struct {
+	EvalOptions
+	// Lock is a lock file held for the whole save (WriteOptions.Lock); "" = none.
+	Lock string
+}
+
+// Rebake evaluates l's stack over its field afresh at o.Resolution (Evaluate) and saves the
+// landscape at path, atomically: the one orchestration of a save that evaluates, which `strata
+// bake` (Run), `strata bake --from` (BakeFrom) and the editor's Save share, so what each writes
+// for one stack and field is the same container. The save starts at once: the ground (the height
+// payload, which the stack does not change) is compressed and read back while the stack is
+// evaluated — behind the GPU's start and its kernels, or beside the Go reference — and the rest
+// once the weights are in. A landscape with no stack (baked elsewhere) is saved as it is
+// (WriteContext). A cancelled ctx stops it at the next block and leaves the container already at
+// path as it was.
+func Rebake(ctx context.Context, l *Landscape, path string, o RebakeOptions) (*Result, error) {
+	wo := WriteOptions{Progress: o.Progress, Timings: o.Timings, Lock: o.Lock}
+	if l.Stack == nil {
+		if err := WriteContext(ctx, path, l, wo); err != nil {
+			return nil, err
+		}
+		return &Result{Landscape: l, Backend: "carried over (no stack)"}, nil
+	}
+	if l.Field == nil {
+		return nil, fmt.Errorf("bake: save %s: no field", path)
+	}
 	geo, err := NewGeometry(l.Stack, l.Field, o.Resolution)
 	if err != nil {
 		return nil, err
@@ -67,13 +95,13 @@ func Run(ctx context.Context, j Job) (*Result, error) {
 	for i := range pops {
 		pops[i] = int64(geo.Field.WeightsW) * int64(geo.Field.WeightsH)
 	}
-	w, err := beginWrite(ctx, j.Out, l, WriteOptions{Progress: o.Progress, Timings: o.Timings}, geo.Field.WeightsW, geo.Field.WeightsH, pops)
+	w, err := beginWrite(ctx, path, l, wo, geo.Field.WeightsW, geo.Field.WeightsH, pops)
 	if err != nil {
 		return nil, err
 	}
 	ground := make(chan error, 1)
 	go func() { ground <- w.ground() }()
-	backend, err := Evaluate(ctx, l, o)
+	backend, err := Evaluate(ctx, l, o.EvalOptions)
 	if err != nil {
 		<-ground
 		w.s.Abort()
