@@ -156,14 +156,14 @@ func (e *Encoder) workers() int {
 // called from several goroutines at once, for different rows.
 type RowFunc func(y int, dst []float32) error
 
-// WriteTextureFloat streams a float texture (rgba32f or r32f) to dir as a ZIP-compressed EXR,
+// WriteTextureFloat streams a float texture (rgba32f or r32f) to dir as an EXR (FloatCompression),
 // with the zero Encoder.
 func WriteTextureFloat(dir string, format Format, width, height int, rows RowFunc) (TextureInfo, error) {
 	return (&Encoder{}).Float(dir, format, width, height, rows)
 }
 
-// Float streams a float texture (rgba32f or r32f) to dir as a ZIP-compressed EXR, its blocks
-// filled from rows and compressed on every core.
+// Float streams a float texture (rgba32f or r32f) to dir as an EXR compressed as
+// FloatCompression says, its blocks filled from rows and compressed on every core.
 func (e *Encoder) Float(dir string, format Format, width, height int, rows RowFunc) (TextureInfo, error) {
 	if format != RGBA32F && format != R32F {
 		return TextureInfo{}, fmt.Errorf("terraindata: %s: format %q is not a float format", dir, format)
@@ -187,13 +187,25 @@ func (e *Encoder) Float(dir string, format Format, width, height int, rows RowFu
 	return info, writeInfo(dir, info)
 }
 
-// writeFloatEXR fills each ZIP block (sixteen rows) from rows, de-interleaved into the EXR's
-// channel planes, on every core.
+// FloatCompression is how a float payload of format f is stored. The rgba32f height — metres and
+// their two gradients, whose low mantissa bits are noise to zlib — is stored uncompressed: ZIP
+// kept 75% of its bytes (the sample's and a 4096×3496 DEM's) for twice the time to write it and
+// to read it back, the longest part of a bake on two cores (docs/PERFORMANCE.md, "Bakes that keep
+// up"). The r32f channels and densities — masks, zeros, smooth fields — stay ZIP (20% or less).
+func FloatCompression(f Format) exr.Compression {
+	if f == RGBA32F {
+		return exr.None
+	}
+	return exr.ZIP
+}
+
+// writeFloatEXR fills each block (sixteen rows for ZIP, one uncompressed) from rows,
+// de-interleaved into the EXR's channel planes, on every core.
 func (e *Encoder) writeFloatEXR(f *os.File, format Format, width, height int, rows RowFunc) error {
 	names := floatChannels(format)
 	nc := len(names)
 	bw := &seekBuffer{f: f, w: bufio.NewWriterSize(f, 1<<20)}
-	w, err := exr.NewWriter(bw, width, height, names, exr.ZIP)
+	w, err := exr.NewWriter(bw, width, height, names, FloatCompression(format))
 	if err != nil {
 		return err
 	}
