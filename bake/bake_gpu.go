@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cogentcore/webgpu/wgpu"
+
 	"strata/field"
 	"strata/gpu"
 	"strata/scatter"
@@ -76,6 +78,8 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 	if err != nil {
 		return err
 	}
+	defer r.reader.Release()
+	t0 := time.Now()
 	for _, b := range r.bands {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("bake: %w", err)
@@ -84,6 +88,10 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 			return err
 		}
 	}
+	if err := r.landAll(); err != nil {
+		return err
+	}
+	r.timeBands(time.Since(t0))
 	l.Weights = r.w
 	l.Scatter = l.Scatter[:0]
 	return r.place(ctx)
@@ -106,8 +114,21 @@ type bakeRun struct {
 	dens                 []*field.Grid // per population, the weights grid
 	maxD                 []float32     // per population, the largest density reached
 	evaluated, evalTotal int           // tiles run (weights and densities)
-	read                 int64
 	readTotal            int
+	// reader reads the bands back with several copies in flight: band k's bytes land while the
+	// GPU evaluates band k+1 (readerSlots).
+	reader *gpu.Reader
+}
+
+// readerSlots is how many read backs a bake keeps in flight: a band's requests (its weights, and
+// each population's density) twice over, so that one band's bytes are copied out while the next
+// band's kernels and copies run. A CPU device (lavapipe) evaluates on the cores that would copy,
+// and its staging buffers are this process's memory: one band's requests there.
+func readerSlots(perBand int, t wgpu.AdapterType) int {
+	if t == wgpu.AdapterTypeCPU {
+		return perBand
+	}
+	return 2 * perBand
 }
 
 func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timings) (*bakeRun, error) {
@@ -158,16 +179,10 @@ func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timing
 	perTexel := 4 * (1 + btoi(r.readHi) + pops) // bytes read back: Lo, Hi, each density
 	r.evalTotal = len(r.tiles) * (1 + pops)
 	r.readTotal = mib(int64(W) * int64(H) * int64(perTexel))
+	r.reader = g.Dev.NewReader("bake read back", readerSlots(1+btoi(r.readHi)+pops, g.Dev.Info.Type))
 	r.report(StageEvaluate, 0, r.evalTotal)
 	r.report(StageReadBack, 0, r.readTotal)
 	return r, nil
-}
-
-// wait waits for the queued kernels when phases are timed (a read back waits for them anyway).
-func (r *bakeRun) wait() {
-	if r.tm != nil {
-		r.g.Dev.Wait()
-	}
 }
 
 func (r *bakeRun) tick() {
@@ -175,16 +190,18 @@ func (r *bakeRun) tick() {
 	r.report(StageEvaluate, r.evaluated, r.evalTotal)
 }
 
-func (r *bakeRun) readBack(n int64) {
-	r.read += n
-	r.report(StageReadBack, mib(r.read), r.readTotal)
+// readBack reports the bytes landed so far.
+func (r *bakeRun) readBack() {
+	r.report(StageReadBack, mib(r.reader.Stats().Bytes), r.readTotal)
 }
 
-// band evaluates band b — its weights, then each population's density reading them — and reads
-// each straight into its place in the host grids.
+// band evaluates band b — its weights, then each population's density reading them — and asks
+// for each to be read straight into its place in the host grids. The copies are queued behind the
+// kernels that fill them and land while the next bands run (r.reader); the next population (or
+// band) may overwrite the density buffer and the band target at once, since the queue keeps each
+// copy before the work queued after it.
 func (r *bakeRun) band(ctx context.Context, b band) error {
 	g, l, W := r.g, r.l, r.w.W
-	t0 := time.Now()
 	target, err := g.bandTarget(b, W, r.w.H)
 	if err != nil {
 		return err
@@ -192,39 +209,54 @@ func (r *bakeRun) band(ctx context.Context, b band) error {
 	if err := g.runTiles(ctx, target, r.params, l.Field, r.chans, b.Tiles, func(int) { r.tick() }); err != nil {
 		return err
 	}
-	// The band's weights are finished before its densities read them (same queue). Waiting here
-	// only keeps the kernels' time out of the read back's, so it is done when timings are kept.
-	r.wait()
-	t0 = r.tm.Since(StageEvaluate, t0)
-	texels := int64(b.W) * int64(b.H)
+	// The band's weights are finished before its densities read them (same queue).
 	for p := range r.dens {
 		m, err := g.densityBand(ctx, r.popParams[p], b, target, l.Field, r.chans, r.tick)
 		if err != nil {
 			return fmt.Errorf("bake: population %q: %w", l.Stack.Populations[p].Name, err)
 		}
 		r.tick() // the band's last tile
-		r.wait()
-		t0 = r.tm.Since(StageEvaluate, t0)
 		r.maxD[p] = max(r.maxD[p], m)
-		// Read back now: the next population (or band) overwrites the density buffer.
-		if err := g.scatter.ReadDensityInto(r.dens[p].Data[b.J0*W+b.I0:], W); err != nil {
+		if err := r.reader.DensityInto(g.scatter, r.dens[p].Data[b.J0*W+b.I0:], W); err != nil {
 			return fmt.Errorf("bake: population %q: %w", l.Stack.Populations[p].Name, err)
 		}
-		r.readBack(4 * texels)
-		t0 = r.tm.Since(StageReadBack, t0)
+		r.readBack()
 	}
 	off := (b.J0*W + b.I0) * 4
-	if err := g.Dev.ReadTextureInto(target.Lo, r.w.Lo[off:], 4*W); err != nil {
+	if err := r.reader.TextureInto(target.Lo, r.w.Lo[off:], 4*W); err != nil {
 		return fmt.Errorf("bake: %w", err)
 	}
 	if r.readHi {
-		if err := g.Dev.ReadTextureInto(target.Hi, r.w.Hi[off:], 4*W); err != nil {
+		if err := r.reader.TextureInto(target.Hi, r.w.Hi[off:], 4*W); err != nil {
 			return fmt.Errorf("bake: %w", err)
 		}
 	}
-	r.readBack(4 * texels * int64(1+btoi(r.readHi)))
-	r.tm.Since(StageReadBack, t0)
+	r.readBack()
 	return nil
+}
+
+// landAll waits for the last bands' bytes.
+func (r *bakeRun) landAll() error {
+	if err := r.reader.Flush(); err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	r.readBack()
+	return nil
+}
+
+// timeBands splits the bands' wall time d: what the loop spent waiting for copies (and the
+// kernels queued before them) and copying bytes out is "read back", the rest — queueing kernels
+// and uploads, and the waits for each density's maximum — "evaluate"; the note gives the read
+// back's throughput over the whole span in which bytes were in flight.
+func (r *bakeRun) timeBands(d time.Duration) {
+	st := r.reader.Stats()
+	rb := st.Waited + st.Copied
+	r.tm.Add(StageEvaluate, d-rb)
+	r.tm.Add(StageReadBack, rb)
+	if st.Bytes > 0 && st.Span > 0 {
+		r.tm.Note("read back: %d MiB in %d copies, %.1f ms from the first copy to the last byte landed (%.2f GB/s, the bands' kernels included); waited %.1f ms, copied out %.1f ms (%.2f GB/s)",
+			st.Bytes>>20, st.Requests, ms(st.Span), float64(st.Bytes)/st.Span.Seconds()/1e9, ms(st.Waited), ms(st.Copied), float64(st.Bytes)/max(st.Copied, time.Microsecond).Seconds()/1e9)
+	}
 }
 
 // place places every population: on the GPU from the density buffer when the whole grid was one

@@ -236,6 +236,48 @@ static int strata_map_read(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t
 	return rc;
 }
 
+// ---- pipelined readback: the map requested now, waited for and copied out later ---------------
+// (gpu.Reader). The completion record is the same C-memory strata_map as above.
+
+// strata_map_begin requests a map of size bytes at offset of buf for reading, inside error scopes
+// recorded into scope, and returns its completion record (calloc'd; NULL when out of memory). The
+// callback fires during a later wgpuDevicePoll once the copy filling buf has completed.
+static strata_map *strata_map_begin(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t size, strata_sink *scope) {
+	strata_map *m = (strata_map *)calloc(1, sizeof(strata_map));
+	if (!m) return NULL;
+	strata_push_scopes(dev);
+	wgpuBufferMapAsync(buf, WGPUMapMode_Read, offset, size, strata_map_cb, m);
+	strata_pop_scopes(dev, scope);
+	return m;
+}
+
+static int strata_map_done(strata_map *m) { return m->done; }
+
+// strata_map_end frees a completed record and returns 0 for a successful map, else the
+// WGPUBufferMapAsyncStatus + 1 (a record that never completed is not passed here: it is leaked,
+// since its callback may still arrive).
+static int strata_map_end(strata_map *m) {
+	int rc = m->status == WGPUBufferMapAsyncStatus_Success ? 0 : m->status + 1;
+	free(m);
+	return rc;
+}
+
+static void const *strata_mapped(WGPUBuffer buf, size_t offset, size_t size) {
+	return wgpuBufferGetConstMappedRange(buf, offset, size);
+}
+
+// strata_copy_rows copies rows of row bytes, src_stride apart, into dst, dst_stride apart.
+static void strata_copy_rows(char const *src, char *dst, size_t rows, size_t row, size_t src_stride, size_t dst_stride) {
+	size_t y;
+	if (src_stride == row && dst_stride == row) {
+		memcpy(dst, src, rows * row);
+		return;
+	}
+	for (y = 0; y < rows; y++) memcpy(dst + y * dst_stride, src + y * src_stride, row);
+}
+
+static void strata_unmap(WGPUBuffer buf) { wgpuBufferUnmap(buf); }
+
 // strata_provoke_uncaptured makes a validation error outside any scope (test hook).
 static void strata_provoke_uncaptured(WGPUDevice dev) {
 	WGPUBufferDescriptor desc;
@@ -341,6 +383,47 @@ func mapRead(dev, buf unsafe.Pointer, offset, size uint64, l rowLayout, dst []by
 		return fmt.Errorf("gpu: map read: %s", wgpu.BufferMapAsyncStatus(rc-1).String())
 	}
 }
+
+// mapPending is a map requested by beginMap and not yet ended: its completion flag lives in C
+// memory (SPEC pitfall: no Go handle is held by C across the wait).
+type mapPending struct{ c *C.strata_map }
+
+// beginMap requests a map of size bytes at offset of the MapRead buffer buf, inside error scopes
+// recorded into scope.
+func beginMap(dev, buf unsafe.Pointer, offset, size uint64, scope errSink) (mapPending, error) {
+	m := C.strata_map_begin(C.WGPUDevice(dev), C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size), scope.c)
+	if m == nil {
+		return mapPending{}, fmt.Errorf("gpu: map read: out of C memory")
+	}
+	return mapPending{m}, nil
+}
+
+// done reports whether the map's callback has fired (a device poll runs callbacks).
+func (m mapPending) done() bool { return C.strata_map_done(m.c) != 0 }
+
+// end frees the completed map's record and says whether the map succeeded.
+func (m mapPending) end() error {
+	if rc := C.strata_map_end(m.c); rc != 0 {
+		return fmt.Errorf("gpu: map read: %s", wgpu.BufferMapAsyncStatus(rc-1).String())
+	}
+	return nil
+}
+
+// mappedRange is the mapped range of a buffer whose map succeeded, or nil.
+func mappedRange(buf unsafe.Pointer, offset, size uint64) unsafe.Pointer {
+	return unsafe.Pointer(C.strata_mapped(C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size)))
+}
+
+// copyRows copies l.rows rows of l.row bytes from src (l.srcStride apart) into dst (l.dstStride
+// apart). The caller has checked that both ranges hold them.
+func copyRows(src unsafe.Pointer, dst []byte, l rowLayout) {
+	if l.rows == 0 || l.row == 0 {
+		return
+	}
+	C.strata_copy_rows((*C.char)(src), (*C.char)(unsafe.Pointer(&dst[0])), C.size_t(l.rows), C.size_t(l.row), C.size_t(l.srcStride), C.size_t(l.dstStride))
+}
+
+func unmapBuffer(buf unsafe.Pointer) { C.strata_unmap(C.WGPUBuffer(buf)) }
 
 // requestableProbe is strata_requestable on a limits struct holding maxBufferSize and
 // maxTextureDimension2D only (TestRequestableLimits).

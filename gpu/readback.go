@@ -1,7 +1,12 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 )
@@ -149,4 +154,309 @@ func (d *Device) mapStaging(staging *Buffer, size uint64, l rowLayout, dst []byt
 		return fmt.Errorf("%w; %w", err, werr)
 	}
 	return err
+}
+
+// Reader reads textures and buffer rows back into host memory with several copies in flight, so
+// a bake's bands are read back while the GPU evaluates the next ones. Each request is copied into
+// a MapRead staging buffer of its own (a ring of Slots, each grown to its largest request) in one
+// submission, and its map is requested at once; its bytes land — copied straight into their place
+// at the caller's row stride, the rows shared among Workers goroutines — when a later request
+// needs that staging buffer back, or at Flush. Maps go through the C shim (never Buffer.MapAsync,
+// SPEC pitfall) and a wait polls for the one submission that fills the buffer, not for all work.
+//
+// Requests land in the order they were made. The destination of a request must not be read, and
+// its source may be overwritten by later GPU work (queue order keeps the copy first), until Flush
+// returns. A Reader is used from one goroutine; Release it (it waits for what is in flight).
+type Reader struct {
+	d     *Device
+	label string
+	slots []readSlot
+	next  int // the slot the next request takes: after a wrap, the oldest in flight
+	// Workers is the number of goroutines copying a landed request out of its staging buffer
+	// (≤ 0: GOMAXPROCS): the destination is fresh memory, whose page faults one core alone cannot
+	// keep up with.
+	Workers int
+	stats   ReadStats
+	first   time.Time
+}
+
+// ReadStats is what a Reader did: bytes landed, and how long the caller was blocked waiting for
+// copies to complete and copying out of staging buffers.
+type ReadStats struct {
+	Bytes    int64
+	Requests int
+	Waited   time.Duration // in polls, waiting for a copy (and the GPU work queued before it)
+	Copied   time.Duration // copying landed rows out of mapped staging buffers
+	Span     time.Duration // from the first request to the last byte landed
+}
+
+// readSlot is one staging buffer and the request in flight in it.
+type readSlot struct {
+	staging *Buffer
+	pending bool
+	m       mapPending
+	index   wgpu.SubmissionIndex
+	size    uint64
+	l       rowLayout
+	dst     []byte
+	what    string
+	mapErr  error // recorded while requesting the map
+}
+
+// NewReader returns a Reader with slots staging buffers (at least 1), created as requests need
+// them.
+func (d *Device) NewReader(label string, slots int) *Reader {
+	return &Reader{d: d, label: label, slots: make([]readSlot, max(1, slots))}
+}
+
+// Stats returns what the Reader did so far.
+func (r *Reader) Stats() ReadStats { return r.stats }
+
+// TextureInto requests the whole texture t, row y into dst[y·stride:] (tightly: the copy's
+// 256-byte row alignment is stripped as the rows land).
+func (r *Reader) TextureInto(t *Texture, dst []byte, stride int) error {
+	if t == nil || t.Tex == nil {
+		return fmt.Errorf("gpu: read texture: nil or released texture")
+	}
+	bpt, err := BytesPerTexel(t.Format)
+	if err != nil {
+		return err
+	}
+	row := uint64(t.Width) * uint64(bpt)
+	if stride < int(row) || uint64(t.Height-1)*uint64(stride)+row > uint64(len(dst)) {
+		return fmt.Errorf("gpu: read texture %s: %dx%d does not fit %d bytes with rows %d apart", t.Label, t.Width, t.Height, len(dst), stride)
+	}
+	padded := align(row, 256)
+	return r.request("texture "+t.Label, padded*uint64(t.Height), rowLayout{uint64(t.Height), row, padded, uint64(stride)}, dst,
+		func(enc *wgpu.CommandEncoder, staging *Buffer) error {
+			return enc.CopyTextureToBuffer(t.Tex.AsImageCopy(),
+				&wgpu.ImageCopyBuffer{Buffer: staging.Buf, Layout: wgpu.TextureDataLayout{BytesPerRow: uint32(padded), RowsPerImage: t.Height}},
+				&wgpu.Extent3D{Width: t.Width, Height: t.Height, DepthOrArrayLayers: 1})
+		})
+}
+
+// BufferRowsInto requests rows×row bytes at offset of src (rows packed there), row y into
+// dst[y·stride:]. offset and row must be multiples of 4.
+func (r *Reader) BufferRowsInto(src *Buffer, offset, rows, row uint64, dst []byte, stride uint64) error {
+	if src == nil || src.Buf == nil {
+		return fmt.Errorf("gpu: read buffer: nil or released buffer")
+	}
+	size := rows * row
+	switch {
+	case offset%4 != 0 || row%4 != 0:
+		return fmt.Errorf("gpu: read buffer %s: offset %d and row %d must be multiples of 4", src.Label, offset, row)
+	case offset+size > src.Cap:
+		return fmt.Errorf("gpu: read buffer %s: %d bytes at %d overflow %d", src.Label, size, offset, src.Cap)
+	case size == 0:
+		return nil
+	case stride < row || (rows-1)*stride+row > uint64(len(dst)):
+		return fmt.Errorf("gpu: read buffer %s: %d rows of %d bytes, %d apart, do not fit %d bytes", src.Label, rows, row, stride, len(dst))
+	}
+	return r.request("buffer "+src.Label, size, rowLayout{rows, row, row, stride}, dst,
+		func(enc *wgpu.CommandEncoder, staging *Buffer) error {
+			return enc.CopyBufferToBuffer(src.Buf, offset, staging.Buf, 0, size)
+		})
+}
+
+// DensityInto requests the scatter kernel's density grid (as ReadDensityInto), row y into
+// dst[y·stride:].
+func (r *Reader) DensityInto(k *ScatterKernel, dst []float32, stride int) error {
+	if k == nil || k.grid == nil {
+		return fmt.Errorf("gpu: scatter read density: nil or released kernel")
+	}
+	if len(dst) == 0 {
+		return fmt.Errorf("gpu: scatter read density: no destination")
+	}
+	if !littleEndian { // the buffer holds little-endian f32: convert in ReadDensityInto
+		if err := r.Flush(); err != nil {
+			return err
+		}
+		return k.ReadDensityInto(dst, stride)
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst))
+	return r.BufferRowsInto(k.grid, densityHeaderBytes, uint64(k.gridH), 4*uint64(k.gridW), b, 4*uint64(stride))
+}
+
+// request takes the next slot (landing what was in flight there), records the copy into its
+// staging buffer in one submission and requests its map.
+func (r *Reader) request(what string, size uint64, l rowLayout, dst []byte, record func(*wgpu.CommandEncoder, *Buffer) error) error {
+	d := r.d
+	if d == nil || d.raw == nil {
+		return fmt.Errorf("gpu: read %s: device is closed", what)
+	}
+	if r.first.IsZero() {
+		r.first = time.Now()
+	}
+	s := &r.slots[r.next]
+	if err := r.land(s); err != nil {
+		return err
+	}
+	if s.staging == nil {
+		b, err := d.NewBuffer(fmt.Sprintf("%s staging %d", r.label, r.next), size, wgpu.BufferUsageMapRead)
+		if err != nil {
+			return err
+		}
+		s.staging = b
+	} else if _, err := s.staging.Ensure(size); err != nil {
+		return err
+	}
+	var index wgpu.SubmissionIndex
+	err := d.Do("read back "+what, func() error {
+		enc, err := d.Dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "read back " + what})
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		if err := record(enc, s.staging); err != nil {
+			return err
+		}
+		cmd, err := enc.Finish(&wgpu.CommandBufferDescriptor{Label: "read back " + what})
+		if err != nil {
+			return err
+		}
+		defer cmd.Release()
+		index = d.Queue.Submit(cmd)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	m, mapErr := r.beginMap(s.staging, size)
+	if m.c == nil {
+		return fmt.Errorf("gpu: read %s: %w", what, mapErr)
+	}
+	*s = readSlot{staging: s.staging, pending: true, m: m, index: index, size: size, l: l, dst: dst, what: what, mapErr: mapErr}
+	r.next = (r.next + 1) % len(r.slots)
+	r.stats.Requests++
+	return nil
+}
+
+// beginMap requests the map inside error scopes (one scope user at a time, as Do).
+func (r *Reader) beginMap(staging *Buffer, size uint64) (mapPending, error) {
+	d := r.d
+	d.scopeMu.Lock()
+	defer d.scopeMu.Unlock()
+	scope, err := newErrSink()
+	if err != nil {
+		return mapPending{}, err
+	}
+	defer scope.free()
+	m, err := beginMap(d.raw, rawBuffer(staging.Buf), 0, size, scope)
+	if typ, msg, n := scope.take(); n > 0 && err == nil {
+		err = &wgpu.Error{Type: typ, Message: msg}
+	}
+	return m, err
+}
+
+// wait polls the device until s's map has completed (its callback fired), waiting on the
+// submission that fills its staging buffer.
+func (r *Reader) wait(s *readSlot) error {
+	t0 := time.Now()
+	defer func() { r.stats.Waited += time.Since(t0) }()
+	idx := &wgpu.WrappedSubmissionIndex{Queue: r.d.Queue, SubmissionIndex: s.index}
+	for tries := 0; !s.m.done(); tries++ {
+		if tries == 10000 {
+			s.pending = false // its record is leaked: the callback may still arrive
+			return fmt.Errorf("gpu: read %s: the map never completed", s.what)
+		}
+		r.d.Dev.Poll(true, idx)
+	}
+	s.pending = false
+	err := s.m.end()
+	if s.mapErr != nil {
+		err = errors.Join(s.mapErr, err)
+	}
+	if err != nil {
+		return fmt.Errorf("gpu: read %s: %w", s.what, err)
+	}
+	return nil
+}
+
+// land waits for the request in flight in s, if any, copies its rows out on Workers goroutines
+// and unmaps the staging buffer.
+func (r *Reader) land(s *readSlot) error {
+	if !s.pending {
+		return nil
+	}
+	if err := r.wait(s); err != nil {
+		return err
+	}
+	buf := rawBuffer(s.staging.Buf)
+	defer unmapBuffer(buf)
+	src := mappedRange(buf, 0, s.size)
+	if src == nil {
+		return fmt.Errorf("gpu: read %s: no mapped range", s.what)
+	}
+	t0 := time.Now()
+	l := s.l
+	workers := r.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Shares of at least 1 MiB: below that a goroutine costs more than the copy.
+	workers = int(min(uint64(workers), max(1, l.rows*l.row>>20), l.rows))
+	var wg sync.WaitGroup
+	for k := range workers {
+		y0, y1 := l.rows*uint64(k)/uint64(workers), l.rows*uint64(k+1)/uint64(workers)
+		part := rowLayout{y1 - y0, l.row, l.srcStride, l.dstStride}
+		from := unsafe.Add(src, y0*l.srcStride)
+		to := s.dst[y0*l.dstStride:]
+		if k == workers-1 {
+			copyRows(from, to, part)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copyRows(from, to, part)
+		}()
+	}
+	wg.Wait()
+	r.stats.Copied += time.Since(t0)
+	r.stats.Bytes += int64(l.rows * l.row)
+	r.stats.Span = time.Since(r.first)
+	s.dst = nil
+	return nil
+}
+
+// Flush lands every request in flight, oldest first. On an error the remaining requests are
+// still waited for (their staging buffers unmapped), and the first error is returned.
+func (r *Reader) Flush() error {
+	var first error
+	for k := range r.slots {
+		s := &r.slots[(r.next+k)%len(r.slots)]
+		if first != nil {
+			r.drop(s)
+			continue
+		}
+		first = r.land(s)
+	}
+	return first
+}
+
+// drop waits for s's request without copying it out.
+func (r *Reader) drop(s *readSlot) {
+	if !s.pending {
+		return
+	}
+	if r.wait(s) == nil {
+		unmapBuffer(rawBuffer(s.staging.Buf))
+	}
+	s.dst = nil
+}
+
+// Release waits for what is still in flight (dropping it) and frees the staging buffers. Safe on
+// nil and twice.
+func (r *Reader) Release() {
+	if r == nil {
+		return
+	}
+	for k := range r.slots {
+		s := &r.slots[k]
+		if r.d != nil && r.d.raw != nil {
+			r.drop(s)
+		}
+		s.staging.Release()
+		s.staging = nil
+	}
 }
