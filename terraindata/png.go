@@ -22,7 +22,8 @@ import (
 // is closed with a final block. The zlib checksum (Adler-32) of the whole is combined from the
 // segments' own. Each segment becomes one IDAT chunk. Every reader sees an ordinary PNG: 8-bit
 // RGBA, no interlace, filter Up on every row (the smallest and fastest of the filters measured on
-// control weights, docs/PERFORMANCE.md), deflate at BestSpeed.
+// control weights, docs/PERFORMANCE.md) but a segment's first, which is None, deflate at
+// BestSpeed.
 
 // pngSegmentBytes is the raw (filtered) size a segment aims at (a variable for the tests): large enough that a sync flush and
 // the lost dictionary at its start cost nothing measurable, small enough that every core gets
@@ -74,19 +75,22 @@ func encodeRGBA8(ctx context.Context, out io.Writer, w, h int, row func(y int) [
 		y0, y1 := s*rows, min(h, (s+1)*rows)
 		raw := sc.raw[:0]
 		var prev []byte
-		if y0 > 0 {
-			prev = row(y0 - 1)
-		}
 		for y := y0; y < y1; y++ {
 			cur := row(y)[:4*w]
-			raw = append(raw, 2) // filter Up: the byte above subtracted (none above row 0)
+			if prev == nil {
+				// A segment's first row is unfiltered (None): the segment then decodes with
+				// nothing of the one before it, so a save reads its controls back on every core
+				// (pngsegments.go). One row in a segment; the size does not move measurably.
+				raw = append(append(raw, 0), cur...)
+				prev = cur
+				continue
+			}
+			raw = append(raw, 2) // filter Up: the byte above subtracted
 			o := len(raw)
 			raw = append(raw, cur...)
-			if prev != nil {
-				up := raw[o:]
-				for i := range up {
-					up[i] -= prev[i]
-				}
+			up := raw[o:]
+			for i := range up {
+				up[i] -= prev[i]
 			}
 			prev = cur
 		}

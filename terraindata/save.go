@@ -289,7 +289,7 @@ func (s *Saving) prevalidateControls(m Manifest) error {
 			return fmt.Errorf("terraindata: %s: controls[%d]: child path %w", s.newDir, i, err)
 		}
 	}
-	v := &validator{root: s.newDir, record: map[string]earlyCheck{}}
+	v := &validator{root: s.newDir, record: map[string]earlyCheck{}, segmented: true}
 	c := &Container{path: s.newDir, readDir: s.newDir, m: m}
 	v.controls(c, map[string]TextureInfo{})
 	if len(v.probs) > 0 {

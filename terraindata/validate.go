@@ -115,6 +115,9 @@ type validator struct {
 	early map[string]earlyCheck
 	// record, when not nil, receives the controls read whole and found sound (Prevalidate).
 	record map[string]earlyCheck
+	// segmented decodes control textures laid out as encodeRGBA8 writes them on every core
+	// (pngsegments.go): Prevalidate, for the payloads its save wrote.
+	segmented bool
 }
 
 // earlyCheck is a payload Saving.Prevalidate read back whole and found sound: what it read and
@@ -364,6 +367,9 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 			}
 		}
 	}
+	if v.segmented && v.controlsSegmented(c, streams, keep, layers, got) {
+		return
+	}
 	w := streams[0].Info.Width
 	bad, first, firstSum := 0, "", 0
 	rows := make([][]byte, len(streams))
@@ -374,16 +380,8 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 				for _, s := range streams {
 					got[s.field] = s.Info
 				}
-				if bad == 0 && v.record != nil {
-					for i, s := range streams {
-						ref := c.Controls()[i]
-						st, err := s.f.Stat()
-						if err != nil {
-							v.probs = append(v.probs, problem(err, s.File, s.field))
-							return
-						}
-						v.record[s.field] = earlyCheck{rel: ref.Rel, info: s.Info, payload: s.f.Name(), stat: st, layers: layers, group: len(streams)}
-					}
+				if bad == 0 && !v.recordControls(c, streams, layers) {
+					return
 				}
 				if bad > 0 {
 					v.add(streams[0].File, "controls", "%d texel(s) whose layer weights do not sum to 255 (or that weigh channels no layer uses), first at %s: %d", bad, first, firstSum)
@@ -409,6 +407,25 @@ func (v *validator) controls(c *Container, got map[string]TextureInfo) {
 			bad += n
 		}
 	}
+}
+
+// recordControls records the control textures read whole and found sound for Commit (when the
+// validator records: Prevalidate); false when a payload's file cannot be stat'ed (a problem says
+// why).
+func (v *validator) recordControls(c *Container, streams []*Stream, layers int) bool {
+	if v.record == nil {
+		return true
+	}
+	for i, s := range streams {
+		ref := c.Controls()[i]
+		st, err := s.f.Stat()
+		if err != nil {
+			v.probs = append(v.probs, problem(err, s.File, s.field))
+			return false
+		}
+		v.record[s.field] = earlyCheck{rel: ref.Rel, info: s.Info, payload: s.f.Name(), stat: st, layers: layers, group: len(streams)}
+	}
+	return true
 }
 
 // badTexels counts the texels of one row of the controls (rows[k]: control k's 4·w bytes) whose
