@@ -166,3 +166,27 @@ func (g *GPU) Read() (*Weights, error) {
 	}
 	return &Weights{W: int(g.target.W), H: int(g.target.H), Lo: lo, Hi: hi}, nil
 }
+
+// RunInto queues the weights texels rect (of geo's weights grid: a page of a level of its
+// pyramid) of s into target — the viewport's atlas slot (viewport.Renderer.WeightsSlot) — reading
+// the field where fb holds it on the device, or, with fb nil, from tiles cut out of f and
+// uploaded. Nothing is read back.
+func (g *GPU) RunInto(ctx context.Context, s *stack.Stack, f *field.Field, geo *Geometry, fb *gpu.FieldBuffers, rect image.Rectangle, target *gpu.WeightsTarget) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.weights == nil {
+		return errors.New("bake: GPU evaluator is released")
+	}
+	params, err := stack.Pack(s, geo.Stack)
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if fb != nil {
+		if err := g.weights.RunResident(ctx, target, params, fb, rect); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+		return nil
+	}
+	tiles := field.RegionTiles(&geo.Field, field.Rect{I0: rect.Min.X, J0: rect.Min.Y, I1: rect.Max.X, J1: rect.Max.Y}, GPUTileSize, geo.Stack.GradientStep)
+	return g.runTiles(ctx, target, params, f, s.Channels(), tiles, func(int) {})
+}

@@ -1,6 +1,7 @@
 package field
 
 import (
+	"image"
 	"math"
 	"sync"
 )
@@ -194,38 +195,55 @@ func (d *DirtySet) MarkRect(x0, z0, x1, z1 float64) {
 		d.MarkAll()
 		return
 	}
+	r, ok := d.TexelRect(x0, z0, x1, z1)
+	if !ok {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	for ty := r.Min.Y / d.tileSize; ty <= (r.Max.Y-1)/d.tileSize; ty++ {
+		for tx := r.Min.X / d.tileSize; tx <= (r.Max.X-1)/d.tileSize; tx++ {
+			d.mark(ty*d.nx + tx)
+		}
+	}
+}
+
+// TexelRect is the block of weights texels whose taps reach the world rectangle [x0, x1] ×
+// [z0, z1] (MarkRect marks the tiles holding it); ok is false when none does. NaN bounds give
+// the whole grid.
+func (d *DirtySet) TexelRect(x0, z0, x1, z1 float64) (r image.Rectangle, ok bool) {
+	if math.IsNaN(x0) || math.IsNaN(z0) || math.IsNaN(x1) || math.IsNaN(z1) {
+		return image.Rect(0, 0, d.geo.WeightsW, d.geo.WeightsH), true
+	}
+	d.mu.Lock()
 	g := math.Abs(float64(d.g))
+	d.mu.Unlock()
 	if math.IsNaN(g) || math.IsInf(g, 0) {
 		g = math.Inf(1)
 	}
-	var tlo, thi [2]int
-	for k, r := range [2][2]float64{{min(x0, x1), max(x0, x1)}, {min(z0, z1), max(z0, z1)}} {
+	var lo, hi [2]int
+	for k, rr := range [2][2]float64{{min(x0, x1), max(x0, x1)}, {min(z0, z1), max(z0, z1)}} {
 		reach := g + 2*float64(d.geo.HTexel[k])
 		mn := float64(d.geo.FieldMin[k])
 		size := d.geo.Placement.Size[k]
-		lo, hi := r[0]-reach, r[1]+reach
-		if hi < mn || lo > mn+size {
-			return
+		a, b := rr[0]-reach, rr[1]+reach
+		if b < mn || a > mn+size {
+			return image.Rectangle{}, false
 		}
 		wT := float64(d.geo.WTexel[k])
 		n := d.geo.WeightsW
 		if k == 1 {
 			n = d.geo.WeightsH
 		}
-		// texels whose centres lie in [lo, hi]; the reach's spare texel covers float32 rounding
-		ilo := math.Ceil((lo-mn)/wT - 0.5)
-		ihi := math.Floor((hi-mn)/wT - 0.5)
-		ilo = math.Max(ilo, 0)
-		ihi = math.Min(ihi, float64(n-1))
-		tlo[k], thi[k] = int(ilo)/d.tileSize, int(ihi)/d.tileSize
-	}
-	for ty := tlo[1]; ty <= thi[1]; ty++ {
-		for tx := tlo[0]; tx <= thi[0]; tx++ {
-			d.mark(ty*d.nx + tx)
+		// texels whose centres lie in [a, b]; the reach's spare texel covers float32 rounding
+		ilo := math.Max(math.Ceil((a-mn)/wT-0.5), 0)
+		ihi := math.Min(math.Floor((b-mn)/wT-0.5), float64(n-1))
+		if ilo > ihi {
+			return image.Rectangle{}, false
 		}
+		lo[k], hi[k] = int(ilo), int(ihi)
 	}
+	return image.Rect(lo[0], lo[1], hi[0]+1, hi[1]+1), true
 }
 
 // Len is the number of marked tiles.

@@ -21,9 +21,10 @@ type WeightsTarget struct {
 	Lo, Hi *Texture
 	W, H   uint32
 	// Origin is the global weight texel the target's texel (0, 0) stands for: (0, 0) for a target
-	// of the whole grid (the editor's, the viewport's); a bake too large for one texture moves a
-	// band-sized target from band to band by setting it between runs. Tiles must lie inside
-	// [Origin, Origin + (W, H)).
+	// of the whole grid; a bake too large for one texture moves a band-sized target from band to
+	// band by setting it between runs. Global texel g is written at g − Origin modulo 2^32, so an
+	// Origin "below" zero places a block anywhere in a larger texture (the viewport's atlas slot of
+	// a page). Tiles must land inside the target's W×H texels.
 	Origin [2]uint32
 
 	dev *Device
@@ -430,9 +431,10 @@ func checkWeightsTile(target *WeightsTarget, params []uint32, t *WeightsTile, de
 	if (len(params)-stack.RulesWord)%(stack.RuleLanes*stack.LaneWords) != 0 {
 		return fmt.Errorf("gpu: weights: params of %d words is not whole rule lanes", len(params))
 	}
-	if t.Origin[0] < target.Origin[0] || t.Origin[1] < target.Origin[1] ||
-		uint64(t.Origin[0])+uint64(t.Size[0]) > uint64(target.Origin[0])+uint64(target.W) ||
-		uint64(t.Origin[1])+uint64(t.Size[1]) > uint64(target.Origin[1])+uint64(target.H) {
+	// The kernel writes texel g at g − Origin modulo 2^32 (an atlas slot's target has an Origin
+	// "below" zero): the tile must land inside the target's texels.
+	if rx, rz := t.Origin[0]-target.Origin[0], t.Origin[1]-target.Origin[1]; uint64(rx)+uint64(t.Size[0]) > uint64(target.W) ||
+		uint64(rz)+uint64(t.Size[1]) > uint64(target.H) {
 		return fmt.Errorf("gpu: weights: tile %v+%v outside the %dx%d target at %v", t.Origin, t.Size, target.W, target.H, target.Origin)
 	}
 	n := uint64(t.BufSize[0]) * uint64(t.BufSize[1])

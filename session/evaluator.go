@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"fmt"
 	"image"
 	"time"
 
@@ -13,15 +12,22 @@ import (
 	"strata/viewport"
 )
 
-// evaluator is one weights grid kept up to date by one of the two twins: on the GPU the kernel's
-// target, which the viewport samples where it is; on the CPU the Go reference's bytes, uploaded
-// to the viewport tile by tile.
+// pageEvaluator writes pages of the weights pyramid into the viewport: one of the two twins,
+// chosen when a landscape opens. The GPU's kernel writes a page where the viewport samples it
+// (an atlas slot); the Go reference's bytes are uploaded.
+type pageEvaluator interface {
+	// page evaluates rect (the page's texels, viewport.Renderer.PageRect) of st over f on the
+	// level geometry geo and writes it into v as page key of weights generation gen.
+	page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error
+	release()
+}
+
+// evaluator is the full-resolution weights grid the populations are placed from, kept up to
+// date tile by tile by one of the two twins: on the GPU the kernel's target (the scatter kernels'
+// layer rules read it there), on the CPU the Go reference's bytes.
 type evaluator interface {
 	// run evaluates tiles of st over f into the grid of geo (re-sized when geo's grid changed).
 	run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error
-	// show makes the viewport draw this grid: tiles are the ones just evaluated, whole says the
-	// viewport showed another grid until now and needs all of it.
-	show(v *viewport.Renderer, tiles []field.Tile, whole bool) error
 	// gpuTarget is the GPU target (nil for the Go twin), read by the scatter kernels' layer rules.
 	gpuTarget() *gpu.WeightsTarget
 	release()
@@ -51,6 +57,20 @@ func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo 
 	return e.g.RunResident(ctx, st, geo, e.fb, tileRects(&geo.Field, tiles))
 }
 
+// page writes the page into the viewport's atlas slot on the device.
+func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+	target, slot, err := v.WeightsSlot(key, gen)
+	if err != nil {
+		return err
+	}
+	if err := e.g.RunInto(ctx, st, f, geo, e.fb, rect, target); err != nil {
+		v.UnreserveWeights(slot)
+		return err
+	}
+	v.CommitWeights(key, gen, slot)
+	return nil
+}
+
 // tileRects is the weights texels tiles cover: the whole grid in one rect when they are all of
 // it, else one rect a tile.
 func tileRects(fg *field.Geometry, tiles []field.Tile) []image.Rectangle {
@@ -66,14 +86,6 @@ func tileRects(fg *field.Geometry, tiles []field.Tile) []image.Rectangle {
 		out[i] = image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H)
 	}
 	return out
-}
-
-func (e *gpuEval) show(v *viewport.Renderer, _ []field.Tile, _ bool) error {
-	t := e.g.Target()
-	if t == nil {
-		return fmt.Errorf("session: nothing evaluated on the GPU yet")
-	}
-	return v.SetControlTextures(t.Lo, t.Hi)
 }
 
 func (e *gpuEval) gpuTarget() *gpu.WeightsTarget { return e.g.Target() }
@@ -99,6 +111,15 @@ func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo 
 	return bake.ReferenceTiles(ctx, st, f, geo, e.w, tiles, bake.Options{Slopes: slopes})
 }
 
+// page evaluates the page with the Go reference and uploads it.
+func (e *cpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+	w, err := bake.ReferenceRect(ctx, st, f, geo, rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y, bake.Options{})
+	if err != nil {
+		return err
+	}
+	return v.PutWeights(key, gen, w.Lo, w.Hi)
+}
+
 // slopesFor is the slope grid when the stack reads slope anywhere (a layer or a population), nil
 // otherwise (nothing to gain from computing it).
 func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry) (*field.Grid, error) {
@@ -108,70 +129,54 @@ func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field
 	return e.slopes.Fill(ctx, st, f, geo)
 }
 
-func (e *cpuEval) show(v *viewport.Renderer, tiles []field.Tile, whole bool) error {
-	w := e.w
-	if w == nil {
-		return fmt.Errorf("session: nothing evaluated yet")
-	}
-	rects := make([]image.Rectangle, 0, len(tiles))
-	if whole || len(tiles)*4 > (w.W*w.H)/(field.DefaultTileSize*field.DefaultTileSize)*3 {
-		rects = append(rects, image.Rect(0, 0, w.W, w.H))
-	} else {
-		for _, t := range tiles {
-			rects = append(rects, image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H))
-		}
-	}
-	for _, r := range rects {
-		for i, src := range [][]byte{w.Lo, w.Hi} {
-			var pix []byte
-			if r.Dx() == w.W {
-				pix = src[4*r.Min.Y*w.W : 4*r.Max.Y*w.W]
-			} else {
-				pix = make([]byte, 0, 4*r.Dx()*r.Dy())
-				for j := r.Min.Y; j < r.Max.Y; j++ {
-					pix = append(pix, src[4*(j*w.W+r.Min.X):4*(j*w.W+r.Max.X)]...)
-				}
-			}
-			if err := v.UpdateControlsRect(i, w.W, w.H, r, pix); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (e *cpuEval) gpuTarget() *gpu.WeightsTarget { return nil }
 func (e *cpuEval) release()                      {}
 
-// measure times one tile of st on the GPU and on the Go reference (the slower twin's time is
-// what the choice saves) and returns nanoseconds per texel for each; gpuNs is 0 when the GPU
-// evaluator could not run. ce is the Go evaluator it timed: the pipeline's full evaluator takes
-// it over, with the whole field's slopes it computed on the way.
-func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64, ce *cpuEval) {
-	tiles := geo.Tiles(128)
-	t := tiles[len(tiles)/2]
-	texels := float64(t.W * t.H)
-	time2 := func(e evaluator) float64 {
-		best := time.Duration(1 << 62)
+// measure times one 128² block of st in the middle of the field on the GPU and on the Go
+// reference (the slower twin's time is what the choice saves) and returns nanoseconds per texel
+// for each; gpuNs is 0 when the GPU evaluator could not run. Neither allocates anything the size
+// of the field.
+func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64) {
+	const n = 128
+	fg := &geo.Field
+	x0, z0 := max(0, fg.WeightsW/2-n/2), max(0, fg.WeightsH/2-n/2)
+	rect := image.Rect(x0, z0, min(x0+n, fg.WeightsW), min(z0+n, fg.WeightsH))
+	texels := float64(rect.Dx() * rect.Dy())
+	best := func(run func() error) float64 {
+		b := time.Duration(1 << 62)
 		for range 3 {
 			t0 := time.Now()
-			if err := e.run(ctx, st, f, geo, []field.Tile{t}); err != nil {
+			if err := run(); err != nil {
 				return 0
 			}
-			if g, ok := e.(*gpuEval); ok {
-				g.g.Dev.Wait()
-			}
-			best = min(best, time.Since(t0))
+			b = min(b, time.Since(t0))
 		}
-		return float64(best) / texels
+		return float64(b) / texels
 	}
-	ce = &cpuEval{}
-	cpuNs = time2(ce)
-	if d != nil {
-		if ge, err := newGPUEval(d, nil); err == nil {
-			gpuNs = time2(ge)
-			ge.release()
+	cpuNs = best(func() error {
+		_, err := bake.ReferenceRect(ctx, st, f, geo, rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y, bake.Options{})
+		return err
+	})
+	if d == nil {
+		return 0, cpuNs
+	}
+	g, err := bake.NewGPU(d)
+	if err != nil {
+		return 0, cpuNs
+	}
+	defer g.Release()
+	t, err := d.NewWeightsTarget(uint32(rect.Dx()), uint32(rect.Dy()))
+	if err != nil {
+		return 0, cpuNs
+	}
+	defer t.Release()
+	t.Origin = [2]uint32{uint32(rect.Min.X), uint32(rect.Min.Y)}
+	gpuNs = best(func() error {
+		if err := g.RunInto(ctx, st, f, geo, nil, rect, t); err != nil {
+			return err
 		}
-	}
-	return gpuNs, cpuNs, ce
+		d.Wait()
+		return nil
+	})
+	return gpuNs, cpuNs
 }

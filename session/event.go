@@ -73,9 +73,13 @@ type Status struct {
 // Pass describes one evaluation pass.
 type Pass struct {
 	Duration time.Duration
-	Tiles    int
-	Draft    bool
-	Scatter  time.Duration
+	// Pages counts the pages of the weights pyramid the pass wrote for the view; Tiles the
+	// full-resolution tiles it evaluated for the populations.
+	Pages int
+	Tiles int
+	// Draft says the view still lacks pages it samples (it shows coarser levels there).
+	Draft   bool
+	Scatter time.Duration
 }
 
 // PopulationCount is one population's instance count.

@@ -151,22 +151,21 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 		return err
 	}
 	l.Geometry = geo
-	scene, err := sceneFor(l)
+	scene, err := s.sceneFor(l)
 	if err != nil {
 		return err
 	}
 	mode := s.opts.Evaluator
 	var gpuNs, cpuNs float64
-	var measured *cpuEval
 	switch {
 	case l.Stack == nil:
 	case mode == Auto && s.dev.Info.Type == wgpu.AdapterTypeCPU:
 		// A software adapter (lavapipe) runs the kernels on the same cores as the Go reference,
 		// about ten times slower: the Go reference, without spending the open on proving it.
 		mode = CPU
-		_, cpuNs, measured = measure(ctx, nil, l.Stack, l.Field, &geo)
+		_, cpuNs = measure(ctx, nil, l.Stack, l.Field, &geo)
 	default:
-		gpuNs, cpuNs, measured = measure(ctx, s.dev, l.Stack, l.Field, &geo)
+		gpuNs, cpuNs = measure(ctx, s.dev, l.Stack, l.Field, &geo)
 		if mode == Auto {
 			mode = CPU
 			if gpuNs > 0 && gpuNs <= 1.5*cpuNs {
@@ -198,7 +197,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.mu.Lock()
 	p.nsPerTexel = ns
 	s.mu.Unlock()
-	if err := p.newEvaluators(measured); err != nil {
+	if err := p.newEvaluators(); err != nil {
 		return err
 	}
 	channels := make([]string, 0, len(l.Field.Channels))
@@ -214,8 +213,10 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.bumpVersion()
 	p.drag, p.stroke, p.fieldOps = nil, nil, nil
 	p.geo = geo
-	p.lastStack = nil
-	p.showing = shown{}
+	p.geoFor = l.Stack
+	p.gen++ // a new landscape's weights: no page of another one is shown
+	p.stale = map[viewport.PageKey]bool{}
+	p.viewTexels = 4 * pageTexels
 	p.fullPasses = 0
 	p.overlayChanged = true
 	p.wtiles = &tileCache{}
@@ -238,10 +239,8 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	return nil
 }
 
-// newEvaluators creates the full and draft evaluators of the chosen mode; in the Go reference's
-// mode the full one is measured, the evaluator open timed on the same field and geometry, when
-// there is one. passMu is held.
-func (p *pipeline) newEvaluators(measured *cpuEval) error {
+// newEvaluators creates the page and full-resolution evaluators of the chosen mode. passMu is held.
+func (p *pipeline) newEvaluators() error {
 	if p.mode == GPU {
 		if l := p.s.land; l != nil && p.s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) {
 			p.fb = p.s.dev.NewFieldBuffers()
@@ -251,30 +250,29 @@ func (p *pipeline) newEvaluators(measured *cpuEval) error {
 		if err != nil {
 			return err
 		}
-		draft, err := newGPUEval(p.s.dev, p.fb)
+		pages, err := newGPUEval(p.s.dev, p.fb)
 		if err != nil {
 			full.release()
 			return err
 		}
-		p.full, p.draft = full, draft
+		p.full, p.pages = full, pages
 		return nil
 	}
-	if measured == nil {
-		measured = &cpuEval{}
-	}
-	p.full, p.draft = measured, &cpuEval{}
+	p.full, p.pages = &cpuEval{}, &cpuEval{}
 	return nil
 }
 
-// sceneFor builds the viewport scene of a landscape: the height payload with its holes, the layer
-// table and atlas, and the stored weights when there are any (shown until the first pass ends).
-func sceneFor(l *bake.Landscape) (*viewport.Scene, error) {
+// sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the
+// layer table and atlas, and the stored weights when there are any (shown until the first pass
+// writes pages of the weights).
+func (s *Session) sceneFor(l *bake.Landscape) (*viewport.Scene, error) {
 	f := l.Field
 	lo, hi := f.Height.MinMax()
 	sc := &viewport.Scene{
 		Placement:   viewport.Placement{Size: f.Size, Origin: f.Origin},
 		HeightRange: [2]float64{float64(lo), float64(hi)},
-		Height:      viewport.HeightField{W: f.Height.W, H: f.Height.H, Data: heightPayload(l, image.Rect(0, 0, f.Height.W, f.Height.H))},
+		Ground:      &ground{s: s, l: l},
+		WeightsGrid: [2]int{l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH},
 	}
 	if w := l.Weights; w != nil {
 		sc.Controls[0] = &image.NRGBA{Pix: w.Lo, Stride: 4 * w.W, Rect: image.Rect(0, 0, w.W, w.H)}
@@ -348,29 +346,11 @@ func (p *pipeline) showAtlas(st *stack.Stack) error {
 	return p.s.view.SetAtlas(a)
 }
 
-// heightPayload is rect of the rgba32f height payload (metres, gradient, coverage with holes),
-// rows tightly packed: what the viewport draws and the container stores.
-func heightPayload(l *bake.Landscape, rect image.Rectangle) []float32 {
-	f := l.Field
-	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes}
-	row := make([]float32, 4*f.Height.W)
-	out := make([]float32, 0, 4*rect.Dx()*rect.Dy())
-	for j := rect.Min.Y; j < rect.Max.Y; j++ {
-		hg.Row(j, row)
-		out = append(out, row[4*rect.Min.X:4*rect.Max.X]...)
-	}
-	return out
-}
-
-// showHeight sends rect of the height payload to the viewport (the worker, after holes or heights
-// changed there; a height change reaches one texel further for the gradient).
-func (p *pipeline) showHeight(rect image.Rectangle) error {
-	s := p.s
-	s.fmu.RLock()
-	data := heightPayload(s.land, rect)
-	s.fmu.RUnlock()
-	return s.view.UpdateHeight(rect, data)
+// showHeight tells the viewport the ground changed in rect, height texels (the worker, after
+// holes or heights changed there, with Session.fmu released: the viewport reads the ground under
+// it). A height change reaches one texel further for the gradient; the viewport sees to that.
+func (p *pipeline) showHeight(rect image.Rectangle) {
+	p.s.view.HeightChanged(rect)
 }
 
 // Save writes the landscape to the container it came from (or was last saved to).
@@ -552,8 +532,8 @@ func (s *Session) StartStack() error {
 	s.hist.clear()
 	s.doc.savedOK = false // not undoable: the container on disk stays baked
 	s.changed()
-	p.lastStack = nil
-	p.markAllWeights()
+	p.geoFor = nil
+	p.newGeneration()
 	p.layersDirty, p.atlasDirty = true, true
 	p.kick()
 	s.mu.Unlock()

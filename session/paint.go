@@ -549,6 +549,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 			if p.dirty != nil {
 				p.dirty.MarkRect(x0, z0, x1, z1)
 			}
+			p.staleRect(x0, z0, x1, z1)
 			p.forgetTiles(x0, z0, x1, z1)
 			any = true
 		}
@@ -557,9 +558,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		s.mu.Unlock()
 	}
 	if !holes.Empty() {
-		if err := p.showHeight(holes); err != nil {
-			s.emit(Event{Kind: EventError, Err: err})
-		}
+		p.showHeight(holes)
 	}
 	return any
 }
@@ -574,11 +573,24 @@ func (p *pipeline) forgetTiles(x0, z0, x1, z1 float64) {
 	p.wtiles.forget(d.Drain())
 }
 
-// resetSlopes forgets the Go evaluators' kept slopes: the height's values changed.
+// resetSlopes forgets the Go evaluator's kept slopes: the height's values changed.
 func (p *pipeline) resetSlopes() {
-	for _, e := range []evaluator{p.full, p.draft} {
-		if ce, ok := e.(*cpuEval); ok {
-			ce.slopes.Reset()
-		}
+	if ce, ok := p.full.(*cpuEval); ok {
+		ce.slopes.Reset()
+	}
+}
+
+// staleRect marks the view's pages whose texels read the world rectangle (a field edit's, taps
+// included) as stale: written again when the view samples them, dropped otherwise.
+func (p *pipeline) staleRect(x0, z0, x1, z1 float64) {
+	if p.dirty == nil {
+		return
+	}
+	r, ok := p.dirty.TexelRect(x0, z0, x1, z1)
+	if !ok {
+		return
+	}
+	for _, key := range p.s.view.PagesOver(r.Min.X, r.Min.Y, r.Max.X, r.Max.Y) {
+		p.stale[key] = true
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -14,18 +13,35 @@ import (
 	"strata/field"
 	"strata/gpu"
 	"strata/stack"
+	"strata/viewport"
 )
 
-// draftBudget is how long a pass may take while a slider moves before the pipeline evaluates a
-// coarser draft instead (the live loop's target is a new frame within ~150 ms on a 2-core CPU).
+// draftBudget is how long a pass may take while a slider moves: the levels of the weights
+// pyramid it evaluates are the finest whose pages the camera samples that fit this (the live
+// loop's target is a new frame within ~150 ms on a 2-core CPU).
 const draftBudget = 40 * time.Millisecond
 
-// draftTexels is the most weights texels a draft grid holds.
-const draftTexels = 512 * 512
+// batchBudget is how long a pass evaluates pages of the view before it publishes them and lets a
+// frame through: a view refines in steps a person sees rather than all at once after seconds.
+const batchBudget = 120 * time.Millisecond
+
+// fullBudget is how long a pass spends on the full-resolution tiles the populations need (the
+// background work behind the view) before it looks at the view again.
+const fullBudget = 150 * time.Millisecond
 
 // pipeline is the one background worker that turns the newest state into weights, scatter and
 // frames. Edits only mark what they dirtied and wake it; it takes the newest stack when it starts
 // a pass, so a burst of slider events costs a handful of passes, never a queue of stale ones.
+//
+// What it evaluates follows the view, not the field (docs/editor.md "The view first"): the pages
+// of the weights pyramid the camera samples (viewport.Renderer.WeightsNeed), coarse before fine
+// and nearest first, written straight into the viewport's atlas; the full-resolution tiles of
+// the whole field only when populations must be placed from them, in the background behind the
+// view.
+//
+// Locks, in the order they may be taken (never the reverse): pipeline.passMu, then
+// renderLoop.gpuMu, then viewport.Renderer's own lock, then Session.fmu, then Session.mu (and
+// Session.subMu alone). Session.mu is never held while calling the viewport or taking fmu.
 type pipeline struct {
 	s    *Session
 	wake chan struct{}
@@ -40,32 +56,36 @@ type pipeline struct {
 	drag        *dragState
 	stroke      *strokeState
 	fieldOps    []fieldOp
-	dirty       *field.DirtySet // full-resolution weights tiles to evaluate
+	dirty       *field.DirtySet // full-resolution weights tiles the populations need evaluated
 	scatterAll  bool            // every population's placement must be redone
 	layersDirty bool            // the viewport's layer table (tints, tiling)
 	atlasDirty  bool            // the atlas sheets (a layer's texture)
-	// stackEdited says the weights' stack changed since the last full pass: on a slow machine
-	// the next pass is a draft, so the edit shows at once and refines after.
-	stackEdited bool
-	cancel      context.CancelFunc
-	passIsFull  bool // the running pass evaluates at full resolution (cancellable by a stack edit)
-	status      Status
+	// gen is the generation of the weights the newest stack gives: it moves on whenever what the
+	// weights kernel would be given changes (weightsDiffer), and the viewport shows a generation
+	// once its first pages are written (a picture never mixes two stacks).
+	gen        uint64
+	cancel     context.CancelFunc
+	passIsFull bool // the running pass evaluates full-resolution tiles (cancellable by a stack edit)
+	status     Status
+	// viewTexels is what the last pass left of the view to evaluate (texels), for the first
+	// frame's wait (passDueWithin).
+	viewTexels int
 
 	// Owned by the worker (and by whoever holds passMu with the worker idle).
 	mode       Evaluator // GPU or CPU, chosen at open
-	full       evaluator
-	draft      evaluator
+	full       evaluator // the full-resolution grid, for the populations
+	pages      pageEvaluator
 	geo        bake.Geometry
-	draftGeo   bake.Geometry
 	nsPerTexel float64 // measured cost of the chosen evaluator; written under Session.mu (frames read it)
-	showing    shown
 	pops       []*popState
 	wtiles     *tileCache
-	lastStack  *stack.Stack // the stack the full weights were last evaluated with
-	// draftedVersion is the version the last draft showed, draftStack its stack.
-	draftedVersion uint64
-	draftStack     *stack.Stack
-	// fullPasses counts full-resolution passes since the landscape opened.
+	geoFor     *stack.Stack // a stack with the gradient step geo was made for
+	// shownGen is the weights generation the viewport shows.
+	shownGen uint64
+	// stale are pages of the current generation whose ground changed since they were written
+	// (a painted mask, a reloaded height): written again when the view samples them.
+	stale map[viewport.PageKey]bool
+	// fullPasses counts passes that evaluated pages or tiles since the landscape opened.
 	fullPasses int
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
 	heightVer uint64
@@ -85,13 +105,6 @@ type pipeline struct {
 	testHookBeforeDrain func()
 }
 
-// shown is what the viewport's weights reflect.
-type shown struct {
-	version uint64
-	draft   bool
-	full    bool // the full-resolution grid is bound (not a draft)
-}
-
 // dragState is an open slider drag (see Session.Drag).
 type dragState struct {
 	label  string
@@ -99,13 +112,13 @@ type dragState struct {
 }
 
 func newPipeline(s *Session) *pipeline {
-	p := &pipeline{s: s, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	p := &pipeline{s: s, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
+		stale: map[viewport.PageKey]bool{}}
 	go p.run()
 	return p
 }
 
-// kick wakes the worker; cancelRunning also cancels a full pass in flight (a stack edit makes its
-// result stale; a paint dab does not, it waits for the pass to end).
+// kick wakes the worker.
 func (p *pipeline) kick() {
 	select {
 	case p.wake <- struct{}{}:
@@ -113,7 +126,8 @@ func (p *pipeline) kick() {
 	}
 }
 
-// kickStack wakes the worker for a stack change and cancels a full pass in flight. s.mu is held.
+// kickStack wakes the worker for a stack change and cancels a full-resolution pass in flight
+// (its result is stale; a paint dab does not cancel it). s.mu is held.
 func (p *pipeline) kickStack() {
 	if p.cancel != nil && p.passIsFull {
 		p.cancel()
@@ -139,10 +153,10 @@ func (p *pipeline) releaseGPU() {
 	if p.full != nil {
 		p.full.release()
 	}
-	if p.draft != nil {
-		p.draft.release()
+	if p.pages != nil {
+		p.pages.release()
 	}
-	p.full, p.draft = nil, nil
+	p.full, p.pages = nil, nil
 	for _, ps := range p.pops {
 		ps.release()
 	}
@@ -174,7 +188,8 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 // gestureActive reports an open drag or stroke. s.mu is held.
 func (p *pipeline) gestureActive() bool { return p.drag != nil || p.stroke != nil }
 
-// markAllWeights marks every tile for re-evaluation. s.mu is held.
+// markAllWeights marks every full-resolution tile for the populations and every population for
+// placement. s.mu is held.
 func (p *pipeline) markAllWeights() {
 	if p.dirty != nil {
 		p.dirty.MarkAll()
@@ -182,17 +197,23 @@ func (p *pipeline) markAllWeights() {
 	p.scatterAll = true
 }
 
+// newGeneration starts a generation of the weights: the view's pages are evaluated again with the
+// newest stack. s.mu is held.
+func (p *pipeline) newGeneration() {
+	p.gen++
+	p.markAllWeights()
+}
+
 // stackChanged works out what a stack change touches. s.mu is held.
 func (p *pipeline) stackChanged(old, st *stack.Stack) {
 	if old == nil || st == nil {
-		p.markAllWeights()
+		p.newGeneration()
 		p.layersDirty, p.atlasDirty = true, true
 		p.kickStack()
 		return
 	}
 	if weightsDiffer(old, st, &p.geo) {
-		p.markAllWeights()
-		p.stackEdited = true
+		p.newGeneration()
 	}
 	if populationsDiffer(old, st, &p.geo) {
 		p.scatterAll = true
@@ -279,183 +300,385 @@ func (p *pipeline) run() {
 	}
 }
 
-// pass runs one evaluation with the newest state and reports whether work is left.
+// passState is what one pass works with: the newest state, taken under Session.mu at its start.
+type passState struct {
+	ctx      context.Context
+	st       *stack.Stack
+	version  uint64
+	gen      uint64
+	baked    bool
+	dragging bool
+	stroking bool
+	ops      []fieldOp
+	layers   bool // the viewport's layer table is due
+	atlas    bool // the atlas sheets are due
+}
+
+// pass runs one evaluation with the newest state and reports whether work is left: the field
+// edits queued, the layer table and atlas, the view's pages, then (when the view has all it
+// samples) the full-resolution tiles and the populations.
 func (p *pipeline) pass() (more bool, err error) {
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
-	s := p.s
-	s.mu.Lock()
-	if !s.doc.loaded || s.closed {
-		s.mu.Unlock()
+	ps, ok := p.begin()
+	if !ok {
 		return false, nil
 	}
-	st, version := s.doc.stack, s.version
-	baked := s.doc.baked
-	p.stalled = false
-	dragging := p.drag != nil
-	stroking := p.stroke != nil
-	edited := p.stackEdited
-	ops := p.fieldOps
-	p.fieldOps = nil
-	layers, atlas := p.layersDirty, p.atlasDirty
-	p.layersDirty, p.atlasDirty = false, false
-	ctx, cancel := context.WithCancel(context.Background())
-	p.cancel = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		p.cancel, p.passIsFull = nil, false
-		s.mu.Unlock()
-		cancel()
-	}()
-
-	changedField := p.applyFieldOps(ops, st)
-	if layers && st != nil {
-		if err := s.view.SetLayers(viewLayers(st)); err != nil {
+	defer p.end()
+	changedField := p.applyFieldOps(ps.ops, ps.st)
+	p.refreshLook(ps)
+	if ps.baked || ps.st == nil {
+		p.s.mu.Lock()
+		p.viewTexels = 0
+		p.s.mu.Unlock()
+		p.publish(ps.version, false, Pass{})
+		p.s.rend.request(false)
+		return false, nil
+	}
+	if !stackGeometryEqual(ps.st, p.geoFor) {
+		if err := p.regeometry(ps.st); err != nil {
 			return false, err
 		}
 	}
-	if atlas && st != nil {
-		if err := p.showAtlas(st); err != nil {
-			s.emit(Event{Kind: EventError, Err: err})
-		}
-	}
-	if baked || st == nil {
-		p.publish(version, false, Pass{})
-		s.rend.request(false)
-		return false, nil
-	}
-	if !stackGeometryEqual(st, p.lastStack) {
-		if err := p.regeometry(st); err != nil {
-			return false, err
-		}
-	}
-
-	if err := p.syncField(st); err != nil {
+	if err := p.syncField(ps.st); err != nil {
 		return false, err
 	}
-	fullTiles := p.dirty.Len()
-	estimate := time.Duration(float64(fullTiles*field.DefaultTileSize*field.DefaultTileSize) * p.nsPerTexel)
-	// A draft while a slider moves, and first after a discrete edit — but not of a stack whose
-	// draft is already on screen (a released drag goes straight to its refinement).
-	drafted := p.showing.draft && p.draftStack == st
-	if estimate > draftBudget && p.draft != nil && !drafted && (dragging || (edited && p.draftedVersion != version)) {
-		t0 := time.Now()
-		unlock := p.lockGPU()
-		err := p.draft.run(ctx, st, s.land.Field, &p.draftGeo, p.draftGeo.Tiles(field.DefaultTileSize))
-		took := time.Since(t0)
-		if err == nil {
-			err = p.draft.show(s.view, nil, true)
-		}
-		unlock()
-		if err != nil {
-			return true, err
-		}
-		p.showing = shown{version: version, draft: true}
-		p.draftedVersion, p.draftStack = version, st
-		p.publish(version, true, Pass{Duration: took, Tiles: len(p.draftGeo.Tiles(field.DefaultTileSize)), Draft: true})
-		s.rend.request(true)
-		return p.pending(version), nil
+	shown := p.shownGen
+	viewMore, pass, err := p.evaluateView(ps)
+	if err != nil {
+		return true, err
 	}
+	if viewMore {
+		p.publish(ps.version, true, pass)
+		// An edit's first picture (its generation just shown) is drawn at once, at a reduced
+		// resolution where frames are slow; the refinements after it wait for the settled frame
+		// (a software device's frame would take the cores the refinement needs).
+		p.s.rend.request(ps.dragging || p.shownGen != shown)
+		return true, nil
+	}
+	fullMore, full, err := p.evaluateFull(ps, changedField)
+	if err != nil {
+		return true, err
+	}
+	pass.Tiles += full.Tiles
+	pass.Duration += full.Duration
+	pass.Scatter = full.Scatter
+	p.bindDensity(full.Tiles > 0 || full.Scatter > 0 || len(ps.ops) > 0) // ops: a painted channel the overlay may show
+	p.publish(ps.version, false, pass)
+	p.s.rend.request(ps.dragging || ps.stroking)
+	return fullMore || p.pending(ps.version), nil
+}
 
+// begin takes the newest state for a pass (false: nothing is open). The pass's context is
+// cancelled by a stack edit while it evaluates full-resolution tiles.
+func (p *pipeline) begin() (passState, bool) {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.doc.loaded || s.closed {
+		return passState{}, false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	ps := passState{ctx: ctx, st: s.doc.stack, version: s.version, gen: p.gen, baked: s.doc.baked,
+		dragging: p.drag != nil, stroking: p.stroke != nil, ops: p.fieldOps,
+		layers: p.layersDirty, atlas: p.atlasDirty}
+	p.stalled = false
+	p.fieldOps = nil
+	p.layersDirty, p.atlasDirty = false, false
+	return ps, true
+}
+
+// end closes a pass's context.
+func (p *pipeline) end() {
+	s := p.s
+	s.mu.Lock()
+	cancel := p.cancel
+	p.cancel, p.passIsFull = nil, false
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// refreshLook sends the viewport a changed layer table or atlas.
+func (p *pipeline) refreshLook(ps passState) {
+	if ps.st == nil {
+		return
+	}
+	if ps.layers {
+		if err := p.s.view.SetLayers(viewLayers(ps.st)); err != nil {
+			p.s.emit(Event{Kind: EventError, Err: err})
+		}
+	}
+	if ps.atlas {
+		if err := p.showAtlas(ps.st); err != nil {
+			p.s.emit(Event{Kind: EventError, Err: err})
+		}
+	}
+}
+
+// viewSize is the viewport's full size: the frame a settled picture is drawn at.
+func (p *pipeline) viewSize() (int, int) { return p.s.rend.size() }
+
+// evaluateView writes the pages of the weights pyramid the camera samples that the generation
+// lacks (or whose ground changed), coarse before fine and nearest first, for at most a batch's
+// time; while a slider moves, only the levels that fit draftBudget. It shows the generation once
+// its first pages are in, and reports whether the view still lacks pages.
+func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) {
+	s := p.s
+	w, h := p.viewSize()
+	need := s.view.WeightsNeed(w, h)
+	var todo []viewport.PageKey
+	for _, key := range need {
+		if p.stale[key] || !s.view.WeightsResident(key, ps.gen) {
+			todo = append(todo, key)
+		}
+	}
+	p.dropUnneededStale(need, ps.gen)
+	pageCost := time.Duration(float64(pageTexels) * p.nsPerTexel)
+	drafting := false
+	if ps.dragging {
+		all := len(todo)
+		todo = draftPages(todo, need, pageCost)
+		drafting = len(todo) < all // finer levels wait for the release
+	}
+	t0 := time.Now()
+	done := 0
+	budget := batchBudget
+	if drafting || ps.gen != p.shownGen {
+		budget = draftBudget // the first picture of an edit comes fast, then refines
+	}
+	// A generation not shown yet shows once its coarsest pages of the view are all in: the
+	// first picture of an edit covers the whole view.
+	first := -1
+	if ps.gen != p.shownGen {
+		first = coarsestTodo(todo)
+	}
+	for _, key := range todo {
+		if done > 0 && time.Since(t0)+pageCost > budget && key.Level != first {
+			break
+		}
+		if err := p.evaluatePage(ps, key); err != nil {
+			return true, pass, err
+		}
+		delete(p.stale, key)
+		done++
+	}
+	if done > 0 && p.mode == GPU {
+		s.dev.Wait() // measured finished: the time per texel decides drafts
+	}
+	took := time.Since(t0)
+	if ps.gen != p.shownGen && done > 0 {
+		s.view.ShowWeights(ps.gen)
+		p.shownGen = ps.gen
+	}
+	if done > 0 {
+		p.measured(took, done*pageTexels)
+		p.fullPasses++
+	}
+	left := len(todo) - done
+	s.mu.Lock()
+	p.viewTexels = left * pageTexels
+	s.mu.Unlock()
+	return left > 0 && !drafting, Pass{Duration: took, Pages: done, Draft: drafting || left > 0}, nil
+}
+
+// pageTexels is what one page costs to evaluate (its texels and the far border).
+const pageTexels = (viewport.PageSize + 1) * (viewport.PageSize + 1)
+
+// coarsestTodo is the coarsest level among pages to do.
+func coarsestTodo(todo []viewport.PageKey) int {
+	c := 0
+	for _, k := range todo {
+		c = max(c, k.Level)
+	}
+	return c
+}
+
+// draftPages keeps of todo the levels a drag can afford: from the coarsest down, a level of the
+// view joins while the pages of all levels so far fit draftBudget (the coarsest always does).
+func draftPages(todo, need []viewport.PageKey, pageCost time.Duration) []viewport.PageKey {
+	perLevel := map[int]int{}
+	top := 0
+	for _, k := range need {
+		perLevel[k.Level]++
+		top = max(top, k.Level)
+	}
+	finest := top
+	var spent time.Duration
+	for l := top; l >= 0; l-- {
+		spent += time.Duration(perLevel[l]) * pageCost
+		if l < top && spent > draftBudget {
+			break
+		}
+		finest = l
+	}
+	out := todo[:0:0]
+	for _, k := range todo {
+		if k.Level >= finest {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// dropUnneededStale forgets stale pages the view no longer samples: they would otherwise show
+// the old ground when the camera comes back before they are written again.
+func (p *pipeline) dropUnneededStale(need []viewport.PageKey, gen uint64) {
+	if len(p.stale) == 0 {
+		return
+	}
+	needed := make(map[viewport.PageKey]bool, len(need))
+	for _, k := range need {
+		needed[k] = true
+	}
+	for k := range p.stale {
+		if !needed[k] {
+			p.s.view.DropPage(k, gen)
+			delete(p.stale, k)
+		}
+	}
+}
+
+// evaluatePage evaluates one page of generation ps.gen into the viewport.
+func (p *pipeline) evaluatePage(ps passState, key viewport.PageKey) error {
+	geo := p.geo.Level(key.Level)
+	x0, z0, x1, z1 := p.s.view.PageRect(key)
+	rect := image.Rect(x0, z0, x1, z1)
+	unlock := p.lockGPU()
+	defer unlock()
+	return p.pages.page(ps.ctx, p.s.view, ps.st, p.s.land.Field, &geo, key, ps.gen, rect)
+}
+
+// measured folds a pass's time per texel into the estimate that decides drafts. The first real
+// pass replaces the one made at open.
+func (p *pipeline) measured(took time.Duration, texels int) {
+	m := float64(took) / float64(max(1, texels))
+	s := p.s
+	s.mu.Lock()
+	if p.fullPasses == 0 {
+		p.nsPerTexel = m
+	} else {
+		p.nsPerTexel = 0.5*p.nsPerTexel + 0.5*m
+	}
+	s.mu.Unlock()
+}
+
+// evaluateFull is the background behind the view: the full-resolution tiles the populations
+// need (every dirty tile, for at most fullBudget a pass) and, once none is left, the populations
+// placed on them. A stack with no population needs none: its dirty tiles are dropped.
+func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pass Pass, err error) {
+	s := p.s
+	st := ps.st
 	if p.testHookBeforeDrain != nil {
 		p.testHookBeforeDrain()
 	}
 	s.mu.Lock()
+	if ps.dragging && p.dirty.Len() > 0 {
+		// A layer's slider moves: the populations hold until the release (the full-resolution
+		// weights they read are the release's work). A population's own slider places it live.
+		s.mu.Unlock()
+		return false, pass, nil
+	}
 	var idx []int
 	scatterAll := false
 	if s.doc.stack == st {
-		idx = p.dirty.Drain()
+		if len(st.Populations) == 0 {
+			p.dirty.Drain() // no population reads them
+		} else {
+			idx = p.dirty.Drain()
+		}
 		scatterAll = p.scatterAll
 		p.scatterAll = false
 	}
 	// Otherwise a stack edit arrived while this pass prepared: the tiles it marked and the
 	// placement it asked for belong to the next pass, which evaluates them with that stack
-	// (this one would clear them with results of the old one). This pass still places what its
-	// field edits moved and publishes its version as refining.
+	// (this one would clear them with results of the old one).
 	tiles := make([]field.Tile, 0, len(idx))
 	for _, i := range idx {
-		if t, ok := field.TileAt(&p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
+		if t, ok := field.TileAt(&p.geo.Field, s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
 			tiles = append(tiles, t)
+		}
+	}
+	// At most a budget's worth now; the rest stays marked for the next pass (the view first).
+	if n := p.fullBatch(len(tiles)); n < len(tiles) {
+		for _, t := range tiles[n:] {
+			p.dirty.Mark(t.Index)
+		}
+		tiles = tiles[:n]
+		more = true
+		if scatterAll {
+			p.scatterAll, scatterAll = true, false
 		}
 	}
 	p.passIsFull = len(tiles) > 0
 	s.mu.Unlock()
-	t0 := time.Now()
-	var evalTime time.Duration
 	if len(tiles) > 0 {
+		t0 := time.Now()
 		unlock := p.lockGPU()
-		err := p.full.run(ctx, st, s.land.Field, &p.geo, tiles)
+		err := p.full.run(ps.ctx, st, s.land.Field, &p.geo, tiles)
 		if p.mode == GPU {
-			// Queued work is measured finished: the time a pass takes is what decides drafts (the
-			// frame that follows waits for it anyway).
 			s.dev.Wait()
 		}
-		evalTime = time.Since(t0)
-		if err == nil {
-			err = p.full.show(s.view, tiles, !p.showing.full)
-		}
 		unlock()
+		pass.Duration = time.Since(t0)
+		pass.Tiles = len(tiles)
 		if err != nil {
-			// Not done: mark them again so the next pass (with the newest state) covers them.
-			for _, i := range idx {
-				p.dirty.Mark(i)
-			}
-			if scatterAll {
-				s.mu.Lock()
-				p.scatterAll = true
-				s.mu.Unlock()
-			}
-			return true, err
+			p.remark(tiles, scatterAll)
+			return true, pass, err
 		}
-		p.showing = shown{version: version, full: true}
-		p.lastStack = st
-		s.mu.Lock()
-		if s.version == version {
-			p.stackEdited = false
-		}
-		s.mu.Unlock()
 		s.flash(tiles)
 	}
-	if len(tiles) > 0 {
-		measured := float64(evalTime) / float64(max(1, len(tiles)*field.DefaultTileSize*field.DefaultTileSize))
-		s.mu.Lock()
-		if p.fullPasses == 0 {
-			p.nsPerTexel = measured // the first real pass replaces the estimate made at open
-		} else {
-			p.nsPerTexel = 0.5*p.nsPerTexel + 0.5*measured
-		}
-		s.mu.Unlock()
-		p.fullPasses++
+	if more {
+		return true, pass, nil
 	}
-	var scatterTime time.Duration
 	if len(st.Populations) == 0 && len(p.pops) > 0 {
 		// The last population went: so do its instances.
 		p.syncPops(st)
 		if err := s.view.SetPopulations(nil); err != nil {
-			return false, err
+			return false, pass, err
 		}
 	}
 	placed := len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField)
 	if placed {
 		t1 := time.Now()
-		if err := p.scatter(ctx, st, tiles, scatterAll, dragging || stroking); err != nil {
+		if err := p.scatter(ps.ctx, st, tiles, scatterAll, ps.dragging || ps.stroking); err != nil {
 			if !errors.Is(err, context.Canceled) {
 				s.emit(Event{Kind: EventError, Err: fmt.Errorf("scatter: %w", err)})
 			}
 		}
-		scatterTime = time.Since(t1)
+		pass.Scatter = time.Since(t1)
 	}
-	p.bindDensity(placed || len(ops) > 0) // ops: a painted channel the overlay may show
-	p.showing.version = version
-	p.publish(version, false, Pass{Duration: evalTime, Tiles: len(tiles), Scatter: scatterTime})
-	s.rend.request(dragging || stroking)
-	return p.pending(version), nil
+	return false, pass, nil
 }
 
-// lockGPU orders a pass's GPU work against frames (a frame must not sample the target between two
-// tiles of one pass). The Go evaluator writes only memory and the viewport's own locked calls, so
-// it takes nothing: a slow software frame then never delays a draft.
+// fullBatch is how many of n full-resolution tiles fit fullBudget (at least one).
+func (p *pipeline) fullBatch(n int) int {
+	per := float64(field.DefaultTileSize*field.DefaultTileSize) * p.nsPerTexel
+	if per <= 0 {
+		return n
+	}
+	return min(n, max(1, int(float64(fullBudget)/per)))
+}
+
+// remark marks tiles (and the placement) again after a failed or cancelled evaluation, so the
+// next pass, with the newest state, covers them.
+func (p *pipeline) remark(tiles []field.Tile, scatterAll bool) {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range tiles {
+		p.dirty.Mark(t.Index)
+	}
+	if scatterAll {
+		p.scatterAll = true
+	}
+}
+
+// lockGPU orders a pass's GPU work against frames. The Go evaluator writes only memory and the
+// viewport's own locked calls, so it takes nothing: a slow software frame then never delays a
+// draft.
 func (p *pipeline) lockGPU() (unlock func()) {
 	if p.mode != GPU {
 		return func() {}
@@ -470,44 +693,44 @@ func (p *pipeline) pending(version uint64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.version != version || len(p.fieldOps) > 0 || p.layersDirty || p.atlasDirty ||
-		(p.drag == nil && p.dirty != nil && p.dirty.Len() > 0)
+		(p.drag == nil && p.dirty != nil && p.dirty.Len() > 0 && len(s.doc.stack.Populations) > 0)
 }
 
-// refiningSoon reports that a full-resolution pass is running or due with no gesture open: the
-// frame it ends with will show its result, so a full-resolution frame of the state before it
-// would be drawn for nothing (on a software device it would take the pass's cores).
+// refiningSoon reports that evaluation is running or due with no gesture open: the frame it
+// ends with will show its result, so a full-resolution frame of the state before it would be
+// drawn for nothing (on a software device it would take the pass's cores).
 func (p *pipeline) refiningSoon() bool {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !p.stalled && p.drag == nil && p.stroke == nil && (p.passIsFull || (p.dirty != nil && p.dirty.Len() > 0))
+	return !p.stalled && p.drag == nil && p.stroke == nil && (p.passIsFull || p.viewTexels > 0 || p.status.Shown != s.version)
 }
 
-// passDueWithin reports that the weight tiles waiting to be evaluated are expected to take at
+// passDueWithin reports that the view's pages waiting to be evaluated are expected to take at
 // most d (the measured time per texel).
 func (p *pipeline) passDueWithin(d time.Duration) bool {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p.dirty == nil {
-		return true
+	n := p.viewTexels
+	if p.status.Shown != s.version && n == 0 {
+		n = 4 * pageTexels // an edit's first pages: the top of the pyramid and a few under it
 	}
-	n := p.dirty.Len() * field.DefaultTileSize * field.DefaultTileSize
 	return time.Duration(float64(n)*p.nsPerTexel) <= d
 }
 
 // publish records and announces the evaluation status.
-func (p *pipeline) publish(version uint64, draft bool, pass Pass) {
+func (p *pipeline) publish(version uint64, refining bool, pass Pass) {
 	s := p.s
 	s.mu.Lock()
 	st := &p.status
 	st.Adapter = s.dev.Info.String()
 	st.Evaluator = p.mode.String()
-	if pass.Tiles > 0 || pass.Draft {
+	if pass.Pages > 0 || pass.Tiles > 0 || pass.Draft {
 		st.Last = pass
 	}
 	st.Shown = version
-	st.Refining = draft || s.version != version || (p.dirty != nil && p.dirty.Len() > 0)
+	st.Refining = refining || s.version != version || (p.dirty != nil && p.dirty.Len() > 0 && s.doc.stack != nil && len(s.doc.stack.Populations) > 0)
 	st.Instances = st.Instances[:0]
 	for _, ps := range p.pops {
 		st.Instances = append(st.Instances, PopulationCount{Name: ps.name, Count: ps.count})
@@ -527,10 +750,11 @@ func (s *Session) Status() Status {
 	return out
 }
 
-// shownFrame says what the viewport shows now (for frame events): the version, whether it is a
-// draft, whether more evaluation is coming, and when the version was made (zero when a newer
-// version exists).
-func (p *pipeline) shownFrame() (version uint64, draft, refining bool, made time.Time) {
+// shownFrame says what a frame drawn now shows (for frame events), given how many weights pages
+// it lacked: the version, whether it is a draft (coarser levels stand in for pages it samples),
+// whether more evaluation is coming, and when the version was made (zero when a newer version
+// exists).
+func (p *pipeline) shownFrame(missing int) (version uint64, draft, refining bool, made time.Time) {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -540,7 +764,8 @@ func (p *pipeline) shownFrame() (version uint64, draft, refining bool, made time
 	// A version the last pass did not publish is still to be evaluated (the pass that publishes
 	// it is always kicked: Session.changed): before the first pass after an open the picture
 	// shows the ground without its weights, and that is not a settled frame.
-	return p.status.Shown, p.showing.draft, p.status.Refining || p.status.Shown != s.version, made
+	draft = missing > 0 && s.doc.stack != nil
+	return p.status.Shown, draft, draft || p.status.Refining || p.status.Shown != s.version, made
 }
 
 // stackGeometryEqual reports whether two stacks place the same geometry (only gradientStep does).
@@ -557,7 +782,7 @@ func stackGeometryEqual(a, b *stack.Stack) bool {
 	return *a.GradientStep == *b.GradientStep
 }
 
-// regeometry recomputes the full and draft geometry for st (its gradientStep moves the aprons).
+// regeometry recomputes the geometry for st (its gradientStep moves the aprons).
 func (p *pipeline) regeometry(st *stack.Stack) error {
 	l := p.s.land
 	geo, err := bake.NewGeometry(st, l.Field, l.Resolution())
@@ -565,18 +790,8 @@ func (p *pipeline) regeometry(st *stack.Stack) error {
 		return err
 	}
 	p.geo = geo
+	p.geoFor = st
 	p.wtiles.reset()
-	// The draft grid: the weights grid coarsened so a pass stays within draftTexels.
-	n := float64(geo.Field.WeightsW) * float64(geo.Field.WeightsH)
-	k := math.Ceil(math.Sqrt(n / draftTexels))
-	if k < 2 {
-		k = 2
-	}
-	dw := max(2, int(math.Round(float64(geo.Field.WeightsW)/k)))
-	res := l.Field.Size[0] / float64(dw)
-	if p.draftGeo, err = bake.NewGeometry(st, l.Field, res); err != nil {
-		return err
-	}
 	p.dirty.SetGradientStep(geo.Stack.GradientStep)
 	return nil
 }

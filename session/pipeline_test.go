@@ -22,7 +22,7 @@ func TestFrameAheadOfPassRefines(t *testing.T) {
 	st := h.s.Stack().Clone()
 	st.Populations[0].Density *= 2
 	err := h.s.Apply("trees: density", st)
-	version, _, refining, _ := h.s.pipe.shownFrame()
+	version, _, refining, _ := h.s.pipe.shownFrame(0)
 	v := h.s.Version()
 	h.s.pipe.passMu.Unlock()
 	if err != nil {

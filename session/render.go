@@ -144,7 +144,6 @@ func (r *renderLoop) run() {
 			// weights would take the cores the pass needs and be replaced a moment later.
 			continue
 		}
-		version, draft, refining, made := r.s.pipe.shownFrame()
 		r.gpuMu.Lock()
 		// A reduced frame is also a lighter one: coarser terrain, a thinned forest.
 		r.s.view.SetDraft(scale < 1)
@@ -162,6 +161,10 @@ func (r *renderLoop) run() {
 		if err != nil {
 			r.s.emit(Event{Kind: EventError, Err: err})
 			continue
+		}
+		version, draft, refining, made := r.s.pipe.shownFrame(stats.MissingWeights)
+		if stats.MissingWeights > 0 {
+			r.s.pipe.kick() // the camera sees pages not evaluated yet
 		}
 		if scale == 1 && img != last {
 			r.mu.Lock()

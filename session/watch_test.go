@@ -29,35 +29,41 @@ func writeF32(t *testing.T, path string, g *field.Grid) {
 	}
 }
 
-// A heightmap rewritten by another program is reloaded as one undoable step, and only the tiles
-// whose texels changed are evaluated again; a corrupt rewrite is an error that keeps the data.
+// A heightmap rewritten by another program is reloaded as one undoable step, and only the pages
+// the view samples whose texels changed are evaluated again (one a level: the mound lies inside
+// one page of every level); a corrupt rewrite is an error that keeps the data.
 func TestWatchReloadsChangedTiles(t *testing.T) {
-	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
+	h := newHarness(t, Options{Evaluator: CPU, Width: 480, Height: 300})
 	ctx := context.Background()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "h.f32")
-	g := field.SampleDunesSized(128).Height
+	g := field.SampleDunesSized(600).Height
 	writeF32(t, src, g)
-	size := [2]float64{512, 512}
-	if err := h.s.OpenHeightmap(ctx, src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{128, 128}}, Size: &size}); err != nil {
+	size := [2]float64{600, 600}
+	if err := h.s.OpenHeightmap(ctx, src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{600, 600}}, Size: &size}); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.s.Watch(); err != nil {
 		t.Fatal(err)
 	}
 	before := h.waitFrame(h.s.Version())
-	if tiles := h.s.Status().Last.Tiles; tiles != 16 {
-		t.Fatalf("the first pass evaluated %d tiles, want all 16", tiles)
+	need := h.s.view.WeightsNeed(480, 300)
+	levels := map[int]bool{}
+	for _, k := range need {
+		levels[k.Level] = true
+	}
+	if len(need) < 3 || len(levels) < 2 {
+		t.Fatalf("the view samples %d pages of %d levels: the test shows nothing", len(need), len(levels))
 	}
 	raiseMound(t, h, src, g)
 	after := h.waitFrame(h.s.Version())
-	if tiles := h.s.Status().Last.Tiles; tiles < 1 || tiles > 4 {
-		t.Errorf("the reload re-evaluated %d tiles; the change touches 1 (up to 4 with the slope's reach)", tiles)
+	if pages := h.s.Status().Last.Pages; pages < 1 || pages > len(levels) {
+		t.Errorf("the reload re-evaluated %d pages of the view's %d; the mound lies in one page of each of its %d levels", pages, len(need), len(levels))
 	}
 	if d := diffPixels(before.Image, after.Image); d == 0 {
 		t.Error("the reloaded heightmap changed nothing on screen")
 	}
-	if got := h.s.Field().HeightRange[1]; got < float64(g.Data[45*128+45])+39 {
+	if got := h.s.Field().HeightRange[1]; got < float64(g.Data[45*600+45])+39 {
 		t.Errorf("height range top %v: the mound did not arrive", got)
 	}
 	if h.s.UndoLabel() != "Reload h.f32" {
@@ -80,7 +86,7 @@ func TestWatchReloadsChangedTiles(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if h.s.Field().HeightW != 128 {
+	if h.s.Field().HeightW != 600 {
 		t.Error("the corrupt file replaced the field")
 	}
 }
@@ -198,8 +204,9 @@ func TestOpenBrokenKeepsLastGood(t *testing.T) {
 	}
 }
 
-// A reloaded height re-evaluates the ground with its new slopes: the Go evaluator keeps slopes
-// between passes and must drop them when the height changes (pipeline.resetSlopes).
+// A reloaded height re-evaluates the ground with its new slopes: the Go evaluator of the
+// full-resolution weights (which a population reads) keeps slopes between passes and must drop
+// them when the height changes (pipeline.resetSlopes).
 func TestReloadedGroundDropsKeptSlopes(t *testing.T) {
 	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32})
 	ctx := context.Background()
@@ -214,6 +221,10 @@ func TestReloadedGroundDropsKeptSlopes(t *testing.T) {
 	rock := stack.NewLayer("steep")
 	rock.Rules = []stack.Rule{{Input: stack.InputSlope, Min: stack.F(20), Softness: 4}}
 	st.Layers = append(st.Layers, rock)
+	shrubs := stack.NewPopulation("shrubs")
+	shrubs.Density = 0.001
+	shrubs.Rules = []stack.Rule{{Input: stack.InputLayer, Layer: "steep", Max: stack.F(0.5)}}
+	st.Populations = append(st.Populations, shrubs)
 	if err := h.s.Apply("rock on slopes", st); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ struct Frame {
     tiles: vec4<f32>,      // tile size X, Z (metres; 0 = grid off), tiles across, tiles down
     brush: vec4<f32>,      // centre X, Z, radius (metres), on (1/0)
     misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, instance stride
+    lod: vec4<f32>,        // metres of footprint per metre of distance (1 / pixels per radian), the map's metres per pixel, 0, 0
+    wgrid: vec4<f32>,      // weights texel X, Z (metres); weights grid W, H
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;

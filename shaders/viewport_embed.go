@@ -8,4 +8,6 @@ const (
 	ViewportInstances = "viewport_instances.wgsl"
 	// ViewportCommon is the uniform block both include.
 	ViewportCommon = "viewport_common.wgsl"
+	// ViewportPages is the virtual textures' page lookup both include.
+	ViewportPages = "viewport_pages.wgsl"
 )

@@ -1,8 +1,9 @@
 // viewport_instances.wgsl — one population drawn instanced straight from the scatter pool:
 // the instance's matrix is pool[instance_index] (column-major, tightly packed mat4x4<f32>).
-//!include viewport_common.wgsl
+//!include viewport_pages.wgsl
 
-@group(0) @binding(1) var height_tex: texture_2d<f32>;   // rgba32float: h, dh/dx, dh/dz, coverage
+@group(0) @binding(1) var height_atlas: texture_2d<f32>;   // rgba32float: h, dh/dx, dh/dz, coverage
+@group(0) @binding(2) var<storage, read> hpages: array<u32>;   // the height pyramid's page table
 @group(1) @binding(0) var<storage, read> pool: array<mat4x4<f32>>;
 
 struct VOut {
@@ -16,11 +17,10 @@ fn vs_main(@builtin(instance_index) ii: u32, @location(0) p: vec3<f32>, @locatio
     let m = pool[ii * u32(frame.misc.w)];   // misc.w: every n-th instance (draft quality)
     var out: VOut;
     // An instance standing over a hole goes with the ground: its vertices leave the clip volume.
-    let w = i32(frame.grid.x);
-    let h = i32(frame.grid.y);
-    let ti = clamp(i32(floor((m[3].x - frame.field.x) / frame.field.z)), 0, w - 1);
-    let tj = clamp(i32(floor((m[3].z - frame.field.y) / frame.field.w)), 0, h - 1);
-    if (textureLoad(height_tex, vec2<i32>(ti, tj), 0).a < 0.5) {
+    // The coverage of the texel it stands in, at the finest level resident there.
+    let t = floor((m[3].xz - frame.field.xy) / frame.field.zw);
+    let hit = hpage(t, 0);
+    if (hit.found && textureLoad(height_atlas, hit.origin + vec2<i32>(floor(hit.u)) - hit.first, 0).a < 0.5) {
         out.pos = vec4<f32>(0.0, 0.0, -2.0, 1.0);
         out.normal = vec3<f32>(0.0, 1.0, 0.0);
         out.color = vec3<f32>(0.0);

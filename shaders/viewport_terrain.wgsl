@@ -1,11 +1,13 @@
 // viewport_terrain.wgsl — the terrain pipeline: one shared chunk grid (location 0: grid a, b,
 // skirt edge 0..4) instanced per selected chunk (location 1: first texel X, Z, texel step, skirt
-// depth), displaced by the height payload; per-pixel normal, layer blend and overlays.
-//!include viewport_common.wgsl
+// depth; location 2: its height page's slot origin in the atlas and the page's first texel),
+// displaced by the height pyramid's pages; per-pixel normal, layer blend from the weights
+// pyramid's pages (viewport_pages.wgsl), and overlays.
+//!include viewport_pages.wgsl
 
-@group(0) @binding(1) var height_tex: texture_2d<f32>;   // rgba32float: h, dh/dx, dh/dz, coverage
-@group(0) @binding(2) var control0: texture_2d<f32>;
-@group(0) @binding(3) var control1: texture_2d<f32>;
+@group(0) @binding(1) var height_atlas: texture_2d<f32>;   // rgba32float: h, dh/dx, dh/dz, coverage
+@group(0) @binding(2) var weights_lo: texture_2d<f32>;     // layers 0–3, in slots
+@group(0) @binding(3) var weights_hi: texture_2d<f32>;     // layers 4–7
 @group(0) @binding(4) var linear_clamp: sampler;
 @group(0) @binding(5) var atlas_albedo: texture_2d<f32>;
 @group(0) @binding(6) var atlas_normal: texture_2d<f32>;
@@ -15,6 +17,8 @@
 // density overlay: [0] max (f32 bits), [1] width, [2] height, [3] 0, then width×height f32 —
 // the scatter kernel's density buffer as it is (terrain_scatter_density.wgsl).
 @group(0) @binding(10) var<storage, read> density: array<f32>;
+@group(0) @binding(11) var<storage, read> hpages: array<u32>;   // the height pyramid's page table
+@group(0) @binding(12) var<storage, read> wpages: array<u32>;   // the weights pyramid's page table
 
 struct VOut {
     @builtin(position) pos: vec4<f32>,
@@ -22,14 +26,20 @@ struct VOut {
 };
 
 @vertex
-fn vs_main(@location(0) grid: vec3<f32>, @location(1) chunk: vec4<f32>) -> VOut {
+fn vs_main(@location(0) grid: vec3<f32>, @location(1) chunk: vec4<f32>, @location(2) page: vec4<u32>) -> VOut {
     let w = i32(frame.grid.x);
     let h = i32(frame.grid.y);
-    let fx = chunk.x + grid.x * chunk.z;
-    let fz = chunk.y + grid.y * chunk.z;
-    let ti = min(i32(fx), w - 1);
-    let tj = min(i32(fz), h - 1);
-    let s = textureLoad(height_tex, vec2<i32>(ti, tj), 0);
+    // The chunk's vertices are texels of level m of the height pyramid (its step is 2^m): texel
+    // a of the chunk is the level's texel first + a, clamped to the one just past the level's
+    // last, which holds the grid's edge (vtex's page fill).
+    let m = u32(round(log2(chunk.z)));
+    let lw = i32(hpages[4u * m + 2u]);
+    let lh = i32(hpages[4u * m + 3u]);
+    let ia = min(i32(chunk.x / chunk.z) + i32(grid.x), lw);
+    let ja = min(i32(chunk.y / chunk.z) + i32(grid.y), lh);
+    let s = textureLoad(height_atlas, vec2<i32>(page.xy) + vec2<i32>(ia, ja) - vec2<i32>(page.zw), 0);
+    let ti = min(ia * i32(chunk.z), w - 1);
+    let tj = min(ja * i32(chunk.z), h - 1);
     var y = s.r;
     let edge = u32(grid.z + 0.5);
     if (edge != 0u) {
@@ -54,22 +64,53 @@ fn vs_main(@location(0) grid: vec3<f32>, @location(1) chunk: vec4<f32>) -> VOut 
     return out;
 }
 
-fn texel(i: i32, j: i32) -> vec4<f32> {
-    let w = i32(frame.grid.x);
-    let h = i32(frame.grid.y);
-    return textureLoad(height_tex, vec2<i32>(clamp(i, 0, w - 1), clamp(j, 0, h - 1)), 0);
+// Weights are the eight layer shares at a point: layers 0–3 in lo, 4–7 in hi.
+struct Weights {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+    found: bool,
 }
 
-// height_at is the bilinear tap of the height payload at world (x, z), as the bake does it.
-fn height_at(p: vec2<f32>) -> vec4<f32> {
-    let u = (p - frame.field.xy) / frame.field.zw - vec2<f32>(0.5);
-    let f = floor(u);
-    let t = u - f;
-    let i = i32(f.x);
-    let j = i32(f.y);
-    let a = texel(i, j) + (texel(i + 1, j) - texel(i, j)) * t.x;
-    let b = texel(i, j + 1) + (texel(i + 1, j + 1) - texel(i, j + 1)) * t.x;
-    return a + (b - a) * t.y;
+// weights_at is the bilinear weights at world xz from the level a pixel at p samples, or the
+// next coarser level resident (found is false when none is: no weights evaluated yet).
+fn weights_at(xz: vec2<f32>, p: vec3<f32>) -> Weights {
+    var out: Weights;
+    let top = i32(wpages[65]) - 1;
+    let t = (xz - frame.field.xy) / frame.wgrid.xy - vec2<f32>(0.5);
+    for (var k = level_for(p, min(frame.wgrid.x, frame.wgrid.y), top); k <= top; k = k + 1) {
+        let h = 4u * u32(k);
+        let size = vec2<f32>(f32(wpages[h + 2u]), f32(wpages[h + 3u]));
+        let u = clamp(t / f32(1u << u32(k)), vec2<f32>(0.0), size - vec2<f32>(1.0));
+        let pg = vec2<u32>(floor(u / f32(PAGE)));
+        let e = wpages[VT_HEADER + wpages[h] + pg.y * wpages[h + 1u] + pg.x];
+        if (e != 0u) {
+            // A bilinear tap of our own rather than the sampler's: its weights do not depend on
+            // where in the atlas the page happens to sit, so the same page gives the same picture
+            // in any slot (and a settled frame the picture of the same state drawn anywhere).
+            let sl = i32(e - 1u);
+            let sx = i32(wpages[64]);
+            let f = floor(u);
+            let w = u - f;
+            let a = vec2<i32>(sl % sx, sl / sx) * SLOT + vec2<i32>(f) - vec2<i32>(pg) * PAGE;
+            let l00 = textureLoad(weights_lo, a, 0);
+            let l10 = textureLoad(weights_lo, a + vec2<i32>(1, 0), 0);
+            let l01 = textureLoad(weights_lo, a + vec2<i32>(0, 1), 0);
+            let l11 = textureLoad(weights_lo, a + vec2<i32>(1, 1), 0);
+            let h00 = textureLoad(weights_hi, a, 0);
+            let h10 = textureLoad(weights_hi, a + vec2<i32>(1, 0), 0);
+            let h01 = textureLoad(weights_hi, a + vec2<i32>(0, 1), 0);
+            let h11 = textureLoad(weights_hi, a + vec2<i32>(1, 1), 0);
+            let lr0 = l00 + (l10 - l00) * w.x;
+            let lr1 = l01 + (l11 - l01) * w.x;
+            let hr0 = h00 + (h10 - h00) * w.x;
+            let hr1 = h01 + (h11 - h01) * w.x;
+            out.lo = lr0 + (lr1 - lr0) * w.y;
+            out.hi = hr0 + (hr1 - hr0) * w.y;
+            out.found = true;
+            return out;
+        }
+    }
+    return out;
 }
 
 @fragment
@@ -79,17 +120,21 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
     let dx = dpdx(xz);
     let dy = dpdy(xz);
     let uv = (xz - frame.field.xy) * frame.grid.zw;
-    let w0 = textureSampleLevel(control0, linear_clamp, uv, 0.0);
-    let w1 = textureSampleLevel(control1, linear_clamp, uv, 0.0);
     // Screen-space widths for the grid lines and the brush ring.
     let tc = (xz - frame.field.xy) / max(frame.tiles.xy, vec2<f32>(1e-6));
     let tfw = max(fwidth(tc), vec2<f32>(1e-9));
     let bd = distance(xz, frame.brush.xy);
     let bfw = max(fwidth(bd), 1e-9);
 
-    let hs = height_at(xz);
+    let hs = height_payload(xz, in.world);
     if (hs.a < 0.5) {
         discard;
+    }
+    let wt = weights_at(xz, in.world);
+    var w0 = wt.lo;
+    let w1 = wt.hi;
+    if (!wt.found) {
+        w0 = vec4<f32>(1.0, 0.0, 0.0, 0.0);   // nothing evaluated yet: the ground layer
     }
     var n = normalize(vec3<f32>(-hs.g, 1.0, -hs.b));
 
@@ -145,8 +190,8 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
         col = mix(col, ramp(deg / max(frame.overlay.z, 1e-3)) * lit, 0.8);
     } else if (mode == 3u) {
         let g = max(frame.field.z, frame.field.w);
-        let c = (height_at(xz + vec2<f32>(g, 0.0)).r + height_at(xz - vec2<f32>(g, 0.0)).r
-            + height_at(xz + vec2<f32>(0.0, g)).r + height_at(xz - vec2<f32>(0.0, g)).r - 4.0 * hs.r) / (g * g);
+        let c = (height_payload(xz + vec2<f32>(g, 0.0), in.world).r + height_payload(xz - vec2<f32>(g, 0.0), in.world).r
+            + height_payload(xz + vec2<f32>(0.0, g), in.world).r + height_payload(xz - vec2<f32>(0.0, g), in.world).r - 4.0 * hs.r) / (g * g);
         // + gully (blue), − ridge (red), grey when flat.
         let v = clamp(c / max(frame.overlay.w, 1e-9), -1.0, 1.0);
         let base = vec3<f32>(0.45);

@@ -87,6 +87,20 @@ func (g *HeightGrid) Range() [2]float64 {
 // texel); A coverage, 1 ground and 0 hole. Gradients use the stored heights on both sides of a
 // hole edge, so a renderer lighting the rim of a cave mouth sees the ground's own slope.
 func (g *HeightGrid) Row(y int, dst []float32) error {
+	g.Span(y, 0, g.W, dst)
+	return nil
+}
+
+// Texel is texel (x, y) of the payload, exactly as Row writes it (the viewport fills the pages
+// of the height's pyramid from it, texel by texel at the level's stride).
+func (g *HeightGrid) Texel(x, y int) [4]float32 {
+	var t [4]float32
+	g.Span(y, x, x+1, t[:])
+	return t
+}
+
+// Span fills dst (4·(x1−x0) values) with texels x0 … x1−1 of row y of the payload, as Row.
+func (g *HeightGrid) Span(y, x0, x1 int, dst []float32) {
 	w, h := g.W, g.H
 	hs := g.Heights
 	var e HeightEdge
@@ -108,7 +122,8 @@ func (g *HeightGrid) Row(y int, dst []float32) error {
 		up = e.Up
 	}
 	row := hs[y*w : (y+1)*w]
-	for x := 0; x < w; x++ {
+	dst = dst[:4*(x1-x0)]
+	for x := x0; x < x1; x++ {
 		c := row[x]
 		var m, p float32
 		hasM, hasP := x > 0, x < w-1
@@ -137,9 +152,9 @@ func (g *HeightGrid) Row(y int, dst []float32) error {
 		if g.hole(y*w + x) {
 			a = 0
 		}
-		dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = c, dx, dz, a
+		o := 4 * (x - x0)
+		dst[o], dst[o+1], dst[o+2], dst[o+3] = c, dx, dz, a
 	}
-	return nil
 }
 
 // gradient is dh/dk at a texel of height c with neighbours m (before) and p (after), texel metres

@@ -51,11 +51,16 @@ func (b *statusBar) setStatus(st session.Status) {
 	if st.Last.Draft {
 		kind = "draft"
 	}
-	tiles := "tiles"
-	if st.Last.Tiles == 1 {
-		tiles = "tile"
+	// What the pass evaluated: pages of the view's levels, full-resolution tiles for the
+	// populations, or both.
+	var what []string
+	if st.Last.Pages > 0 {
+		what = append(what, counted(st.Last.Pages, "page", "pages"))
 	}
-	text := fmt.Sprintf("last evaluation %.1f ms, %d %s, %s", float64(st.Last.Duration.Microseconds())/1000, st.Last.Tiles, tiles, kind)
+	if st.Last.Tiles > 0 || st.Last.Pages == 0 {
+		what = append(what, counted(st.Last.Tiles, "tile", "tiles"))
+	}
+	text := fmt.Sprintf("last evaluation %.1f ms, %s, %s", float64(st.Last.Duration.Microseconds())/1000, strings.Join(what, " + "), kind)
 	// No pass has evaluated tiles since the open: its first is under way, or it has no stack
 	// (baked weights, shown as saved).
 	first := st.Last == (session.Pass{})
@@ -114,3 +119,11 @@ func (b *statusBar) setProbe(p session.Probe) {
 
 // setMessage shows the last action ("Saved …", "Undo …").
 func (b *statusBar) setMessage(s string) { b.message.SetText(s) }
+
+// counted is "1 page" or "n pages".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

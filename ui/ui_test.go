@@ -347,4 +347,12 @@ func TestStatusBarText(t *testing.T) {
 	if got := b.eval.Text; got != "last evaluation 3.0 ms, 1 tile, draft" || b.refining.Visible() {
 		t.Errorf("settled: %q, activity shown %v", got, b.refining.Visible())
 	}
+	b.setStatus(session.Status{Last: session.Pass{Duration: 8 * time.Millisecond, Pages: 6, Draft: true}, Refining: true})
+	if got := b.eval.Text; got != "last evaluation 8.0 ms, 6 pages, draft — refining…" {
+		t.Errorf("view pages: %q", got)
+	}
+	b.setStatus(session.Status{Last: session.Pass{Duration: 9 * time.Millisecond, Pages: 1, Tiles: 3}})
+	if got := b.eval.Text; got != "last evaluation 9.0 ms, 1 page + 3 tiles, full" {
+		t.Errorf("pages and tiles: %q", got)
+	}
 }

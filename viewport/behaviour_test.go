@@ -5,12 +5,15 @@ import (
 	"image/color"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/gpu"
 
 	"strata/shaders"
 )
@@ -238,7 +241,11 @@ func TestFrameUniformLayout(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(\w+):\s*(mat4x4<f32>|vec4<f32>)`).FindAllStringSubmatch(body[1], -1) {
 		members = append(members, strings.ReplaceAll(m[1], "_", ""))
 	}
-	want := []string{"viewproj", "eye", "sun", "ambient", "field", "grid", "overlay", "tiles", "brush", "misc"}
+	var want []string
+	ft := reflect.TypeOf(frameUniforms{})
+	for i := 0; i < ft.NumField(); i++ {
+		want = append(want, strings.ToLower(ft.Field(i).Name))
+	}
 	if strings.Join(members, ",") != strings.Join(want, ",") {
 		t.Errorf("WGSL Frame members %v, Go frameUniforms fields %v", members, want)
 	}
@@ -358,8 +365,9 @@ func heightRect(s *Scene, rect image.Rectangle) []float32 {
 	return out
 }
 
-// The editor's other ways in give the picture a fresh upload gives: weights sampled from
-// borrowed GPU textures (the kernel's target), weights written tile by tile, a new layer table;
+// The editor's other ways in give the picture a fresh upload gives: weights pages written from the
+// CPU or where the kernel writes them (a slot of the atlas), stored weights written tile by tile,
+// a new layer table;
 // a density overlay colours only where the density is above zero; UpdateHeight copies (the
 // caller's slice is not kept) and rejects a rectangle outside the grid.
 func TestEditorUpdates(t *testing.T) {
@@ -376,34 +384,61 @@ func TestEditorUpdates(t *testing.T) {
 	want := render(t, ref)
 
 	d := testDevice(t)
-	lo, err := d.NewTexture("test weights lo", 64, 64, wgpu.TextureFormatRGBA8Unorm, wgpu.TextureUsageTextureBinding)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lo.Release()
-	hi, err := d.NewTexture("test weights hi", 64, 64, wgpu.TextureFormatRGBA8Unorm, wgpu.TextureUsageTextureBinding)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hi.Release()
-	if err := lo.Write(grass.Pix); err != nil {
-		t.Fatal(err)
-	}
-	if err := hi.Write(make([]byte, 64*64*4)); err != nil {
-		t.Fatal(err)
-	}
 	layers := append([]Layer(nil), fresh.Layers...)
-	for _, way := range []string{"borrowed", "rects"} {
-		r := newTestRenderer(t, 96, 60, flatTwoLayerScene())
+	for _, way := range []string{"pages", "slots", "rects"} {
+		sc := flatTwoLayerScene()
+		if way != "rects" {
+			sc.Controls = [2]image.Image{} // an evaluator writes the pages
+			sc.WeightsGrid = [2]int{64, 64}
+		}
+		r := newTestRenderer(t, 96, 60, sc)
 		r.SetCamera(cam)
 		if err := r.SetLayers(layers); err != nil {
 			t.Fatal(err)
 		}
 		switch way {
-		case "borrowed":
-			if err := r.SetControlTextures(lo, hi); err != nil {
-				t.Fatal(err)
+		case "pages", "slots":
+			// Generation 1 of the weights, every page the camera samples, from the CPU or
+			// written where the weights kernel writes (the slot's target).
+			for _, key := range r.WeightsNeed(96, 60) {
+				x0, z0, x1, z1 := r.PageRect(key)
+				lo := make([]byte, 0, 4*(x1-x0)*(z1-z0))
+				for j := z0; j < z1; j++ {
+					for i := x0; i < x1; i++ {
+						o := grass.PixOffset(min(i<<key.Level, 63), min(j<<key.Level, 63))
+						lo = append(lo, grass.Pix[o:o+4]...)
+					}
+				}
+				hi := make([]byte, len(lo))
+				if way == "pages" {
+					if err := r.PutWeights(key, 1, lo, hi); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				tg, slot, err := r.WeightsSlot(key, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, b := range [][]byte{lo, hi} {
+					tex := []*gpu.Texture{tg.Lo, tg.Hi}[i]
+					err := d.Do("test page", func() error {
+						return d.Queue.WriteTexture(&wgpu.ImageCopyTexture{Texture: tex.Tex, Aspect: wgpu.TextureAspectAll,
+							Origin: wgpu.Origin3D{X: uint32(x0) - tg.Origin[0], Y: uint32(z0) - tg.Origin[1]}},
+							b, &wgpu.TextureDataLayout{BytesPerRow: uint32(4 * (x1 - x0)), RowsPerImage: uint32(z1 - z0)},
+							&wgpu.Extent3D{Width: uint32(x1 - x0), Height: uint32(z1 - z0), DepthOrArrayLayers: 1})
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				r.CommitWeights(key, 1, slot)
 			}
+			if f := render(t, r); r.Stats().MissingWeights == 0 {
+				_ = f
+				t.Errorf("%s: generation 1 written but not shown: the frame misses none", way)
+			}
+			r.ShowWeights(1)
 		case "rects":
 			for _, q := range []image.Rectangle{image.Rect(0, 0, 32, 64), image.Rect(32, 0, 64, 64)} {
 				pix := make([]byte, 0, 4*q.Dx()*q.Dy())
@@ -421,10 +456,10 @@ func TestEditorUpdates(t *testing.T) {
 		if ok, frac, _ := compareImages(render(t, r), want); !ok {
 			t.Errorf("%s: frame matches a fresh upload on %.1f%% of pixels", way, 100*frac)
 		}
-		r.Release() // a borrowed texture outlives the renderer that bound it
-	}
-	if _, err := d.ReadTexture(lo); err != nil {
-		t.Fatalf("the borrowed texture did not survive its renderer: %v", err)
+		if m := r.Stats().MissingWeights; m != 0 {
+			t.Errorf("%s: the frame lacks %d weights pages", way, m)
+		}
+		r.Release()
 	}
 
 	// Density overlay: the west half dense, the east half empty.

@@ -38,7 +38,8 @@ func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error
 		file: shaders.ViewportInstances,
 		groups: [][]wgpu.BindGroupLayoutEntry{
 			{uniformEntry(0, wgpu.ShaderStageVertex|wgpu.ShaderStageFragment),
-				textureEntry(1, wgpu.ShaderStageVertex, wgpu.TextureSampleTypeUnfilterableFloat)},
+				textureEntry(1, wgpu.ShaderStageVertex, wgpu.TextureSampleTypeUnfilterableFloat),
+				storageEntry(2, wgpu.ShaderStageVertex)},
 			{storageEntry(0, wgpu.ShaderStageVertex)},
 		},
 		buffers: []wgpu.VertexBufferLayout{{ArrayStride: 36, StepMode: wgpu.VertexStepModeVertex,
@@ -67,15 +68,15 @@ func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error
 	return in, nil
 }
 
-// bindFrame binds the frame uniforms and the scene's height payload, whose coverage hides the
+// bindFrame binds the frame uniforms and the scene's height pyramid, whose coverage hides the
 // instances standing over a hole (a quarry's trees go with its ground).
-func (in *instances) bindFrame(d *gpu.Device, frameBuf *gpu.Buffer, height *gpu.Texture) error {
+func (in *instances) bindFrame(d *gpu.Device, frameBuf *gpu.Buffer, height *vtex) error {
 	if in.frame != nil {
 		in.frame.Release()
 		in.frame = nil
 	}
 	bg, err := in.pipe.bindGroup(d, "viewport instances frame", 0, bufEntry(0, frameBuf),
-		wgpu.BindGroupEntry{Binding: 1, TextureView: height.View})
+		wgpu.BindGroupEntry{Binding: 1, TextureView: height.planes[0].view}, bufEntry(2, height.tableBuf))
 	if err != nil {
 		return err
 	}
@@ -112,8 +113,13 @@ func (in *instances) Release() {
 }
 
 func (in *instances) setScene(d *gpu.Device, s *Scene) error {
+	return in.setPopulations(d, s.Populations)
+}
+
+// setPopulations replaces the populations drawn.
+func (in *instances) setPopulations(d *gpu.Device, pops []Population) error {
 	in.releaseScene()
-	for i, sp := range s.Populations {
+	for i, sp := range pops {
 		p := population{mesh: sp.Mesh, count: uint32(sp.Count)}
 		label := fmt.Sprintf("viewport population %d (%s)", i, sp.Name)
 		pool := sp.Pool

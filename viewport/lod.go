@@ -1,7 +1,10 @@
 package viewport
 
 import (
+	"context"
 	"math"
+
+	"strata/internal/pool"
 )
 
 // chunkCells is the number of grid cells along a chunk's edge. Every chunk at every level is
@@ -23,16 +26,35 @@ type lodTree struct {
 	err       [][]float32
 }
 
-// chunkInst is one selected chunk as the vertex shader reads it (an instance-rate vec4).
+// chunkInst is one selected chunk as the vertex shader reads it (instance-rate: a vec4<f32> and
+// a vec4<u32>).
 type chunkInst struct {
 	X0, Z0 float32 // texel index of the chunk's first vertex
 	Step   float32 // texels between vertices
 	Skirt  float32 // metres the skirt hangs below the edge
+	// SlotX, SlotZ are where the chunk's page of the height pyramid (level log2 Step) starts in
+	// the atlas; PageX, PageZ that page's first texel, in the level's texels.
+	SlotX, SlotZ, PageX, PageZ uint32
 }
 
-func newLODTree(hf *HeightField) *lodTree {
-	t := &lodTree{w: hf.W, h: hf.H}
-	cells := max(hf.W, hf.H) - 1
+// chunkInstBytes is a chunkInst's size in the instance buffer.
+const chunkInstBytes = 32
+
+// heightPage is the page of the height pyramid a chunk's vertices read: level log2(Step), the
+// page holding the chunk's first vertex (its last vertex is at most that page's far border).
+func (c *chunkInst) heightPage() PageKey {
+	m := 0
+	for 1<<m < int(c.Step) {
+		m++
+	}
+	i, j := int(c.X0)>>m, int(c.Z0)>>m
+	return PageKey{m, i / PageSize, j / PageSize}
+}
+
+func newLODTree(src HeightSource) *lodTree {
+	w, h := src.GridSize()
+	t := &lodTree{w: w, h: h}
+	cells := max(w, h) - 1
 	t.levels, t.rootCells = 1, chunkCells
 	for t.rootCells < cells {
 		t.rootCells *= 2
@@ -47,82 +69,127 @@ func newLODTree(hf *HeightField) *lodTree {
 		t.maxH[l] = make([]float32, n*n)
 		t.err[l] = make([]float32, n*n)
 	}
+	t.update(src, 0, 0, w, h)
+	return t
+}
+
+// update recomputes the nodes over height texels [x0, x1) × [z0, z1) (a stroke, a reload):
+// the leaves touching it, then their ancestors, row by row of nodes on every core. src is locked.
+func (t *lodTree) update(src HeightSource, x0, z0, x1, z1 int) {
 	height := func(i, j int) float32 {
-		i = min(i, hf.W-1)
-		j = min(j, hf.H-1)
-		return hf.Data[4*(j*hf.W+i)]
+		return src.HeightRow(min(j, t.h-1))[min(i, t.w-1)]
 	}
-	// Leaves: bounds over every texel they touch.
 	leaf := t.levels - 1
-	n := 1 << leaf
-	for cj := 0; cj < n; cj++ {
-		for ci := 0; ci < n; ci++ {
-			lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-			x0, z0 := ci*chunkCells, cj*chunkCells
-			if x0 < hf.W-1 && z0 < hf.H-1 {
-				for j := z0; j <= min(z0+chunkCells, hf.H-1); j++ {
-					for i := x0; i <= min(x0+chunkCells, hf.W-1); i++ {
-						v := height(i, j)
-						lo, hi = min(lo, v), max(hi, v)
-					}
-				}
-			}
-			t.minH[leaf][cj*n+ci], t.maxH[leaf][cj*n+ci] = lo, hi
-		}
-	}
-	// Inner levels: bounds from the children; error = children's error + how far this level's
-	// triangles stray from the child level's vertices.
-	for l := leaf - 1; l >= 0; l-- {
+	// A texel belongs to the chunks whose vertex range [c·32, c·32+32] holds it.
+	lo := func(v int) int { return max(v-1, 0) / chunkCells }
+	hi := func(v, n int) int { return min(v/chunkCells, n-1) }
+	for l := leaf; l >= 0; l-- {
 		n := 1 << l
 		step := (t.rootCells >> l) / chunkCells
-		half := step / 2
-		for cj := 0; cj < n; cj++ {
-			for ci := 0; ci < n; ci++ {
-				lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-				var ce float32
-				for k := 0; k < 4; k++ {
-					c := (2*cj+k/2)*(2*n) + 2*ci + k%2
-					lo, hi = min(lo, t.minH[l+1][c]), max(hi, t.maxH[l+1][c])
-					ce = max(ce, t.err[l+1][c])
+		span := chunkCells * step
+		cx0, cx1 := lo(x0)/step, hi(x1, n*step)/step
+		cz0, cz1 := lo(z0)/step, hi(z1, n*step)/step
+		cx1, cz1 = min(cx1, n-1), min(cz1, n-1)
+		rows := cz1 - cz0 + 1
+		pool.Each(context.Background(), rows, 0, func(r int) {
+			cj := cz0 + r
+			for ci := cx0; ci <= cx1; ci++ {
+				if l == leaf {
+					t.leafNode(height, ci, cj, n)
+				} else {
+					t.innerNode(height, l, ci, cj, n, step, span)
 				}
-				t.minH[l][cj*n+ci], t.maxH[l][cj*n+ci] = lo, hi
-				x0, z0 := ci*chunkCells*step, cj*chunkCells*step
-				var d float32
-				if x0 < hf.W-1 && z0 < hf.H-1 {
-					for b := 0; b <= 2*chunkCells; b++ {
-						z := z0 + b*half
-						if z > hf.H-1+half {
-							break
-						}
-						for a := 0; a <= 2*chunkCells; a++ {
-							if a%2 == 0 && b%2 == 0 {
-								continue // a vertex of this level: exact
-							}
-							x := x0 + a*half
-							if x > hf.W-1+half {
-								break
-							}
-							// This level's triangle surface at the child vertex: quads split
-							// along the (0,0)–(1,1) diagonal, like the mesh.
-							ax, bz := x0+(a/2)*step, z0+(b/2)*step
-							var s float32
-							switch {
-							case a%2 == 1 && b%2 == 1:
-								s = (height(ax, bz) + height(ax+step, bz+step)) / 2
-							case a%2 == 1:
-								s = (height(ax, bz) + height(ax+step, bz)) / 2
-							default:
-								s = (height(ax, bz) + height(ax, bz+step)) / 2
-							}
-							d = max(d, float32(math.Abs(float64(height(x, z)-s))))
-						}
-					}
-				}
-				t.err[l][cj*n+ci] = ce + d
+			}
+		}, nil)
+	}
+}
+
+// leafNode is a leaf's bounds over every texel it touches.
+func (t *lodTree) leafNode(height func(i, j int) float32, ci, cj, n int) {
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	x0, z0 := ci*chunkCells, cj*chunkCells
+	if x0 < t.w-1 && z0 < t.h-1 {
+		for j := z0; j <= min(z0+chunkCells, t.h-1); j++ {
+			for i := x0; i <= min(x0+chunkCells, t.w-1); i++ {
+				v := height(i, j)
+				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
 	}
-	return t
+	t.minH[t.levels-1][cj*n+ci], t.maxH[t.levels-1][cj*n+ci] = lo, hi
+}
+
+// innerNode is an inner node's bounds from its children, and its error: the children's error
+// plus how far this level's triangles stray from the child level's vertices.
+func (t *lodTree) innerNode(height func(i, j int) float32, l, ci, cj, n, step, span int) {
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	var ce float32
+	for k := 0; k < 4; k++ {
+		c := (2*cj+k/2)*(2*n) + 2*ci + k%2
+		lo, hi = min(lo, t.minH[l+1][c]), max(hi, t.maxH[l+1][c])
+		ce = max(ce, t.err[l+1][c])
+	}
+	t.minH[l][cj*n+ci], t.maxH[l][cj*n+ci] = lo, hi
+	half := step / 2
+	x0, z0 := ci*span, cj*span
+	var d float32
+	if x0 < t.w-1 && z0 < t.h-1 {
+		for b := 0; b <= 2*chunkCells; b++ {
+			z := z0 + b*half
+			if z > t.h-1+half {
+				break
+			}
+			for a := 0; a <= 2*chunkCells; a++ {
+				if a%2 == 0 && b%2 == 0 {
+					continue // a vertex of this level: exact
+				}
+				x := x0 + a*half
+				if x > t.w-1+half {
+					break
+				}
+				// This level's triangle surface at the child vertex: quads split along the
+				// (0,0)–(1,1) diagonal, like the mesh.
+				ax, bz := x0+(a/2)*step, z0+(b/2)*step
+				var s float32
+				switch {
+				case a%2 == 1 && b%2 == 1:
+					s = (height(ax, bz) + height(ax+step, bz+step)) / 2
+				case a%2 == 1:
+					s = (height(ax, bz) + height(ax+step, bz)) / 2
+				default:
+					s = (height(ax, bz) + height(ax, bz+step)) / 2
+				}
+				d = max(d, float32(math.Abs(float64(height(x, z)-s))))
+			}
+		}
+	}
+	t.err[l][cj*n+ci] = ce + d
+}
+
+// bounds is the lowest and highest height over height texels [x0, x1] × [z0, z1] (inclusive,
+// clamped), from the coarsest nodes that cover it: never narrower than the truth.
+func (t *lodTree) bounds(x0, z0, x1, z1 int) (lo, hi float32) {
+	lo, hi = float32(math.Inf(1)), float32(math.Inf(-1))
+	x0, z0 = max(x0, 0), max(z0, 0)
+	x1, z1 = min(x1, t.w-1), min(z1, t.h-1)
+	if x0 > x1 || z0 > z1 {
+		return lo, hi
+	}
+	// The level whose nodes are at least as large as the box: at most four of them cover it.
+	l := t.levels - 1
+	for l > 0 && (t.rootCells>>l) < max(x1-x0, z1-z0)+1 {
+		l--
+	}
+	n := 1 << l
+	span := t.rootCells >> l
+	for cj := z0 / span; cj <= min(z1/span, n-1); cj++ {
+		for ci := x0 / span; ci <= min(x1/span, n-1); ci++ {
+			if t.minH[l][cj*n+ci] <= t.maxH[l][cj*n+ci] {
+				lo, hi = min(lo, t.minH[l][cj*n+ci]), max(hi, t.maxH[l][cj*n+ci])
+			}
+		}
+	}
+	return lo, hi
 }
 
 // lodParams are the per-frame inputs of chunk selection.

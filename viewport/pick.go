@@ -11,14 +11,22 @@ type Hit struct {
 // heightSampler reads the scene's height payload the way the bake kernels do (SPEC "Field
 // geometry": cell-centred, bilinear, clamped to the grid).
 type heightSampler struct {
-	hf       *HeightField
+	src      HeightSource // locked while a pick reads it
+	w, h     int
 	min      [2]float64
 	invTexel [2]float64
 }
 
 func newHeightSampler(s *Scene) heightSampler {
 	t := s.texel()
-	return heightSampler{hf: &s.Height, min: s.Placement.Min(), invTexel: [2]float64{1 / t[0], 1 / t[1]}}
+	src := s.ground()
+	w, h := src.GridSize()
+	return heightSampler{src: src, w: w, h: h, min: s.Placement.Min(), invTexel: [2]float64{1 / t[0], 1 / t[1]}}
+}
+
+// at is the height of texel (i, j), clamped to the grid.
+func (s heightSampler) at(i, j int) float64 {
+	return float64(s.src.HeightRow(clampInt(j, 0, s.h-1))[clampInt(i, 0, s.w-1)])
 }
 
 // height returns the bilinear height at world (x, z) and whether there is ground there (the
@@ -29,13 +37,10 @@ func (s heightSampler) height(x, z float64) (float64, bool) {
 	fu, fv := math.Floor(u), math.Floor(v)
 	i, j := int(fu), int(fv)
 	tu, tv := u-fu, v-fv
-	h00, _, _, _ := s.hf.At(i, j)
-	h10, _, _, _ := s.hf.At(i+1, j)
-	h01, _, _, _ := s.hf.At(i, j+1)
-	h11, _, _, _ := s.hf.At(i+1, j+1)
-	a := float64(h00) + (float64(h10)-float64(h00))*tu
-	b := float64(h01) + (float64(h11)-float64(h01))*tu
-	_, _, _, cov := s.hf.At(int(math.Round(u)), int(math.Round(v)))
+	h00, h10, h01, h11 := s.at(i, j), s.at(i+1, j), s.at(i, j+1), s.at(i+1, j+1)
+	a := h00 + (h10-h00)*tu
+	b := h01 + (h11-h01)*tu
+	cov := s.src.Texel(clampInt(int(math.Round(u)), 0, s.w-1), clampInt(int(math.Round(v)), 0, s.h-1))[3]
 	return a + (b-a)*tv, cov >= 0.5
 }
 

@@ -22,14 +22,16 @@ type frameUniforms struct {
 	Tiles    [4]float32
 	Brush    [4]float32
 	Misc     [4]float32
+	Lod      [4]float32
+	Wgrid    [4]float32
 }
 
-const frameUniformSize = 64 + 9*16
+const frameUniformSize = 64 + 11*16
 
 func (u *frameUniforms) floats() []float32 {
 	out := make([]float32, 0, frameUniformSize/4)
 	out = append(out, u.ViewProj[:]...)
-	for _, v := range [][4]float32{u.Eye, u.Sun, u.Ambient, u.Field, u.Grid, u.Overlay, u.Tiles, u.Brush, u.Misc} {
+	for _, v := range [][4]float32{u.Eye, u.Sun, u.Ambient, u.Field, u.Grid, u.Overlay, u.Tiles, u.Brush, u.Misc, u.Lod, u.Wgrid} {
 		out = append(out, v[:]...)
 	}
 	return out
@@ -44,14 +46,17 @@ var (
 	clearSky = wgpu.Color{R: 0.42, G: 0.55, B: 0.72, A: 1}
 )
 
-// weightGrid is the control textures' size (the weights grid), or the height grid without them.
+// weightGrid is the weights grid: the stored controls' size, WeightsGrid, or the height grid.
 func (s *Scene) weightGrid() (int, int) {
 	for _, c := range s.Controls {
 		if c != nil {
 			return c.Bounds().Dx(), c.Bounds().Dy()
 		}
 	}
-	return s.Height.W, s.Height.H
+	if g := s.WeightsGrid; g[0] > 0 && g[1] > 0 {
+		return g[0], g[1]
+	}
+	return s.ground().GridSize()
 }
 
 // Overlay modes as the terrain shader numbers them (frame.overlay.x).
@@ -70,7 +75,15 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	u.Ambient = skyLight
 	mn, tx := s.Placement.Min(), s.texel()
 	u.Field = [4]float32{float32(mn[0]), float32(mn[1]), float32(tx[0]), float32(tx[1])}
-	u.Grid = [4]float32{float32(s.Height.W), float32(s.Height.H), float32(1 / s.Placement.Size[0]), float32(1 / s.Placement.Size[1])}
+	hw, hh := s.ground().GridSize()
+	u.Grid = [4]float32{float32(hw), float32(hh), float32(1 / s.Placement.Size[0]), float32(1 / s.Placement.Size[1])}
+	if f.ortho {
+		u.Lod[1] = float32(f.metresPerPx)
+	} else {
+		u.Lod[0] = float32(1 / f.pxPerRad)
+	}
+	wg := r.weightsGrid()
+	u.Wgrid = [4]float32{float32(wg.texel[0]), float32(wg.texel[1]), float32(r.terrain.wgrid[0]), float32(r.terrain.wgrid[1])}
 	o := &r.overlay
 	slopeMax := o.SlopeMax
 	if !(slopeMax > 0) {
@@ -176,6 +189,11 @@ func (r *Renderer) prepare(order func([]chunkInst) []chunkInst) (FrameStats, err
 		if order != nil {
 			r.chunks = order(r.chunks)
 		}
+		missing, err := r.preparePages(&f)
+		if err != nil {
+			return stats, err
+		}
+		stats.MissingWeights = missing
 		u, err := r.uniforms(&f, r.now())
 		if err != nil {
 			return stats, err

@@ -18,10 +18,13 @@ import (
 // FrameStats describes the last frame actually rendered.
 type FrameStats struct {
 	GPUms     float64 // encode + submit + wait + readback, milliseconds
-	SelectMs  float64 // CPU chunk selection, milliseconds
+	SelectMs  float64 // CPU chunk selection and page residency, milliseconds
 	Triangles int     // terrain and instance triangles submitted
 	Chunks    int     // terrain chunks drawn
 	Instances int     // instances drawn
+	// MissingWeights counts the weights pages the frame samples that the shown generation lacks
+	// (it drew a coarser level there): 0 is a frame drawn from exactly the levels it samples.
+	MissingWeights int
 }
 
 // Renderer draws a Scene from a Camera with an Overlay into its own colour and depth targets. It
@@ -52,11 +55,15 @@ type Renderer struct {
 	cull    bool // this frame may cull the terrain's back faces (terrain.cullSafe)
 	flashes []float32
 
-	draft     bool // SetDraft: a coarser terrain and a thinned forest while the picture moves
-	dirty     bool
-	animating bool
-	last      *image.RGBA
-	stats     FrameStats
+	draft bool // SetDraft: a coarser terrain and a thinned forest while the picture moves
+	// pageBuf is the height page the renderer fills (reused); atlasTarget wraps the weights
+	// atlas for the kernel (WeightsSlot).
+	pageBuf     []float32
+	atlasTarget *gpu.WeightsTarget
+	dirty       bool
+	animating   bool
+	last        *image.RGBA
+	stats       FrameStats
 }
 
 // New creates a renderer of w×h pixels on d. The device stays the caller's.
@@ -153,11 +160,12 @@ func (r *Renderer) SetScene(s *Scene) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.scene = nil
+	r.atlasTarget = nil
 	r.dirty = true
 	if err := r.terrain.setScene(r.dev, s, r.frameBuf); err != nil {
 		return err
 	}
-	if err := r.inst.bindFrame(r.dev, r.frameBuf, r.terrain.height); err != nil {
+	if err := r.inst.bindFrame(r.dev, r.frameBuf, r.terrain.hvt); err != nil {
 		return err
 	}
 	if err := r.inst.setScene(r.dev, s); err != nil {
@@ -165,13 +173,20 @@ func (r *Renderer) SetScene(s *Scene) error {
 	}
 	r.scene = s
 	r.sampler = newHeightSampler(s)
-	lo, hi := s.heightBounds()
+	r.setBounds()
+	return nil
+}
+
+// setBounds makes the scene's box from its height range and the ground's (the LOD tree's root):
+// the same ground gives the same box, and so the same near and far planes. r.mu is held.
+func (r *Renderer) setBounds() {
+	s := r.scene
+	lo, hi := s.heightBounds(r.terrain.tree)
 	if t := r.terrain.tree; t != nil && t.minH[0][0] <= t.maxH[0][0] {
 		lo, hi = math.Min(lo, float64(t.minH[0][0])), math.Max(hi, float64(t.maxH[0][0]))
 	}
 	mn := s.Placement.Min()
 	r.bounds = bounds{min: vec3{mn[0], lo - 1, mn[1]}, max: vec3{mn[0] + s.Placement.Size[0], hi + 10, mn[1] + s.Placement.Size[1]}}
-	return nil
 }
 
 // SetCamera replaces the camera; the next Frame renders.
@@ -262,6 +277,9 @@ func (r *Renderer) pick(px, py float64, throughHoles bool) (Hit, bool) {
 		return Hit{}, false
 	}
 	f := r.cam.frame(r.w, r.h, r.bounds)
+	src := r.scene.ground()
+	src.Lock()
+	defer src.Unlock()
 	return pick(&f, r.sampler, r.scene.Placement.Size, r.bounds.min[1], r.bounds.max[1], px, py, throughHoles)
 }
 

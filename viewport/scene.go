@@ -20,22 +20,6 @@ func (p Placement) Min() [2]float64 {
 	return [2]float64{p.Origin[0] - p.Size[0]/2, p.Origin[1] - p.Size[1]/2}
 }
 
-// HeightField is the container's height payload in memory: W×H texels of rgba32f, row 0 at the
-// field's minimum Z — R height in metres, G dh/dx, B dh/dz, A coverage (0 = a hole).
-// Samples are cell-centred: texel (i, j) stands at min + ((i+0.5)·size.X/W, (j+0.5)·size.Z/H).
-type HeightField struct {
-	W, H int
-	Data []float32 // 4·W·H floats
-}
-
-// At returns texel (i, j) clamped to the grid: height, gradient X, gradient Z, coverage.
-func (h *HeightField) At(i, j int) (hgt, gx, gz, cov float32) {
-	i = clampInt(i, 0, h.W-1)
-	j = clampInt(j, 0, h.H-1)
-	o := 4 * (j*h.W + i)
-	return h.Data[o], h.Data[o+1], h.Data[o+2], h.Data[o+3]
-}
-
 // Layer is one surface of the stack as the viewport draws it.
 type Layer struct {
 	Name string
@@ -83,11 +67,18 @@ type Population struct {
 type Scene struct {
 	Placement   Placement
 	HeightRange [2]float64 // lowest and highest metres the field reaches
-	Height      HeightField
-	// Controls are the two weight textures (layers 0–3 in RGBA of [0], 4–7 in [1]); they may
-	// have another size than the height grid. A nil control means "no weight" for its layers,
-	// and with both nil layer 0 covers everything.
-	Controls    [2]image.Image
+	// Height is the height payload in memory; Ground, when set, is read instead (a field too
+	// large to copy: the renderer reads the pages a frame needs from it).
+	Height HeightField
+	Ground HeightSource
+	// Controls are the two stored weight textures (layers 0–3 in RGBA of [0], 4–7 in [1]); they
+	// may have another size than the height grid, and the renderer fills the weights pyramid's
+	// pages from them. A nil control means "no weight" for its layers, and with both nil (and no
+	// pages written: WeightsSlot, PutWeights) layer 0 covers everything.
+	Controls [2]image.Image
+	// WeightsGrid is the weights grid's size when there are no Controls (an evaluator writes its
+	// pages); zero means the height grid.
+	WeightsGrid [2]int
 	Layers      []Layer
 	Atlas       *Atlas
 	Populations []Population
@@ -101,12 +92,21 @@ func (s *Scene) Validate() error {
 	if !(s.Placement.Size[0] > 0 && s.Placement.Size[1] > 0) {
 		return fmt.Errorf("viewport: scene: placement size %v must be positive", s.Placement.Size)
 	}
-	h := s.Height
-	if h.W < 2 || h.H < 2 {
-		return fmt.Errorf("viewport: scene: height grid %dx%d must be at least 2x2", h.W, h.H)
+	if s.Ground != nil {
+		if w, h := s.Ground.GridSize(); w < 2 || h < 2 {
+			return fmt.Errorf("viewport: scene: height grid %dx%d must be at least 2x2", w, h)
+		}
+	} else {
+		h := &s.Height
+		if h.W < 2 || h.H < 2 {
+			return fmt.Errorf("viewport: scene: height grid %dx%d must be at least 2x2", h.W, h.H)
+		}
+		if len(h.Data) != 4*h.W*h.H {
+			return fmt.Errorf("viewport: scene: height data has %d floats, want 4·%d·%d = %d", len(h.Data), h.W, h.H, 4*h.W*h.H)
+		}
 	}
-	if len(h.Data) != 4*h.W*h.H {
-		return fmt.Errorf("viewport: scene: height data has %d floats, want 4·%d·%d = %d", len(h.Data), h.W, h.H, 4*h.W*h.H)
+	if g := s.WeightsGrid; g != [2]int{} && (g[0] < 1 || g[1] < 1) {
+		return fmt.Errorf("viewport: scene: weights grid %v must be positive", g)
 	}
 	if len(s.Layers) > 8 {
 		return fmt.Errorf("viewport: scene: %d layers, at most 8", len(s.Layers))
@@ -116,7 +116,12 @@ func (s *Scene) Validate() error {
 			return fmt.Errorf("viewport: scene: control %d is empty", i)
 		}
 	}
-	for i, p := range s.Populations {
+	return validatePopulations(s.Populations)
+}
+
+// validatePopulations reports what would make a scene's populations undrawable.
+func validatePopulations(pops []Population) error {
+	for i, p := range pops {
 		switch p.Mesh {
 		case MeshTree, MeshRock, MeshBush:
 		default:
@@ -135,33 +140,28 @@ func (s *Scene) Validate() error {
 	return nil
 }
 
-// texel returns the field's texel size in metres along X and Z.
-func (s *Scene) texel() [2]float64 {
-	return [2]float64{s.Placement.Size[0] / float64(s.Height.W), s.Placement.Size[1] / float64(s.Height.H)}
+// ground is the scene's height source: Ground, or the in-memory Height.
+func (s *Scene) ground() HeightSource {
+	if s.Ground != nil {
+		return s.Ground
+	}
+	return &s.Height
 }
 
-// heightBounds returns the lowest and highest height in the data, falling back to HeightRange
-// when the data is flat or empty.
-func (s *Scene) heightBounds() (lo, hi float64) {
+// texel returns the field's texel size in metres along X and Z.
+func (s *Scene) texel() [2]float64 {
+	w, h := s.ground().GridSize()
+	return [2]float64{s.Placement.Size[0] / float64(w), s.Placement.Size[1] / float64(h)}
+}
+
+// heightBounds returns HeightRange, or (when it is empty) the range of the LOD tree built over
+// the ground.
+func (s *Scene) heightBounds(t *lodTree) (lo, hi float64) {
 	lo, hi = s.HeightRange[0], s.HeightRange[1]
-	if hi > lo {
+	if hi > lo || t == nil || !(t.minH[0][0] <= t.maxH[0][0]) {
 		return lo, hi
 	}
-	d := s.Height.Data
-	if len(d) < 4 {
-		return 0, 0
-	}
-	lo, hi = float64(d[0]), float64(d[0])
-	for o := 0; o < len(d); o += 4 {
-		v := float64(d[o])
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
-		}
-	}
-	return lo, hi
+	return float64(t.minH[0][0]), float64(t.maxH[0][0])
 }
 
 func clampInt(v, lo, hi int) int {

@@ -2,6 +2,7 @@ package viewport
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 
@@ -22,9 +23,10 @@ type terrain struct {
 	clampS    *wgpu.Sampler
 	atlasS    *wgpu.Sampler
 
-	// Scene resources.
-	height   *gpu.Texture
-	controls [2]*texture
+	// Scene resources: the height and the weights pyramids' resident pages (virtual textures,
+	// vtex.go), the atlas sheets, the layer table.
+	hvt      *vtex // the height payload, one RGBA32F plane, filled from the scene's HeightSource
+	wvt      *vtex // the weights, RGBA8 planes lo (layers 0–3) and hi (4–7)
 	albedo   *texture
 	normal   *texture
 	layers   *gpu.Buffer
@@ -33,9 +35,12 @@ type terrain struct {
 	tree     *lodTree
 	hasAtlas [2]bool
 	nLayers  int
-	// wgrid is the weights grid the control textures cover (their size; the height grid when
-	// there are none), for the tile-grid overlay.
+	// wgrid is the weights grid (the stored controls' size, Scene.WeightsGrid, or the height
+	// grid), for the weights pyramid and the tile-grid overlay.
 	wgrid [2]int
+	// controls are the scene's stored weights (Scene.Controls as RGBA bytes), the static source
+	// the renderer fills weights pages from; nil when the caller writes pages (the editor).
+	controls [2]*image.RGBA
 
 	// density is the density-overlay grid: a 16-byte header (max, width, height, 0) then
 	// width×height f32, the scatter kernel's own layout. ownDensity is the renderer's buffer
@@ -71,7 +76,7 @@ func newTerrain(d *gpu.Device) (t *terrain, err error) {
 		return nil, fmt.Errorf("viewport: %w", err)
 	}
 	t.gridCount = uint32(len(idx))
-	if t.chunks, err = d.NewBuffer("viewport chunk instances", 16*256, wgpu.BufferUsageVertex); err != nil {
+	if t.chunks, err = d.NewBuffer("viewport chunk instances", chunkInstBytes*256, wgpu.BufferUsageVertex); err != nil {
 		return nil, fmt.Errorf("viewport: %w", err)
 	}
 	if t.layers, err = d.NewBuffer("viewport layer table", 16*16, wgpu.BufferUsageUniform); err != nil {
@@ -115,12 +120,10 @@ func (t *terrain) releaseScene() {
 		t.bg.Release()
 		t.bg = nil
 	}
-	t.height.Release()
-	t.height = nil
-	for i := range t.controls {
-		t.controls[i].Release()
-		t.controls[i] = nil
-	}
+	t.hvt.Release()
+	t.wvt.Release()
+	t.hvt, t.wvt = nil, nil
+	t.controls = [2]*image.RGBA{}
 	t.albedo.Release()
 	t.normal.Release()
 	t.albedo, t.normal = nil, nil
@@ -148,7 +151,8 @@ func (t *terrain) Release() {
 	}
 }
 
-// setScene uploads the scene's payloads and builds the LOD tree.
+// setScene makes the scene's virtual textures and atlas sheets and builds the LOD tree; no page
+// is resident until a frame asks for it.
 func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err error) {
 	t.releaseScene()
 	defer func() {
@@ -156,27 +160,23 @@ func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err e
 			t.releaseScene()
 		}
 	}()
-	hf := &s.Height
-	if lim := d.Limits.MaxTextureDimension2D; lim > 0 && (uint32(hf.W) > lim || uint32(hf.H) > lim) {
-		return fmt.Errorf("viewport: height grid %dx%d exceeds the device's %d texels", hf.W, hf.H, lim)
+	src := s.ground()
+	hw, hh := src.GridSize()
+	t.wgrid[0], t.wgrid[1] = s.weightGrid()
+	// Slots: enough for a frame's pages with room to spare, within what the grid has.
+	src.Lock()
+	t.tree = newLODTree(src)
+	src.Unlock()
+	if t.hvt, err = newVtex(d, "viewport height", hw, hh, t.tree.levels, heightSlots, []wgpu.TextureFormat{wgpu.TextureFormatRGBA32Float}, 0); err != nil {
+		return err
 	}
-	t.height, err = d.NewTexture("viewport height", uint32(hf.W), uint32(hf.H), wgpu.TextureFormatRGBA32Float,
-		wgpu.TextureUsageTextureBinding)
-	if err != nil {
-		return fmt.Errorf("viewport: %w", err)
-	}
-	if err = t.height.Write(wgpu.ToBytes(hf.Data)); err != nil {
-		return fmt.Errorf("viewport: %w", err)
+	if t.wvt, err = newVtex(d, "viewport weights", t.wgrid[0], t.wgrid[1], 1, weightSlots,
+		[]wgpu.TextureFormat{wgpu.TextureFormatRGBA8Unorm, wgpu.TextureFormatRGBA8Unorm}, wgpu.TextureUsageStorageBinding); err != nil {
+		return err
 	}
 	for i, c := range s.Controls {
-		label := fmt.Sprintf("viewport control %d", i)
-		if c == nil {
-			t.controls[i], err = solidTexture(d, label, [4]uint8{}, wgpu.TextureFormatRGBA8Unorm)
-		} else {
-			t.controls[i], err = imageTexture(d, label, c, wgpu.TextureFormatRGBA8Unorm, false)
-		}
-		if err != nil {
-			return err
+		if c != nil {
+			t.controls[i] = toRGBA(c)
 		}
 	}
 	if t.albedo, t.normal, t.hasAtlas, err = atlasTextures(d, s.Atlas); err != nil {
@@ -186,10 +186,18 @@ func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err e
 		return fmt.Errorf("viewport: %w", err)
 	}
 	t.nLayers = len(s.Layers)
-	t.wgrid[0], t.wgrid[1] = s.weightGrid()
-	t.tree = newLODTree(hf)
 	return t.rebind(d, frameBuf)
 }
+
+// The atlases' slots at first: a frame of 968×704 over an 8K field reads about 90 pages of the
+// height pyramid (its chunks' and its pixels') and samples 20–50 of the weights'; the rest keeps
+// what the camera recently saw. 12² slots of the height payload are 145 MiB of RGBA32F, 16² of
+// weights 2 × 66 MiB — on a software device that is this process's memory, so they start small
+// and the height's grows when a frame needs more (growHeight).
+var (
+	heightSlots = 12 * 12
+	weightSlots = 16 * 16
+)
 
 // atlasTextures uploads the atlas sheets with their mip chains, or 1-texel neutrals (white
 // albedo, flat normal) for a sheet that is missing; has says which sheets are real.
@@ -221,14 +229,14 @@ func (t *terrain) rebind(d *gpu.Device, frameBuf *gpu.Buffer) error {
 		t.bg.Release()
 		t.bg = nil
 	}
-	if t.height == nil {
+	if t.hvt == nil || t.wvt == nil {
 		return nil
 	}
 	bg, err := t.pipe.bindGroup(d, "viewport terrain", 0,
 		bufEntry(0, frameBuf),
-		wgpu.BindGroupEntry{Binding: 1, TextureView: t.height.View},
-		wgpu.BindGroupEntry{Binding: 2, TextureView: t.controls[0].view},
-		wgpu.BindGroupEntry{Binding: 3, TextureView: t.controls[1].view},
+		wgpu.BindGroupEntry{Binding: 1, TextureView: t.hvt.planes[0].view},
+		wgpu.BindGroupEntry{Binding: 2, TextureView: t.wvt.planes[0].view},
+		wgpu.BindGroupEntry{Binding: 3, TextureView: t.wvt.planes[1].view},
 		wgpu.BindGroupEntry{Binding: 4, Sampler: t.clampS},
 		wgpu.BindGroupEntry{Binding: 5, TextureView: t.albedo.view},
 		wgpu.BindGroupEntry{Binding: 6, TextureView: t.normal.view},
@@ -236,6 +244,8 @@ func (t *terrain) rebind(d *gpu.Device, frameBuf *gpu.Buffer) error {
 		bufEntry(8, t.layers),
 		bufEntry(9, t.flash),
 		bufEntry(10, t.density),
+		bufEntry(11, t.hvt.tableBuf),
+		bufEntry(12, t.wvt.tableBuf),
 	)
 	if err != nil {
 		return err
@@ -292,7 +302,7 @@ func (t *terrain) draw(pass *wgpu.RenderPassEncoder, n int, cull, noSkirts bool)
 	}
 	pass.SetBindGroup(0, t.bg, nil)
 	pass.SetVertexBuffer(0, t.gridVB.Buf, 0, t.gridVB.Size)
-	pass.SetVertexBuffer(1, t.chunks.Buf, 0, uint64(16*n))
+	pass.SetVertexBuffer(1, t.chunks.Buf, 0, uint64(chunkInstBytes*n))
 	pass.SetIndexBuffer(t.gridIB.Buf, wgpu.IndexFormatUint32, 0, t.gridIB.Size)
 	count := t.gridCount
 	if noSkirts {
@@ -318,12 +328,17 @@ func terrainSpec() pipelineSpec {
 			uniformEntry(8, wgpu.ShaderStageFragment),
 			storageEntry(9, wgpu.ShaderStageFragment),
 			storageEntry(10, wgpu.ShaderStageFragment),
+			storageEntry(11, vf),
+			storageEntry(12, wgpu.ShaderStageFragment),
 		}},
 		buffers: []wgpu.VertexBufferLayout{
 			{ArrayStride: 12, StepMode: wgpu.VertexStepModeVertex,
 				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x3, Offset: 0, ShaderLocation: 0}}},
-			{ArrayStride: 16, StepMode: wgpu.VertexStepModeInstance,
-				Attributes: []wgpu.VertexAttribute{{Format: wgpu.VertexFormatFloat32x4, Offset: 0, ShaderLocation: 1}}},
+			{ArrayStride: chunkInstBytes, StepMode: wgpu.VertexStepModeInstance,
+				Attributes: []wgpu.VertexAttribute{
+					{Format: wgpu.VertexFormatFloat32x4, Offset: 0, ShaderLocation: 1},
+					{Format: wgpu.VertexFormatUint32x4, Offset: 16, ShaderLocation: 2},
+				}},
 		},
 		cull:   wgpu.CullModeNone,
 		culled: terrainCull,

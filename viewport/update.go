@@ -14,8 +14,9 @@ import (
 // stroke or a reloaded source changes a rectangle of height, a re-run scatter changes the pools,
 // a tint or tiling edit changes the layer table. None of them uploads the whole scene again.
 
-// UpdateControls replaces control texture i (0 or 1) of the current scene. A texture of the same
-// size is written in place; another size (or a borrowed texture) is replaced by the renderer's own.
+// UpdateControls replaces stored control texture i (0 or 1) of the current scene: the weights
+// pyramid's pages are filled from it again. Another size than the weights grid's starts the
+// pyramid afresh.
 func (r *Renderer) UpdateControls(i int, img image.Image) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -29,23 +30,18 @@ func (r *Renderer) UpdateControls(i int, img image.Image) error {
 		return fmt.Errorf("viewport: update controls %d: empty image", i)
 	}
 	m := toRGBA(img)
-	w, h := m.Rect.Dx(), m.Rect.Dy()
-	if err := r.ownControl(i, w, h); err != nil {
+	if err := r.storedControls(m.Rect.Dx(), m.Rect.Dy()); err != nil {
 		return err
 	}
-	if err := r.terrain.controls[i].writeLevel(r.dev, 0, uint32(w), uint32(h), m.Pix); err != nil {
-		return fmt.Errorf("viewport: update controls %d: %w", i, err)
-	}
-	r.terrain.wgrid = [2]int{w, h}
+	r.terrain.controls[i] = m
 	r.scene.Controls[i] = img
-	r.dirty = true
+	r.dropStored(0, 0, m.Rect.Dx(), m.Rect.Dy())
 	return nil
 }
 
-// UpdateControlsRect writes the texels of rect (weights texels) of control texture i; pix holds
-// rect's RGBA bytes, rows tightly packed. The texture is (re)made w×h, the whole weights grid,
-// when it is not already the renderer's own of that size (its other texels are then zero until
-// written). The editor's Go evaluator sends each re-evaluated tile this way.
+// UpdateControlsRect writes the texels of rect (weights texels) of stored control texture i; pix
+// holds rect's RGBA bytes, rows tightly packed. The control is made w×h, the whole weights grid,
+// when it is not already (its other texels are then zero until written).
 func (r *Renderer) UpdateControlsRect(i, w, h int, rect image.Rectangle, pix []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -58,116 +54,107 @@ func (r *Renderer) UpdateControlsRect(i, w, h int, rect image.Rectangle, pix []b
 	if rect.Empty() || !rect.In(image.Rect(0, 0, w, h)) || len(pix) != 4*rect.Dx()*rect.Dy() {
 		return fmt.Errorf("viewport: update controls %d: rect %v of a %dx%d grid with %d bytes", i, rect, w, h, len(pix))
 	}
-	if err := r.ownControl(i, w, h); err != nil {
+	if err := r.storedControls(w, h); err != nil {
 		return err
 	}
-	t := r.terrain.controls[i]
-	err := r.dev.Do("write "+t.label, func() error {
-		return r.dev.Queue.WriteTexture(&wgpu.ImageCopyTexture{Texture: t.tex, Aspect: wgpu.TextureAspectAll,
-			Origin: wgpu.Origin3D{X: uint32(rect.Min.X), Y: uint32(rect.Min.Y)}},
-			pix, &wgpu.TextureDataLayout{BytesPerRow: uint32(4 * rect.Dx()), RowsPerImage: uint32(rect.Dy())},
-			&wgpu.Extent3D{Width: uint32(rect.Dx()), Height: uint32(rect.Dy()), DepthOrArrayLayers: 1})
-	})
-	if err != nil {
-		return fmt.Errorf("viewport: %w", err)
+	t := r.terrain
+	c := t.controls[i]
+	if c == nil || c.Rect.Dx() != w || c.Rect.Dy() != h {
+		c = image.NewRGBA(image.Rect(0, 0, w, h))
+		t.controls[i] = c
 	}
-	r.terrain.wgrid = [2]int{w, h}
-	r.scene.Controls[i] = nil // the texture, not an image, is the truth now
-	r.dirty = true
+	for j := 0; j < rect.Dy(); j++ {
+		copy(c.Pix[c.PixOffset(rect.Min.X, rect.Min.Y+j):], pix[4*j*rect.Dx():4*(j+1)*rect.Dx()])
+	}
+	r.scene.Controls[i] = c
+	r.dropStored(rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y)
 	return nil
 }
 
-// ownControl makes control texture i the renderer's own w×h texture, keeping it when it already is.
-func (r *Renderer) ownControl(i, w, h int) error {
+// storedControls makes the weights pyramid that of a w×h grid of stored controls, shown as
+// generation 0 (a new size starts it afresh). r.mu is held.
+func (r *Renderer) storedControls(w, h int) error {
 	t := r.terrain
-	if old := t.controls[i]; old != nil && !old.borrowed && old.w == uint32(w) && old.h == uint32(h) {
-		return nil
+	if t.wgrid != [2]int{w, h} {
+		nv, err := newVtex(r.dev, "viewport weights", w, h, 1, weightSlots,
+			[]wgpu.TextureFormat{wgpu.TextureFormatRGBA8Unorm, wgpu.TextureFormatRGBA8Unorm}, wgpu.TextureUsageStorageBinding)
+		if err != nil {
+			return err
+		}
+		t.wvt.Release()
+		t.wvt, t.wgrid, t.controls = nv, [2]int{w, h}, [2]*image.RGBA{}
+		r.atlasTarget = nil
+		if err := t.rebind(r.dev, r.frameBuf); err != nil {
+			return err
+		}
 	}
-	nt, err := newTexture(r.dev, fmt.Sprintf("viewport control %d", i), uint32(w), uint32(h), 1,
-		wgpu.TextureFormatRGBA8Unorm, wgpu.TextureUsageTextureBinding|wgpu.TextureUsageCopyDst)
-	if err != nil {
-		return err
-	}
-	t.controls[i].Release()
-	t.controls[i] = nt
-	return t.rebind(r.dev, r.frameBuf)
+	t.wvt.show(0)
+	return nil
 }
 
-// SetControlTextures makes the terrain sample lo (layers 0–3) and hi (layers 4–7) where they are:
-// the weights kernel's target, so an evaluation reaches the screen with no copy through the CPU.
-// The textures are borrowed: the caller keeps them alive while they are bound and releases them
-// after binding others (or the renderer's own again through UpdateControls).
-func (r *Renderer) SetControlTextures(lo, hi *gpu.Texture) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.scene == nil {
-		return fmt.Errorf("viewport: set control textures: no scene")
+// dropStored forgets the stored weights' pages over level-0 texels [x0, x1) × [z0, z1). r.mu is held.
+func (r *Renderer) dropStored(x0, z0, x1, z1 int) {
+	for _, key := range pagesOver(r.terrain.wvt.pyr, x0, z0, x1, z1) {
+		r.terrain.wvt.drop(key, 0)
 	}
-	if lo == nil || hi == nil || lo.Tex == nil || hi.Tex == nil {
-		return fmt.Errorf("viewport: set control textures: nil or released texture")
-	}
-	if lo.Width != hi.Width || lo.Height != hi.Height {
-		return fmt.Errorf("viewport: set control textures: %dx%d and %dx%d differ", lo.Width, lo.Height, hi.Width, hi.Height)
-	}
-	t := r.terrain
-	if c := t.controls; c[0] != nil && c[0].tex == lo.Tex && c[1] != nil && c[1].tex == hi.Tex {
-		r.dirty = true // same textures, new contents
-		return nil
-	}
-	for i, g := range []*gpu.Texture{lo, hi} {
-		t.controls[i].Release()
-		t.controls[i] = borrow(g)
-		r.scene.Controls[i] = nil
-	}
-	t.wgrid = [2]int{int(lo.Width), int(lo.Height)}
 	r.dirty = true
-	return t.rebind(r.dev, r.frameBuf)
 }
 
 // UpdateHeight copies data — rect's texels of the rgba32f height payload (R metres, G dh/dx,
-// B dh/dz, A coverage), rows tightly packed — into the scene under the renderer's lock (so Pick
-// never reads a half-written rectangle), uploads them, and rebuilds the level-of-detail tree when
-// a height (not only a coverage) changed. rect is in height texels and must lie inside the grid.
+// B dh/dz, A coverage), rows tightly packed — into the scene's in-memory Height under the
+// renderer's lock (so Pick never reads a half-written rectangle) and shows it (HeightChanged).
+// rect is in height texels and must lie inside the grid.
 func (r *Renderer) UpdateHeight(rect image.Rectangle, data []float32) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.scene == nil {
 		return fmt.Errorf("viewport: update height: no scene")
 	}
+	if r.scene.Ground != nil {
+		return fmt.Errorf("viewport: update height: the scene's ground is a source: change it and call HeightChanged")
+	}
 	hf := &r.scene.Height
 	if rect.Empty() || !rect.In(image.Rect(0, 0, hf.W, hf.H)) || len(data) != 4*rect.Dx()*rect.Dy() {
 		return fmt.Errorf("viewport: update height: rect %v of a %dx%d grid with %d floats", rect, hf.W, hf.H, len(data))
 	}
 	w, h := rect.Dx(), rect.Dy()
-	heightsMoved := false
 	for j := 0; j < h; j++ {
-		dst := hf.Data[4*((rect.Min.Y+j)*hf.W+rect.Min.X) : 4*((rect.Min.Y+j)*hf.W+rect.Max.X)]
-		src := data[4*j*w : 4*(j+1)*w]
-		for k := 0; k < len(src) && !heightsMoved; k += 4 {
-			heightsMoved = dst[k] != src[k]
-		}
-		copy(dst, src)
+		copy(hf.Data[4*((rect.Min.Y+j)*hf.W+rect.Min.X):], data[4*j*w:4*(j+1)*w])
 	}
-	tex := r.terrain.height
-	err := r.dev.Do("update height", func() error {
-		return r.dev.Queue.WriteTexture(&wgpu.ImageCopyTexture{Texture: tex.Tex, Aspect: wgpu.TextureAspectAll,
-			Origin: wgpu.Origin3D{X: uint32(rect.Min.X), Y: uint32(rect.Min.Y)}},
-			wgpu.ToBytes(data), &wgpu.TextureDataLayout{BytesPerRow: uint32(16 * w), RowsPerImage: uint32(h)},
-			&wgpu.Extent3D{Width: uint32(w), Height: uint32(h), DepthOrArrayLayers: 1})
-	})
-	if err != nil {
-		return fmt.Errorf("viewport: %w", err)
+	hf.written()
+	r.heightChanged(rect)
+	return nil
+}
+
+// HeightChanged says the scene's ground changed in rect (height texels: heights, holes or
+// both): the height pages that show it are read again, and the level-of-detail tree there is
+// rebuilt (only the nodes over rect and their ancestors).
+func (r *Renderer) HeightChanged(rect image.Rectangle) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scene != nil {
+		r.heightChanged(rect)
 	}
-	if heightsMoved {
-		r.terrain.tree = newLODTree(hf)
-		if t := r.terrain.tree; t.minH[0][0] <= t.maxH[0][0] {
-			r.bounds.min[1] = min(r.bounds.min[1], float64(t.minH[0][0])-1)
-			r.bounds.max[1] = max(r.bounds.max[1], float64(t.maxH[0][0])+10)
-		}
+}
+
+// heightChanged is HeightChanged with r.mu held.
+func (r *Renderer) heightChanged(rect image.Rectangle) {
+	src := r.scene.ground()
+	w, h := src.GridSize()
+	// A changed height moves the gradient of its neighbours too.
+	rect = rect.Inset(-1).Intersect(image.Rect(0, 0, w, h))
+	if rect.Empty() {
+		return
 	}
+	for _, key := range pagesOver(r.terrain.hvt.pyr, rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y) {
+		r.terrain.hvt.drop(key, 0)
+	}
+	src.Lock()
+	r.terrain.tree.update(src, rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y)
+	src.Unlock()
+	r.setBounds()
 	r.sampler = newHeightSampler(r.scene)
 	r.dirty = true
-	return nil
 }
 
 // SetLayers replaces the layer table (tints, tiling, textured flags): a tint or tiling edit
@@ -256,12 +243,10 @@ func (r *Renderer) SetPopulations(pops []Population) error {
 	if r.scene == nil {
 		return fmt.Errorf("viewport: set populations: no scene")
 	}
-	s := *r.scene
-	s.Populations = pops
-	if err := s.Validate(); err != nil {
+	if err := validatePopulations(pops); err != nil {
 		return err
 	}
-	if err := r.inst.setScene(r.dev, &s); err != nil {
+	if err := r.inst.setPopulations(r.dev, pops); err != nil {
 		return err
 	}
 	r.scene.Populations = pops
