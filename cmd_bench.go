@@ -20,15 +20,20 @@ func init() {
 		summary: "time the GPU and the Go reference side by side (weights, scatter, edit, live, bake)",
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
+       strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
              reference, for the sample stack and the 16-rule stress stack; texels/s and ratios
   scatter    density + placement of the stress stack's population: candidate sites/s
   edit       brush strokes, each re-evaluating only the tiles it dirtied: ms per stroke
-  live       the editor's loop, headless: a slider drag of a rule, each step timed to the first
-             viewport frame that shows it (median, p95; a draft where the machine needs one) and
-             each release to the refined full frame — for the dunes sample and the stress stack
-             over an N×N field, through the same session the window runs
+  live       the editor's loop, headless, through the same session the window runs, for the dunes
+             sample and the stress stack over an N×N field: open → first frame and → settled
+             view, a stack edit → settled, a slider drag of a rule with each step timed to the
+             first viewport frame that shows it (median, p95; a draft where the machine needs
+             one) and each release to the settled frame; peak RSS and device memory
+  open PATH  the same figures for a heightmap (.png .r16 .f32 .tif .exr; the starter stack, one
+             metre per texel unless --size-m, integer codes over 0…1000 m unless --height-range)
+             or a .terrainData container, opened as the editor opens it, timed from the read
              (no argument: weights, scatter and edit)
   bake       a whole bake of the sample with an N×N weights grid, exactly as strata bake does it
              (GPU, or the Go reference with --cpu): wall time by phase, peak memory, size on disk
@@ -49,6 +54,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	var which []string
 	for len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		which, args = append(which, args[0]), args[1:]
+	}
+	if len(which) > 0 && which[0] == "open" {
+		return runBenchOpen(which[1:], args, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -200,4 +208,65 @@ func benchBake(ctx context.Context, size int, cpu bool, out, compare string, std
 		fmt.Fprintf(stdout, "  controls vs %s: %.4f%% of bytes equal, worst difference %d\n", compare, 100*eq, worst)
 	}
 	return nil
+}
+
+// runBenchOpen is `strata bench open PATH`: a heightmap or container opened as the editor opens
+// it, with the live loop's figures.
+func runBenchOpen(paths, args []string, stdout, stderr io.Writer) int {
+	c := commands["bench"]
+	fs := flag.NewFlagSet("bench open", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cpuOnly := fs.Bool("cpu", false, "")
+	steps := fs.Int("steps", 20, "")
+	frame := fs.String("frame", "968x704", "")
+	rng := fs.String("height-range", "", "")
+	sizeM := fs.String("size-m", "", "")
+	if err := fs.Parse(args); err != nil {
+		return usageError(c, stderr, "%v", err)
+	}
+	paths = append(paths, fs.Args()...)
+	if len(paths) != 1 {
+		return usageError(c, stderr, "bench open takes one heightmap or .terrainData path")
+	}
+	fw, fh, err := parseSize(*frame)
+	if err != nil || *steps < 0 {
+		return usageError(c, stderr, "--frame %q: want WxH; --steps ≥ 0", *frame)
+	}
+	var hm session.HeightmapOptions
+	if *rng != "" {
+		r, err := parsePair("height-range", *rng, ",")
+		if err != nil || !(r[1] > r[0]) {
+			return usageError(c, stderr, "--height-range %q: want LO,HI metres with LO < HI", *rng)
+		}
+		hm.Import.Range = r
+	}
+	if *sizeM != "" {
+		sz, err := parsePair("size-m", *sizeM, "x")
+		if err != nil || !(sz[0] > 0 && sz[1] > 0) {
+			return usageError(c, stderr, "--size-m %q: want WxD metres", *sizeM)
+		}
+		hm.Size = &sz
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ev := session.Auto
+	if *cpuOnly {
+		ev = session.CPU
+	}
+	// The viewport draws on the device whatever evaluates (the editor's way).
+	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata bench open"})
+	if err != nil {
+		fmt.Fprintf(stderr, "strata bench open: %v\n", err)
+		return exitFail
+	}
+	defer dev.Release()
+	gpuName := dev.Info.String()
+	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
+	f, err := session.BenchOpen(ctx, dev, paths[0], hm, ev, *steps, fw, fh)
+	if err != nil {
+		fmt.Fprintf(stderr, "strata bench open: %v\n", err)
+		return exitFail
+	}
+	f.Print(stdout, gpuName)
+	return exitOK
 }

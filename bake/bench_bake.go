@@ -53,7 +53,7 @@ func BenchBake(ctx context.Context, n int, cpu bool, out string) (*BakeFigures, 
 	fig.Wall = time.Since(t0)
 	fig.Phases = tm.Phases()
 	fig.Notes = tm.Notes()
-	fig.PeakRSS = peakRSS()
+	fig.PeakRSS = PeakRSS()
 	fig.Backend = r.Backend
 	if w := r.Landscape.Weights; w.W != n || w.H != n {
 		return nil, fmt.Errorf("bake: bench: %dx%d weights for --size %d", w.W, w.H, n)

@@ -2,5 +2,5 @@
 
 package bake
 
-// peakRSS is not measured on this system.
-func peakRSS() int64 { return 0 }
+// PeakRSS is not measured on this system.
+func PeakRSS() int64 { return 0 }

@@ -7,9 +7,9 @@ import (
 	"syscall"
 )
 
-// peakRSS is the process's resident-set high-water mark in bytes (getrusage; Linux reports KiB,
+// PeakRSS is the process's resident-set high-water mark in bytes (getrusage; Linux reports KiB,
 // the BSDs and macOS bytes).
-func peakRSS() int64 {
+func PeakRSS() int64 {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

@@ -59,8 +59,10 @@ func (b *Buffer) Ensure(size uint64) (recreated bool, err error) {
 	}
 	if b.Buf != nil {
 		b.Buf.Release()
+		b.dev.Held(-int64(b.Cap))
 	}
 	b.Buf, b.Cap = nb, alloc
+	b.dev.Held(int64(alloc))
 	return true, nil
 }
 
@@ -104,6 +106,7 @@ func (b *Buffer) Release() {
 	}
 	b.Buf.Release()
 	b.Buf = nil
+	b.dev.Held(-int64(b.Cap))
 	b.Cap = 0
 }
 

@@ -73,6 +73,8 @@ type Device struct {
 
 	readMu  sync.Mutex // guards staging
 	staging *Buffer    // grow-only MapRead buffer for readback
+
+	mem memory // bytes held by buffers and textures (memory.go)
 }
 
 // Open creates an instance, picks an adapter (discrete, then integrated, then anything, Vulkan /

@@ -71,6 +71,8 @@ func (d *Device) NewTexture(label string, width, height uint32, format wgpu.Text
 		t.Release()
 		return nil, err
 	}
+	bpt, _ := BytesPerTexel(format)
+	d.Held(int64(width) * int64(height) * int64(bpt))
 	return t, nil
 }
 
@@ -103,5 +105,9 @@ func (t *Texture) Release() {
 	if t.Tex != nil {
 		t.Tex.Release()
 		t.Tex = nil
+		if t.dev != nil {
+			bpt, _ := BytesPerTexel(t.Format)
+			t.dev.Held(-int64(t.Width) * int64(t.Height) * int64(bpt))
+		}
 	}
 }

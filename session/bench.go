@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,14 +27,6 @@ type LiveCase struct {
 // LiveCases are the standard workloads: the dunes sample (its rock rule's minimum slope dragged
 // from 10° to 30°) and the stress stack over an n×n dunes field (its rock layer's slope rule).
 func LiveCases(n int) []LiveCase {
-	dragMin := func(layer string, lo, hi float64) func(*stack.Stack, int, int) *stack.Stack {
-		return func(base *stack.Stack, k, steps int) *stack.Stack {
-			st := base.Clone()
-			l := st.LayerIndex(layer)
-			st.Layers[l].Rules[0].Min = stack.F(lo + (hi-lo)*float64(k%steps)/float64(max(steps-1, 1)))
-			return st
-		}
-	}
 	return []LiveCase{
 		{Name: "sample", Landscape: func() *bake.Landscape {
 			return &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
@@ -43,134 +37,291 @@ func LiveCases(n int) []LiveCase {
 	}
 }
 
-// LiveFigures is what `strata bench live` reports for one case.
+// dragMin drags the minimum of layer's first rule from lo to hi.
+func dragMin(layer string, lo, hi float64) func(*stack.Stack, int, int) *stack.Stack {
+	return func(base *stack.Stack, k, steps int) *stack.Stack {
+		st := base.Clone()
+		l := st.LayerIndex(layer)
+		st.Layers[l].Rules[0].Min = stack.F(lo + (hi-lo)*float64(k%steps)/float64(max(steps-1, 1)))
+		return st
+	}
+}
+
+// dragAnyRule drags the first rule with a minimum of the topmost layer that has one, over ±25%
+// of its value (at least ±5 of its unit): the drag of an artist trying a rule on a landscape
+// the benchmark did not make. nil when no layer above the ground has such a rule.
+func dragAnyRule(base *stack.Stack) func(*stack.Stack, int, int) *stack.Stack {
+	for l := len(base.Layers) - 1; l >= 1; l-- {
+		for r, ru := range base.Layers[l].Rules {
+			if ru.Min == nil {
+				continue
+			}
+			v := *ru.Min
+			d := max(5, 0.25*v)
+			return func(b *stack.Stack, k, steps int) *stack.Stack {
+				st := b.Clone()
+				st.Layers[l].Rules[r].Min = stack.F(v - d + 2*d*float64(k%steps)/float64(max(steps-1, 1)))
+				return st
+			}
+		}
+	}
+	return nil
+}
+
+// LiveFigures is what `strata bench live` and `strata bench open` report for one landscape.
 type LiveFigures struct {
 	Case      string
 	W, H      int // weights grid
 	Evaluator string
 	Frame     [2]int // viewport pixels
 	Steps     int
+	// Open is open → the first frame of the landscape; Settled open → the first settled frame
+	// (every page the view samples evaluated, nothing refining).
+	Open, Settled time.Duration
+	// Edit is a stack edit (a layer added on top) → its settled frame.
+	Edit time.Duration
 	// Latency is rule change → the first frame showing it (a draft where the machine needs one).
 	LatencyMedian, LatencyP95 time.Duration
-	// Refine is release → the full-resolution frame.
+	// Refine is release → the settled frame.
 	RefineMedian, RefineP95 time.Duration
 	Drafts                  int // frames of the drag that were drafts or reduced-resolution
-	Open                    time.Duration
 	// Eval and Scatter are the mean evaluation and scatter time of the drag's passes (what the
 	// status bar shows), FrameTime the mean frame (render + readback) of the drag.
 	Eval, Scatter, FrameTime time.Duration
 	// RefineEval, RefineScatter, RefineFrame are the same for the refinements after release.
 	RefineEval, RefineScatter, RefineFrame time.Duration
+	// PeakRSS is the process's resident-set high-water mark; DeviceNow and DevicePeak the bytes
+	// the device's buffers and textures held at the end and at most (gpu.Device.Memory).
+	PeakRSS               int64
+	DeviceNow, DevicePeak int64
 }
 
-// BenchLive drags a rule of c through steps values, one at a time: each Drag waits for the
-// first frame that shows it, as an artist sees it; after every tenth step the drag is released
-// and the refinement to a full-resolution frame is timed. It runs the same Session the editor
-// window runs, headless, at w×h pixels.
-func BenchLive(ctx context.Context, dev *gpu.Device, c LiveCase, ev Evaluator, steps, w, h int) (*LiveFigures, error) {
+// benchRun is a session driven as the window drives it, headless, with its frames collected.
+type benchRun struct {
+	s        *Session
+	frames   chan *Frame
+	errMu    sync.Mutex
+	firstErr error
+	last     *Frame
+}
+
+func newBenchRun(ctx context.Context, dev *gpu.Device, ev Evaluator, w, h int) (*benchRun, error) {
 	s, err := New(ctx, Options{Device: dev, Width: w, Height: h, Evaluator: ev})
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	frames := make(chan *Frame, 64)
-	var errMu sync.Mutex
-	var firstErr error
+	b := &benchRun{s: s, frames: make(chan *Frame, 256)}
 	s.Subscribe(func(e Event) {
 		switch e.Kind {
 		case EventFrame:
 			select {
-			case frames <- e.Frame:
+			case b.frames <- e.Frame:
 			default:
 			}
 		case EventError:
-			errMu.Lock()
-			if firstErr == nil {
-				firstErr = e.Err
+			b.errMu.Lock()
+			if b.firstErr == nil {
+				b.firstErr = e.Err
 			}
-			errMu.Unlock()
+			b.errMu.Unlock()
 		}
 	})
-	failed := func() error {
-		errMu.Lock()
-		defer errMu.Unlock()
-		return firstErr
-	}
-	// wait returns when a frame shows version v (full: not a draft, at full resolution).
-	var lastFrame *Frame
-	wait := func(v uint64, full bool) error {
-		timeout := time.After(5 * time.Minute)
-		for {
-			select {
-			case f := <-frames:
-				if f.Version >= v && (!full || (!f.Draft && f.Scale == 1 && !f.Refining)) {
-					lastFrame = f
-					return nil
-				}
-			case <-time.After(time.Second):
-				if err := failed(); err != nil {
-					return err
-				}
-				s.RequestFrame()
-			case <-timeout:
-				return fmt.Errorf("session: bench live: no frame of version %d within 5 minutes", v)
-			case <-ctx.Done():
-				return ctx.Err()
+	return b, nil
+}
+
+func (b *benchRun) failed() error {
+	b.errMu.Lock()
+	defer b.errMu.Unlock()
+	return b.firstErr
+}
+
+// wait returns when a frame shows version v (settled: not a draft, not refining, at full
+// resolution).
+func (b *benchRun) wait(ctx context.Context, v uint64, settled bool) error {
+	timeout := time.After(5 * time.Minute)
+	for {
+		select {
+		case f := <-b.frames:
+			if f.Version >= v && (!settled || (!f.Draft && f.Scale == 1 && !f.Refining)) {
+				b.last = f
+				return nil
 			}
+		case <-time.After(time.Second):
+			if err := b.failed(); err != nil {
+				return err
+			}
+			b.s.RequestFrame()
+		case <-timeout:
+			return fmt.Errorf("session: bench: no frame of version %d within 5 minutes", v)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	t0 := time.Now()
-	l := c.Landscape()
-	if err := s.OpenLandscape(ctx, l, c.Name); err != nil {
-		return nil, err
+}
+
+// opened times the open that starts at t0 to its first and its settled frame.
+func (b *benchRun) opened(ctx context.Context, fig *LiveFigures, t0 time.Time) error {
+	v := b.s.Version()
+	if err := b.wait(ctx, v, false); err != nil {
+		return err
 	}
-	if err := wait(s.Version(), true); err != nil {
-		return nil, err
+	fig.Open = time.Since(t0)
+	if err := b.wait(ctx, v, true); err != nil {
+		return err
 	}
-	fig := &LiveFigures{Case: c.Name, W: l.Geometry.Field.WeightsW, H: l.Geometry.Field.WeightsH, Steps: steps,
-		Evaluator: s.Status().Evaluator, Frame: [2]int{w, h}, Open: time.Since(t0)}
-	base := s.Stack()
+	fig.Settled = time.Since(t0)
+	fig.Evaluator = b.s.Status().Evaluator
+	fi := b.s.Field()
+	fig.W, fig.H = fi.WeightsW, fi.WeightsH
+	return nil
+}
+
+// edit adds a layer on top (a covering rule over the height, as a first snow layer is) and times
+// it to its settled frame, then undoes it and waits for that to settle too.
+func (b *benchRun) edit(ctx context.Context, fig *LiveFigures) error {
+	st := b.s.Stack()
+	if st == nil || len(st.Layers) >= stack.MaxLayers {
+		return nil
+	}
+	fi := b.s.Field()
+	next := st.Clone()
+	snow := stack.NewLayer("bench snow")
+	snow.Rules = []stack.Rule{{Input: stack.InputHeight, Min: stack.F((fi.HeightRange[0] + fi.HeightRange[1]) / 2), Softness: 2}}
+	next.Layers = append(next.Layers, snow)
+	t := time.Now()
+	if err := b.s.Apply("bench: add a layer", next); err != nil {
+		return err
+	}
+	if err := b.wait(ctx, b.s.Version(), true); err != nil {
+		return err
+	}
+	fig.Edit = time.Since(t)
+	b.s.Undo()
+	return b.wait(ctx, b.s.Version(), true)
+}
+
+// drag drags a rule through steps values, one at a time: each Drag waits for the first frame
+// that shows it, as an artist sees it; after every tenth step the drag is released and the
+// refinement to the settled frame is timed.
+func (b *benchRun) drag(ctx context.Context, fig *LiveFigures, drag func(*stack.Stack, int, int) *stack.Stack, steps int) error {
+	base := b.s.Stack()
 	var lat, refine []time.Duration
 	for k := 0; k < steps; k++ {
 		t := time.Now()
-		if err := s.Drag("bench", c.Drag(base, k, steps)); err != nil {
-			return nil, err
+		if err := b.s.Drag("bench", drag(base, k, steps)); err != nil {
+			return err
 		}
-		v := s.Version()
-		if err := wait(v, false); err != nil {
-			return nil, err
+		if err := b.wait(ctx, b.s.Version(), false); err != nil {
+			return err
 		}
 		lat = append(lat, time.Since(t))
-		st := s.Status()
-		if st.Last.Draft || st.Refining {
+		st := b.s.Status()
+		if st.Last.Draft || st.Refining || b.last.Scale < 1 {
 			fig.Drafts++
 		}
 		fig.Eval += st.Last.Duration / time.Duration(steps)
 		fig.Scatter += st.Last.Scatter / time.Duration(steps)
-		if lastFrame != nil {
-			fig.FrameTime += time.Duration(lastFrame.Stats.GPUms*float64(time.Millisecond)) / time.Duration(steps)
-		}
+		fig.FrameTime += time.Duration(b.last.Stats.GPUms*float64(time.Millisecond)) / time.Duration(steps)
 		if k%10 == 9 || k == steps-1 {
 			t := time.Now()
-			s.EndDrag()
-			if err := wait(s.Version(), true); err != nil {
-				return nil, err
+			b.s.EndDrag()
+			if err := b.wait(ctx, b.s.Version(), true); err != nil {
+				return err
 			}
 			refine = append(refine, time.Since(t))
-			st := s.Status()
+			st := b.s.Status()
 			fig.RefineEval += st.Last.Duration
 			fig.RefineScatter += st.Last.Scatter
-			if lastFrame != nil {
-				fig.RefineFrame += time.Duration(lastFrame.Stats.GPUms * float64(time.Millisecond))
-			}
+			fig.RefineFrame += time.Duration(b.last.Stats.GPUms * float64(time.Millisecond))
 		}
 	}
+	fig.Steps = steps
 	fig.LatencyMedian, fig.LatencyP95 = quantile(lat, 0.5), quantile(lat, 0.95)
 	fig.RefineMedian, fig.RefineP95 = quantile(refine, 0.5), quantile(refine, 0.95)
 	if n := time.Duration(len(refine)); n > 0 {
 		fig.RefineEval, fig.RefineScatter, fig.RefineFrame = fig.RefineEval/n, fig.RefineScatter/n, fig.RefineFrame/n
 	}
-	return fig, failed()
+	return nil
+}
+
+// finish records memory and closes the session.
+func (b *benchRun) finish(fig *LiveFigures) error {
+	fig.PeakRSS = bake.PeakRSS()
+	fig.DeviceNow, fig.DevicePeak = b.s.dev.Memory()
+	err := b.failed()
+	b.s.Close()
+	return err
+}
+
+// BenchLive opens c's landscape (built before the clock starts) and times it to its first and
+// settled frames, a stack edit to its settled frame, then drags a rule of c through steps values,
+// each to the first frame that shows it, releasing every tenth. It runs the same Session the
+// editor window runs, headless, at w×h pixels.
+func BenchLive(ctx context.Context, dev *gpu.Device, c LiveCase, ev Evaluator, steps, w, h int) (*LiveFigures, error) {
+	b, err := newBenchRun(ctx, dev, ev, w, h)
+	if err != nil {
+		return nil, err
+	}
+	fig := &LiveFigures{Case: c.Name, Frame: [2]int{w, h}}
+	l := c.Landscape()
+	t0 := time.Now()
+	if err := b.s.OpenLandscape(ctx, l, c.Name); err != nil {
+		b.s.Close()
+		return nil, err
+	}
+	if err := b.run(ctx, fig, t0, c.Drag, steps); err != nil {
+		b.s.Close()
+		return nil, err
+	}
+	return fig, b.finish(fig)
+}
+
+// BenchOpen opens path as the editor does — a heightmap (the starter stack over it, integer
+// codes over range metres) or a terrainData container — and times it from the first byte read
+// to its first and settled frames, then a stack edit and a drag of one of its rules as BenchLive
+// does.
+func BenchOpen(ctx context.Context, dev *gpu.Device, path string, hm HeightmapOptions, ev Evaluator, steps, w, h int) (*LiveFigures, error) {
+	b, err := newBenchRun(ctx, dev, ev, w, h)
+	if err != nil {
+		return nil, err
+	}
+	fig := &LiveFigures{Case: filepath.Base(path), Frame: [2]int{w, h}}
+	t0 := time.Now()
+	if strings.HasSuffix(strings.TrimRight(path, "/"), ".terrainData") {
+		err = b.s.OpenContainer(ctx, path)
+	} else {
+		err = b.s.OpenHeightmap(ctx, path, hm)
+	}
+	if err != nil {
+		b.s.Close()
+		return nil, err
+	}
+	var drag func(*stack.Stack, int, int) *stack.Stack
+	if st := b.s.Stack(); st != nil {
+		drag = dragAnyRule(st)
+	}
+	if err := b.run(ctx, fig, t0, drag, steps); err != nil {
+		b.s.Close()
+		return nil, err
+	}
+	return fig, b.finish(fig)
+}
+
+// run is what both benchmarks time after the open began at t0.
+func (b *benchRun) run(ctx context.Context, fig *LiveFigures, t0 time.Time, drag func(*stack.Stack, int, int) *stack.Stack, steps int) error {
+	if err := b.opened(ctx, fig, t0); err != nil {
+		return err
+	}
+	if b.s.Stack() == nil {
+		return nil // baked weights: nothing to edit
+	}
+	if err := b.edit(ctx, fig); err != nil {
+		return err
+	}
+	if drag == nil || steps < 1 {
+		return nil
+	}
+	return b.drag(ctx, fig, drag, steps)
 }
 
 func quantile(d []time.Duration, q float64) time.Duration {
@@ -186,12 +337,20 @@ func quantile(d []time.Duration, q float64) time.Duration {
 // Print writes the figures as the bench command shows them.
 func (f *LiveFigures) Print(w io.Writer, adapter string) {
 	fmt.Fprintf(w, "live %s, %d×%d weights, %d×%d frame, %s on %s\n", f.Case, f.W, f.H, f.Frame[0], f.Frame[1], f.Evaluator, adapter)
-	fmt.Fprintf(w, "  open to first frame   %9.1f ms\n", ms(f.Open))
-	fmt.Fprintf(w, "  rule change → frame   median %8.1f ms   p95 %8.1f ms   (%d steps, %d drafts)\n",
-		ms(f.LatencyMedian), ms(f.LatencyP95), f.Steps, f.Drafts)
-	fmt.Fprintf(w, "  release → full frame  median %8.1f ms   p95 %8.1f ms\n", ms(f.RefineMedian), ms(f.RefineP95))
-	fmt.Fprintf(w, "  a drag step's parts   evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.Eval), ms(f.Scatter), ms(f.FrameTime))
-	fmt.Fprintf(w, "  a refinement's parts  evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.RefineEval), ms(f.RefineScatter), ms(f.RefineFrame))
+	fmt.Fprintf(w, "  open → first frame     %9.1f ms\n", ms(f.Open))
+	fmt.Fprintf(w, "  open → settled view    %9.1f ms\n", ms(f.Settled))
+	if f.Edit > 0 {
+		fmt.Fprintf(w, "  stack edit → settled   %9.1f ms   (a layer added on top)\n", ms(f.Edit))
+	}
+	if f.Steps > 0 {
+		fmt.Fprintf(w, "  rule change → frame    median %8.1f ms   p95 %8.1f ms   (%d steps, %d drafts)\n",
+			ms(f.LatencyMedian), ms(f.LatencyP95), f.Steps, f.Drafts)
+		fmt.Fprintf(w, "  release → settled      median %8.1f ms   p95 %8.1f ms\n", ms(f.RefineMedian), ms(f.RefineP95))
+		fmt.Fprintf(w, "  a drag step's parts    evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.Eval), ms(f.Scatter), ms(f.FrameTime))
+		fmt.Fprintf(w, "  a refinement's parts   evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.RefineEval), ms(f.RefineScatter), ms(f.RefineFrame))
+	}
+	fmt.Fprintf(w, "  peak RSS               %9.2f GiB\n", float64(f.PeakRSS)/(1<<30))
+	fmt.Fprintf(w, "  device memory          %9.2f GiB at the end, %.2f GiB at most (buffers and textures)\n", float64(f.DeviceNow)/(1<<30), float64(f.DevicePeak)/(1<<30))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -96,16 +96,19 @@ fn weights_at(xz: vec2<f32>, p: vec3<f32>) -> Weights {
             let l10 = textureLoad(weights_lo, a + vec2<i32>(1, 0), 0);
             let l01 = textureLoad(weights_lo, a + vec2<i32>(0, 1), 0);
             let l11 = textureLoad(weights_lo, a + vec2<i32>(1, 1), 0);
-            let h00 = textureLoad(weights_hi, a, 0);
-            let h10 = textureLoad(weights_hi, a + vec2<i32>(1, 0), 0);
-            let h01 = textureLoad(weights_hi, a + vec2<i32>(0, 1), 0);
-            let h11 = textureLoad(weights_hi, a + vec2<i32>(1, 1), 0);
             let lr0 = l00 + (l10 - l00) * w.x;
             let lr1 = l01 + (l11 - l01) * w.x;
-            let hr0 = h00 + (h10 - h00) * w.x;
-            let hr1 = h01 + (h11 - h01) * w.x;
             out.lo = lr0 + (lr1 - lr0) * w.y;
-            out.hi = hr0 + (hr1 - hr0) * w.y;
+            // Layers 4–7 only when the stack has them (a uniform branch: most stacks do not).
+            if (frame.misc.x > 4.5) {
+                let h00 = textureLoad(weights_hi, a, 0);
+                let h10 = textureLoad(weights_hi, a + vec2<i32>(1, 0), 0);
+                let h01 = textureLoad(weights_hi, a + vec2<i32>(0, 1), 0);
+                let h11 = textureLoad(weights_hi, a + vec2<i32>(1, 1), 0);
+                let hr0 = h00 + (h10 - h00) * w.x;
+                let hr1 = h01 + (h11 - h01) * w.x;
+                out.hi = hr0 + (hr1 - hr0) * w.y;
+            }
             out.found = true;
             return out;
         }

@@ -76,9 +76,7 @@ func newLODTree(src HeightSource) *lodTree {
 // update recomputes the nodes over height texels [x0, x1) × [z0, z1) (a stroke, a reload):
 // the leaves touching it, then their ancestors, row by row of nodes on every core. src is locked.
 func (t *lodTree) update(src HeightSource, x0, z0, x1, z1 int) {
-	height := func(i, j int) float32 {
-		return src.HeightRow(min(j, t.h-1))[min(i, t.w-1)]
-	}
+	row := func(j int) []float32 { return src.HeightRow(min(j, t.h-1)) }
 	leaf := t.levels - 1
 	// A texel belongs to the chunks whose vertex range [c·32, c·32+32] holds it.
 	lo := func(v int) int { return max(v-1, 0) / chunkCells }
@@ -95,9 +93,9 @@ func (t *lodTree) update(src HeightSource, x0, z0, x1, z1 int) {
 			cj := cz0 + r
 			for ci := cx0; ci <= cx1; ci++ {
 				if l == leaf {
-					t.leafNode(height, ci, cj, n)
+					t.leafNode(row, ci, cj, n)
 				} else {
-					t.innerNode(height, l, ci, cj, n, step, span)
+					t.innerNode(row, l, ci, cj, n, step, span)
 				}
 			}
 		}, nil)
@@ -105,13 +103,13 @@ func (t *lodTree) update(src HeightSource, x0, z0, x1, z1 int) {
 }
 
 // leafNode is a leaf's bounds over every texel it touches.
-func (t *lodTree) leafNode(height func(i, j int) float32, ci, cj, n int) {
+func (t *lodTree) leafNode(row func(j int) []float32, ci, cj, n int) {
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
 	x0, z0 := ci*chunkCells, cj*chunkCells
 	if x0 < t.w-1 && z0 < t.h-1 {
+		x1 := min(x0+chunkCells, t.w-1)
 		for j := z0; j <= min(z0+chunkCells, t.h-1); j++ {
-			for i := x0; i <= min(x0+chunkCells, t.w-1); i++ {
-				v := height(i, j)
+			for _, v := range row(j)[x0 : x1+1] {
 				lo, hi = min(lo, v), max(hi, v)
 			}
 		}
@@ -121,7 +119,7 @@ func (t *lodTree) leafNode(height func(i, j int) float32, ci, cj, n int) {
 
 // innerNode is an inner node's bounds from its children, and its error: the children's error
 // plus how far this level's triangles stray from the child level's vertices.
-func (t *lodTree) innerNode(height func(i, j int) float32, l, ci, cj, n, step, span int) {
+func (t *lodTree) innerNode(row func(j int) []float32, l, ci, cj, n, step, span int) {
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
 	var ce float32
 	for k := 0; k < 4; k++ {
@@ -133,12 +131,15 @@ func (t *lodTree) innerNode(height func(i, j int) float32, l, ci, cj, n, step, s
 	half := step / 2
 	x0, z0 := ci*span, cj*span
 	var d float32
+	at := func(r []float32, i int) float32 { return r[min(i, t.w-1)] }
 	if x0 < t.w-1 && z0 < t.h-1 {
 		for b := 0; b <= 2*chunkCells; b++ {
 			z := z0 + b*half
 			if z > t.h-1+half {
 				break
 			}
+			// The rows this line of child vertices reads: its own, and this level's two.
+			rz, r0, r1 := row(z), row(z0+(b/2)*step), row(z0+(b/2)*step+step)
 			for a := 0; a <= 2*chunkCells; a++ {
 				if a%2 == 0 && b%2 == 0 {
 					continue // a vertex of this level: exact
@@ -149,17 +150,17 @@ func (t *lodTree) innerNode(height func(i, j int) float32, l, ci, cj, n, step, s
 				}
 				// This level's triangle surface at the child vertex: quads split along the
 				// (0,0)–(1,1) diagonal, like the mesh.
-				ax, bz := x0+(a/2)*step, z0+(b/2)*step
+				ax := x0 + (a/2)*step
 				var s float32
 				switch {
 				case a%2 == 1 && b%2 == 1:
-					s = (height(ax, bz) + height(ax+step, bz+step)) / 2
+					s = (at(r0, ax) + at(r1, ax+step)) / 2
 				case a%2 == 1:
-					s = (height(ax, bz) + height(ax+step, bz)) / 2
+					s = (at(r0, ax) + at(r0, ax+step)) / 2
 				default:
-					s = (height(ax, bz) + height(ax, bz+step)) / 2
+					s = (at(r0, ax) + at(r1, ax)) / 2
 				}
-				d = max(d, float32(math.Abs(float64(height(x, z)-s))))
+				d = max(d, float32(math.Abs(float64(at(rz, x)-s))))
 			}
 		}
 	}

@@ -22,6 +22,9 @@ type texture struct {
 	// borrowed marks another owner's texture (the weights kernel's target, sampled in place):
 	// Release forgets it without freeing it.
 	borrowed bool
+	// dev and bytes are what Release gives back to the device's count (gpu.Device.Held).
+	dev   *gpu.Device
+	bytes int64
 }
 
 // borrow wraps another owner's texture for binding; Release will not free it.
@@ -66,6 +69,17 @@ func newTexture(d *gpu.Device, label string, w, h, mips uint32, format wgpu.Text
 		t.Release()
 		return nil, fmt.Errorf("viewport: %w", err)
 	}
+	bpt := int64(4)
+	switch format {
+	case wgpu.TextureFormatRGBA32Float:
+		bpt = 16
+	}
+	for l, lw, lh := uint32(0), int64(w), int64(h); l < t.mips; l++ {
+		t.bytes += lw * lh * bpt
+		lw, lh = max(lw/2, 1), max(lh/2, 1)
+	}
+	t.dev = d
+	d.Held(t.bytes)
 	return t, nil
 }
 
@@ -85,6 +99,7 @@ func (t *texture) Release() {
 	if t.tex != nil {
 		t.tex.Release()
 		t.tex = nil
+		t.dev.Held(-t.bytes)
 	}
 }
 
