@@ -1,21 +1,16 @@
 package field
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/binary"
+	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
-	"strata/exr"
 	"strata/internal/safeio"
 	"strata/internal/sysmem"
 )
@@ -40,130 +35,148 @@ type ImportOptions struct {
 	Size [2]int
 }
 
-// raster is a decoded file before its values are mapped: integer codes (with the largest code of
-// their depth) or float samples.
-type raster struct {
-	w, h    int
-	codes   []uint16 // integer formats
-	maxCode float64  // 255 or 65535
-	floats  []float32
-	kind    string // what the file turned out to be, for messages: "16-bit grayscale PNG"
-	i0, j0  int    // where texel (0, 0) lies in the file's grid (a window's corner), for messages
+// LoadHeight reads a heightmap into a grid: LoadHeightContext without cancellation or progress.
+func LoadHeight(path string, opts ImportOptions) (*Grid, error) {
+	g, _, err := LoadHeightContext(context.Background(), path, opts, nil)
+	return g, err
 }
 
-// LoadHeight reads a heightmap into a grid. Formats, by extension: .png (8/16-bit grayscale),
-// .r16 (raw little-endian uint16, square or opts.Size), .tif/.tiff (8/16-bit grayscale or 32-bit
-// float, one channel), .exr (channel Y, else R, else G, else the only one), .f32 (raw little-endian
-// float32, square or opts.Size), .raw (opts.Size required; 2 bytes a texel is read as .r16, 4 as
-// .f32). Integer codes map linearly onto opts.Range; float values are kept. Image row 0 is the
-// field's minimum Z and image x is +X (SPEC "Orientation"): nothing is flipped. Errors name the
-// file and the reason and wrap the underlying error.
-func LoadHeight(path string, opts ImportOptions) (*Grid, error) {
+// LoadChannel reads a field channel that must match a heightW×heightH height grid:
+// LoadChannelContext without cancellation or progress.
+func LoadChannel(path string, heightW, heightH int) (*Grid, error) {
+	g, _, err := LoadChannelContext(context.Background(), path, heightW, heightH, nil)
+	return g, err
+}
+
+// LoadHeightContext reads a heightmap into a grid and returns the range of its values. Formats,
+// by extension: .png (8/16-bit grayscale), .r16 (raw little-endian uint16, square or opts.Size),
+// .tif/.tiff (8/16-bit grayscale or 32-bit float, one channel), .exr (channel Y, else R, else G,
+// else the only one), .f32 (raw little-endian float32, square or opts.Size), .raw (opts.Size
+// required; 2 bytes a texel is read as .r16, 4 as .f32); an unknown extension is sniffed. Integer
+// codes map linearly onto opts.Range; float values are kept. Image row 0 is the field's minimum
+// Z and image x is +X (SPEC "Orientation"): nothing is flipped. Errors name the file and the
+// reason and wrap the underlying error.
+//
+// The file is decoded straight into the grid (docs/field.md "Import"), on every core where the
+// format allows, holding little besides the grid. progress, when not nil, is told rows done of
+// total (a few hundred times at most, from one goroutine at a time, always (0, total) first and
+// (total, total) at the end) so a status bar or a command line can show it. Cancelling ctx stops
+// the decode within a band or a block of rows; the error then wraps ctx.Err() and nothing of the
+// load is kept.
+func LoadHeightContext(ctx context.Context, path string, opts ImportOptions, progress func(done, total int)) (*Grid, Range, error) {
 	lo, hi := opts.Range[0], opts.Range[1]
 	if lo == 0 && hi == 0 {
 		lo, hi = DefaultRange[0], DefaultRange[1]
 	}
 	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(hi > lo) {
-		return nil, fmt.Errorf("field: %s: height range %v,%v: want finite LO < HI metres", path, opts.Range[0], opts.Range[1])
+		return nil, Range{}, fmt.Errorf("field: %s: height range %v,%v: want finite LO < HI metres", path, opts.Range[0], opts.Range[1])
 	}
-	r, err := decodeFile(path, opts.Size, "heightmap")
-	if err != nil {
-		return nil, err
-	}
-	return r.grid(path, lo, hi)
+	return load(ctx, path, loadSpec{size: opts.Size, role: "heightmap", lo: lo, hi: hi}, progress)
 }
 
-// LoadChannel reads a field channel that must match a heightW×heightH height grid. 8/16-bit
-// integer formats map onto 0..1 (a painted mask); EXR, float TIFF and raw float32 keep their
-// stored values (SPEC: "no rescaling"). Headerless raw files are read at the height's size.
-func LoadChannel(path string, heightW, heightH int) (*Grid, error) {
-	r, err := decodeFile(path, [2]int{heightW, heightH}, "channel")
-	if err != nil {
-		return nil, err
-	}
-	if r.w != heightW || r.h != heightH {
-		return nil, fmt.Errorf("field: %s: %s is %d×%d but the height is %d×%d: a channel's grid must match the height's",
-			path, r.kind, r.w, r.h, heightW, heightH)
-	}
-	return r.grid(path, 0, 1)
+// LoadChannelContext reads a field channel that must match a heightW×heightH height grid, and
+// the range of its values, as LoadHeightContext reads a heightmap. 8/16-bit integer formats map
+// onto 0..1 (a painted mask); EXR, float TIFF and raw float32 keep their stored values (SPEC: "no
+// rescaling"). Headerless raw files are read at the height's size.
+func LoadChannelContext(ctx context.Context, path string, heightW, heightH int, progress func(done, total int)) (*Grid, Range, error) {
+	return load(ctx, path, loadSpec{size: [2]int{heightW, heightH}, role: "channel", lo: 0, hi: 1, must: [2]int{heightW, heightH}}, progress)
 }
 
-// grid maps the raster's values: codes linearly onto lo..hi, floats unchanged (and checked).
-func (r *raster) grid(path string, lo, hi float64) (*Grid, error) {
-	g := &Grid{W: r.w, H: r.h}
-	if r.floats != nil {
-		g.Data = r.floats
-		for k, v := range g.Data {
-			if v != v || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("field: %s: texel (%d, %d) of the %s is %v: samples must be finite", path, r.i0+k%r.w, r.j0+k/r.w, r.kind, v)
-			}
-		}
-		return g, nil
-	}
-	g.Data = make([]float32, len(r.codes))
-	scale := (hi - lo) / r.maxCode
-	for k, c := range r.codes {
-		g.Data[k] = float32(lo + float64(c)*scale)
-	}
-	return g, nil
+// loadSpec is what a load is asked for: the size of headerless files, the role (for messages),
+// the range integer codes map onto, and the grid a channel must have (zero: any).
+type loadSpec struct {
+	size   [2]int
+	role   string
+	lo, hi float64
+	must   [2]int
 }
 
-// decodeFile reads path and decodes it by extension (or, for an unknown extension, by its
-// magic bytes). size is the W, H for headerless raw files; role ("heightmap", "channel") words
-// the colour error.
-func decodeFile(path string, size [2]int, role string) (*raster, error) {
-	fail := func(err error) (*raster, error) { return nil, fmt.Errorf("field: %s: %w", path, err) }
+// source is a file whose header has been read and checked, ready to be decoded into a grid.
+type source interface {
+	dims() (w, h int)
+	// kind names what the file turned out to be, for messages: "16-bit grayscale PNG".
+	kind() string
+	// maxCode is the largest code of an integer format (255 or 65535), 0 for a float format.
+	maxCode() int
+	// memory is what the decode holds besides the grid, and the work the memory check names.
+	memory() (bytes uint64, what string)
+	// rows is the progress total.
+	rows() int
+	// decode fills out's grid, telling p as rows are done, and stops soon after ctx is done.
+	decode(ctx context.Context, out *gridOut, p *progress) error
+}
+
+// load opens path (a regular file, within maxFileBytes) and imports it.
+func load(ctx context.Context, path string, spec loadSpec, progress func(done, total int)) (*Grid, Range, error) {
+	fail := func(err error) (*Grid, Range, error) { return nil, Range{}, fmt.Errorf("field: %s: %w", path, err) }
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("field: %w", err)
+		return nil, Range{}, fmt.Errorf("field: %w", err)
 	}
 	if st.IsDir() {
 		return fail(errors.New("is a directory, not an image"))
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	if isRaw(ext) {
-		// Headerless samples are read straight into the grid's own memory (an 8192² float32
-		// file is 256 MiB that a copy would hold twice), from a regular file of bounded size.
-		rst, err := safeio.Stat(path) // a regular file: not a FIFO or a device behind a symlink
-		if err != nil {
-			return fail(safeio.Unnamed(err))
-		}
-		if rst.Size() > maxFileBytes {
-			return fail(fmt.Errorf("file of %d bytes is larger than the %d a field can hold", rst.Size(), int64(maxFileBytes)))
-		}
-		r, err := readRaw(path, rst.Size(), size, ext)
-		if err != nil {
-			return fail(safeio.Unnamed(err))
-		}
-		return r, nil
-	}
 	// Only a regular file, and no more bytes than a field can hold: a FIFO or /dev/zero named as
 	// a heightmap is refused here instead of being read forever.
-	b, err := safeio.ReadFile(path, maxFileBytes)
-	if errors.Is(err, safeio.ErrTooLarge) {
-		return fail(fmt.Errorf("file of %d bytes or more is larger than the %d a field can hold", st.Size(), int64(maxFileBytes)))
-	}
+	f, size, err := safeio.Open(path)
 	if err != nil {
 		return fail(safeio.Unnamed(err))
 	}
-	r, err := decodeBytes(b, ext, role)
+	defer f.Close()
+	if size > maxFileBytes {
+		return fail(fmt.Errorf("file of %d bytes is larger than the %d a field can hold", size, int64(maxFileBytes)))
+	}
+	return importFrom(ctx, path, f, size, strings.ToLower(filepath.Ext(path)), spec, progress)
+}
+
+// importFrom imports the size bytes of r, named path in messages, by its magic bytes or else its
+// extension ext: the header is read and checked, the channel's size and the memory the decode
+// needs are checked, and only then is the grid allocated and filled.
+func importFrom(ctx context.Context, path string, r io.ReaderAt, size int64, ext string, spec loadSpec, progress func(done, total int)) (*Grid, Range, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	fail := func(err error) (*Grid, Range, error) { return nil, Range{}, fmt.Errorf("field: %s: %w", path, err) }
+	src, err := openSource(r, size, ext, spec)
 	if err != nil {
 		return fail(err)
 	}
-	return r, nil
+	w, h := src.dims()
+	if spec.must != [2]int{} && (w != spec.must[0] || h != spec.must[1]) {
+		return fail(fmt.Errorf("%s is %d×%d but the height is %d×%d: a channel's grid must match the height's", src.kind(), w, h, spec.must[0], spec.must[1]))
+	}
+	extra, what := src.memory()
+	if err := sysmem.Check(4*uint64(w)*uint64(h)+extra, what); err != nil {
+		return fail(err)
+	}
+	var lut []float32
+	if mc := src.maxCode(); mc > 0 {
+		lut = codeLUT(spec.lo, spec.hi, mc)
+	}
+	out := newGridOut(w, h, lut)
+	if err := src.decode(ctx, out, newProgress(progress, src.rows())); err != nil {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		return fail(err)
+	}
+	return out.finish(path, src.kind())
 }
 
-// decodeBytes decodes a file's bytes by its magic bytes, else by its extension ext. It is
-// decodeFile without the file system (and without the headerless raw formats, which decodeFile
-// reads straight into the grid: readRaw), for the import fuzzers.
-func decodeBytes(b []byte, ext string, role string) (*raster, error) {
-	switch sniffBytes(b, ext) {
+// openSource reads the header of the format r is read by.
+func openSource(r io.ReaderAt, size int64, ext string, spec loadSpec) (source, error) {
+	if isRaw(ext) {
+		return newRawSource(r, size, spec.size, ext)
+	}
+	var magic [8]byte
+	n, _ := r.ReadAt(magic[:], 0)
+	switch sniffBytes(magic[:n], ext) {
 	case ".png":
-		return decodePNG(b, role)
+		return newPNGSource(r, size, spec.role)
 	case ".tif", ".tiff":
-		return decodeTIFF(b, role)
+		return newTIFFSource(r, size, spec.role)
 	case ".exr":
-		return decodeEXR(b)
+		return newEXRSource(r, size)
 	}
 	return nil, fmt.Errorf("unknown format %q: want .png, .r16, .tif, .tiff, .exr, .f32 or .raw", ext)
 }
@@ -188,36 +201,6 @@ func sniffBytes(b []byte, ext string) string {
 	return ext
 }
 
-// decodePNG accepts 8- and 16-bit (and 1/2/4-bit, scaled to 8 by the decoder) grayscale without
-// alpha. Colour is refused rather than converted: a colour file in a height slot is usually the
-// wrong export (a preview, a splat map), and guessing a gray conversion would hide that.
-func decodePNG(b []byte, role string) (*raster, error) {
-	if len(b) < 33 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || string(b[12:16]) != "IHDR" {
-		return nil, errors.New("not a PNG file (no PNG signature and IHDR)")
-	}
-	w := int(binary.BigEndian.Uint32(b[16:20]))
-	h := int(binary.BigEndian.Uint32(b[20:24]))
-	depth, ctype := int(b[24]), b[25]
-	colour := map[byte]string{2: "RGB", 3: "paletted", 4: "grayscale+alpha", 6: "RGBA"}
-	if name, ok := colour[ctype]; ok {
-		return nil, fmt.Errorf("%d-bit %s image: a %s must be grayscale", depth, name, role)
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	if err := checkBacked(w, h, max(depth, 8)/8, len(b), deflateRatio); err != nil {
-		return nil, err
-	}
-	if err := checkMemory(w, h, max(depth, 8)/8+decodeBytesPerTexel, fmt.Sprintf("%d-bit grayscale PNG", depth)); err != nil {
-		return nil, err
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("decoding PNG: %w", err)
-	}
-	return fromImage(img, fmt.Sprintf("%d-bit grayscale PNG", depth), role)
-}
-
 // Largest expansion of stored bytes into pixel bytes: zlib cannot exceed about 1032:1, and TIFF's
 // LZW about 4096:1 (one 12-bit code per 4096-byte string).
 const (
@@ -225,13 +208,15 @@ const (
 	lzwRatio     = 4100
 )
 
-// decodeBytesPerTexel is what an integer import holds per texel besides the decoded image: the
-// codes (uint16) and the float32 grid they map onto.
+// decodeBytesPerTexel is what a whole-file decode (import_whole.go: the windows of PNG and TIFF
+// files) holds per texel besides the decoded image: the codes (uint16) and the float32 grid they
+// map onto. The streaming import holds the grid and its buffers (source.memory).
 const decodeBytesPerTexel = 2 + 4
 
-// checkMemory refuses a decode whose peak (bytesPerTexel for every texel of a w×h file) is more
-// than the machine can give now (internal/sysmem), before the decoder allocates it: a 249 KB PNG
-// can declare 16000² (docs/limits.md).
+// checkMemory refuses a whole-file decode whose peak (bytesPerTexel for every texel of a w×h
+// file) is more than the machine can give now (internal/sysmem), before the decoder allocates it:
+// a 249 KB PNG can declare 16000² (docs/limits.md). importFrom makes the same check for a
+// streaming import.
 func checkMemory(w, h, bytesPerTexel int, kind string) error {
 	return sysmem.Check(uint64(w)*uint64(h)*uint64(bytesPerTexel), fmt.Sprintf("decoding a %d×%d %s", w, h, kind))
 }
@@ -243,37 +228,6 @@ func checkBacked(w, h, bytesPerPixel, fileBytes, ratio int) error {
 		return fmt.Errorf("header claims %d×%d pixels, more than the %d-byte file can hold", w, h, fileBytes)
 	}
 	return nil
-}
-
-// fromImage takes the codes of a decoded grayscale image; any other type is refused.
-func fromImage(img image.Image, kind, role string) (*raster, error) {
-	bnd := img.Bounds()
-	w, h := bnd.Dx(), bnd.Dy()
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	r := &raster{w: w, h: h, codes: make([]uint16, w*h), kind: kind}
-	switch m := img.(type) {
-	case *image.Gray:
-		r.maxCode = 255
-		for j := 0; j < h; j++ {
-			row := m.Pix[j*m.Stride : j*m.Stride+w]
-			for i, c := range row {
-				r.codes[j*w+i] = uint16(c)
-			}
-		}
-	case *image.Gray16:
-		r.maxCode = 65535
-		for j := 0; j < h; j++ {
-			row := m.Pix[j*m.Stride : j*m.Stride+2*w]
-			for i := 0; i < w; i++ {
-				r.codes[j*w+i] = uint16(row[2*i])<<8 | uint16(row[2*i+1])
-			}
-		}
-	default:
-		return nil, fmt.Errorf("%s decodes as %T (colour or transparency): a %s must be plain grayscale", kind, img, role)
-	}
-	return r, nil
 }
 
 // rawKind names a headerless file of bps-byte samples, for messages.
@@ -332,46 +286,6 @@ func rawLayout(ext string, n int64, size [2]int, checkSide func(w, h int) error)
 	return w, h, bps, nil
 }
 
-// readRaw reads a headerless little-endian file (.r16: uint16 codes; .f32: float32; .raw: either,
-// told apart by the given size: rawLayout) straight into the raster's samples.
-func readRaw(path string, n int64, size [2]int, ext string) (*raster, error) {
-	w, h, bps, err := rawLayout(ext, n, size, CheckSize)
-	if err != nil {
-		return nil, err
-	}
-	kind := rawKind(bps)
-	if err := sysmem.Check(uint64(w)*uint64(h)*uint64(bps), fmt.Sprintf("reading %d×%d samples", w, h)); err != nil {
-		return nil, err
-	}
-	f, _, err := safeio.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := &raster{w: w, h: h, kind: kind}
-	var view []byte
-	if bps == 2 {
-		r.maxCode = 65535
-		r.codes = make([]uint16, w*h)
-		view = unsafe.Slice((*byte)(unsafe.Pointer(&r.codes[0])), 2*len(r.codes))
-	} else {
-		r.floats = make([]float32, w*h)
-		view = unsafe.Slice((*byte)(unsafe.Pointer(&r.floats[0])), 4*len(r.floats))
-	}
-	if _, err := io.ReadFull(bufio.NewReaderSize(f, 1<<20), view); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", kind, err)
-	}
-	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 { // the file is little-endian
-		for k := range r.codes {
-			r.codes[k] = binary.LittleEndian.Uint16(view[2*k:])
-		}
-		for k := range r.floats {
-			r.floats[k] = math.Float32frombits(binary.LittleEndian.Uint32(view[4*k:]))
-		}
-	}
-	return r, nil
-}
-
 // pickEXRChannel is the channel a heightmap or channel is read from: Y, else R, else G, else the
 // file's only channel; kind names it for messages.
 func pickEXRChannel(names []string) (pick int, kind string, err error) {
@@ -390,60 +304,4 @@ func pickEXRChannel(names []string) (pick int, kind string, err error) {
 		return 0, "", fmt.Errorf("EXR has channels %v: want Y, R, G or a single channel", names)
 	}
 	return pick, fmt.Sprintf("EXR channel %s", names[pick]), nil
-}
-
-// decodeEXR reads channel Y, else R, else G, else the file's only channel; values are kept. The
-// file is read block by block and only the chosen channel is kept, so an RGBA EXR costs one
-// float32 per texel, not four; its declared size is checked against the file before allocating.
-func decodeEXR(b []byte) (*raster, error) {
-	r, _, _, err := readEXR(bytes.NewReader(b), int64(len(b)), CheckSize, func(w, h int, kind string) (Rect, error) {
-		return Rect{0, 0, w, h}, checkMemory(w, h, 4, kind)
-	})
-	return r, err
-}
-
-// readEXR streams an EXR of fileSize bytes block by block and keeps one block of the channel
-// pickEXRChannel picks: the one block returns for the file's w×h grid (after checkSide has
-// bounded its sides), the whole grid for an import, a window for a world's cell.
-func readEXR(src io.Reader, fileSize int64, checkSide func(w, h int) error, block func(w, h int, kind string) (Rect, error)) (rs *raster, w, h int, err error) {
-	rd, err := exr.NewReader(src)
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
-	}
-	hd := rd.Header()
-	if err := checkSide(hd.Width, hd.Height); err != nil {
-		return nil, 0, 0, err
-	}
-	names := rd.Channels()
-	pick, kind, err := pickEXRChannel(names)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	if err := checkBacked(hd.Width, hd.Height, 2*len(names), int(fileSize), deflateRatio); err != nil {
-		return nil, 0, 0, fmt.Errorf("EXR %w", err)
-	}
-	r, err := block(hd.Width, hd.Height, kind)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	rs = &raster{w: r.W(), h: r.H(), floats: make([]float32, r.W()*r.H()), kind: kind}
-	seen := 0
-	for {
-		y0, n, rows, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("decoding EXR: %w", err)
-		}
-		for y := max(y0, r.J0); y < min(y0+n, r.J1); y++ {
-			src := rows[pick][(y-y0)*hd.Width:]
-			copy(rs.floats[(y-r.J0)*r.W():(y-r.J0+1)*r.W()], src[r.I0:r.I1])
-			seen++
-		}
-	}
-	if seen != r.H() {
-		return nil, 0, 0, fmt.Errorf("EXR: %d of the window's %d rows found", seen, r.H())
-	}
-	return rs, hd.Width, hd.Height, nil
 }

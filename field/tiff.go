@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"golang.org/x/image/tiff"
@@ -42,13 +43,28 @@ func (d *tiffIFD) get(tag uint16, def int) int {
 	return def
 }
 
-// parseTIFF reads the header and the first IFD, bounds-checking every offset against the file.
-func parseTIFF(b []byte) (*tiffIFD, error) {
-	if len(b) < 8 {
+// parseTIFF reads the header and the first IFD of a TIFF held in memory (parseTIFFAt).
+func parseTIFF(b []byte) (*tiffIFD, error) { return parseTIFFAt(bytes.NewReader(b), int64(len(b))) }
+
+// parseTIFFAt reads the header and the first IFD of a TIFF of size bytes, bounds-checking every
+// offset against the file before reading it.
+func parseTIFFAt(r io.ReaderAt, size int64) (*tiffIFD, error) {
+	if size < 8 {
 		return nil, errors.New("TIFF header is truncated")
 	}
+	read := func(off int64, n int) ([]byte, error) {
+		b := make([]byte, n)
+		if _, err := r.ReadAt(b, off); err != nil && n > 0 {
+			return nil, fmt.Errorf("reading the TIFF directory: %w", eofUnexpected(err))
+		}
+		return b, nil
+	}
+	hdr, err := read(0, 8)
+	if err != nil {
+		return nil, err
+	}
 	d := &tiffIFD{tags: map[uint16][]int{}}
-	switch string(b[:4]) {
+	switch string(hdr[:4]) {
 	case "II*\x00":
 		d.order = binary.LittleEndian
 	case "MM\x00*":
@@ -56,35 +72,51 @@ func parseTIFF(b []byte) (*tiffIFD, error) {
 	default:
 		return nil, errors.New("not a TIFF file (BigTIFF is not read)")
 	}
-	off := int(d.order.Uint32(b[4:8]))
-	if off < 8 || off > len(b)-2 {
-		return nil, fmt.Errorf("TIFF directory offset %d is outside the %d-byte file", off, len(b))
+	off := int64(d.order.Uint32(hdr[4:8]))
+	if off < 8 || off > size-2 {
+		return nil, fmt.Errorf("TIFF directory offset %d is outside the %d-byte file", off, size)
 	}
-	n := int(d.order.Uint16(b[off:]))
-	if off+2+12*n > len(b) {
+	nb, err := read(off, 2)
+	if err != nil {
+		return nil, err
+	}
+	n := int64(d.order.Uint16(nb))
+	if off+2+12*n > size {
 		return nil, fmt.Errorf("TIFF directory of %d entries runs past the end of the file", n)
 	}
-	for e := 0; e < n; e++ {
-		ent := b[off+2+12*e : off+14+12*e]
-		tag, typ, count := d.order.Uint16(ent), d.order.Uint16(ent[2:]), int(d.order.Uint32(ent[4:]))
-		size := map[uint16]int{1: 1, 3: 2, 4: 4}[typ]
-		if size == 0 {
+	dir, err := read(off+2, int(12*n))
+	if err != nil {
+		return nil, err
+	}
+	for e := range int(n) {
+		ent := dir[12*e : 12*e+12]
+		tag, typ, count := d.order.Uint16(ent), d.order.Uint16(ent[2:]), int64(d.order.Uint32(ent[4:]))
+		sz := map[uint16]int64{1: 1, 3: 2, 4: 4}[typ]
+		if sz == 0 {
 			continue // rationals, strings: nothing we route on
 		}
-		if count < 0 || count > len(b) {
+		if count < 0 || count > size {
 			return nil, fmt.Errorf("TIFF tag %d claims %d values", tag, count)
 		}
+		// Only the first values of a tag are kept (all a valid file's strips need): a tag's count
+		// is bounded by the file, not by what holding it as ints would cost.
+		keep := min(count, 16)
+		if tag == tagStripOffsets || tag == tagStripBytes {
+			keep = min(count, MaxSide)
+		}
 		data := ent[8:12]
-		if count*size > 4 {
-			p := int(d.order.Uint32(ent[8:]))
-			if p < 0 || p > len(b) || count*size > len(b)-p {
+		if count*sz > 4 {
+			p := int64(d.order.Uint32(ent[8:]))
+			if p < 0 || p > size || count*sz > size-p {
 				return nil, fmt.Errorf("TIFF tag %d's values lie outside the file", tag)
 			}
-			data = b[p : p+count*size]
+			if data, err = read(p, int(keep*sz)); err != nil {
+				return nil, err
+			}
 		}
-		vals := make([]int, count)
+		vals := make([]int, keep)
 		for k := range vals {
-			switch size {
+			switch sz {
 			case 1:
 				vals[k] = int(data[k])
 			case 2:
