@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -166,24 +167,35 @@ func CheckSources(s *stack.Stack, stackDir, stackName string, channels []string)
 }
 
 // LoadField reads a heightmap into a field of the given extent (nil: one metre per texel),
-// centred on the world origin.
+// centred on the world origin: LoadFieldContext without cancellation or progress.
 func LoadField(path string, opt field.ImportOptions, size *[2]float64) (*field.Field, error) {
-	g, err := field.LoadHeight(path, opt)
+	f, _, err := LoadFieldContext(context.Background(), path, opt, size, nil)
+	return f, err
+}
+
+// LoadFieldContext reads a heightmap into a field of the given extent (nil: one metre per texel),
+// centred on the world origin, and returns the height's range as the read found it (what
+// Grid.MinMax would compute, without another pass over the grid). progress is told rows done of
+// total as field.LoadHeightContext reads them; cancelling ctx stops the read, and the error then
+// wraps ctx.Err().
+func LoadFieldContext(ctx context.Context, path string, opt field.ImportOptions, size *[2]float64, progress func(done, total int)) (*field.Field, field.Range, error) {
+	g, rng, err := field.LoadHeightContext(ctx, path, opt, progress)
 	if err != nil {
-		return nil, err
+		return nil, field.Range{}, err
 	}
 	if g.W < terraindata.MinHeightSide || g.H < terraindata.MinHeightSide {
-		return nil, fmt.Errorf("field: %s: %d×%d: a heightmap has at least %d×%d texels (one quad of ground)", path, g.W, g.H, terraindata.MinHeightSide, terraindata.MinHeightSide)
+		return nil, field.Range{}, fmt.Errorf("field: %s: %d×%d: a heightmap has at least %d×%d texels (one quad of ground)", path, g.W, g.H, terraindata.MinHeightSide, terraindata.MinHeightSide)
 	}
 	p := field.Placement{Size: [2]float64{float64(g.W), float64(g.H)}}
 	if size != nil {
 		p.Size = *size
 	}
-	f, err := field.New(p, g)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	// field.New would validate the height again, a pass over every texel (0.1 s at 8192²): the
+	// import has checked each one finite, so only the placement is left to check.
+	if err := p.Validate(); err != nil {
+		return nil, field.Range{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return f, nil
+	return &field.Field{Placement: p, Height: g, Channels: map[string]*field.Grid{}}, rng, nil
 }
 
 // AddChannelFile reads file as channel name of f (the grid must match the height's).
