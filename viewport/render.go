@@ -2,7 +2,6 @@ package viewport
 
 import (
 	"fmt"
-	"image"
 	"math"
 	"time"
 
@@ -142,27 +141,27 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	return u, nil
 }
 
-// render draws one frame and reads it back. r.mu is held.
-func (r *Renderer) render() (*image.RGBA, error) {
+// submittedFrame is a frame submitted to the device, its figures so far and when it went.
+type submittedFrame struct {
+	FrameStats
+	start time.Time
+}
+
+// submitFrame prepares a frame and submits its render pass; the caller reads it back (Frame).
+// r.mu is held.
+func (r *Renderer) submitFrame() (submittedFrame, error) {
 	stats, err := r.prepare(nil)
 	if err != nil {
-		return nil, err
+		return submittedFrame{}, err
 	}
-	gpuStart := time.Now()
+	start := time.Now()
 	err = r.dev.Submit("viewport frame", func(enc *wgpu.CommandEncoder) error {
 		return r.encodeFrame(enc, &stats, encodeOptions{})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("viewport: frame: %w", err)
+		return submittedFrame{}, fmt.Errorf("viewport: frame: %w", err)
 	}
-	pix, err := r.dev.ReadTexture(r.color)
-	if err != nil {
-		return nil, fmt.Errorf("viewport: frame: %w", err)
-	}
-	stats.GPUms = msSince(gpuStart)
-	r.stats = stats
-	// Every pipeline writes alpha 1 and the clear is opaque, so the bytes are already opaque.
-	return &image.RGBA{Pix: pix, Stride: 4 * r.w, Rect: image.Rect(0, 0, r.w, r.h)}, nil
+	return submittedFrame{FrameStats: stats, start: start}, nil
 }
 
 // prepare selects the chunks and writes the frame's uniforms and chunk list (queue writes that

@@ -37,6 +37,9 @@ type Renderer struct {
 	// Now is the clock tile flashes fade by; nil means time.Now.
 	Now func() time.Time
 
+	// frameMu makes one Frame (and Resize, Release) at a time: a frame's read back runs without
+	// mu, and the colour target must not change under it. Taken before mu.
+	frameMu  sync.Mutex
 	mu       sync.Mutex
 	dev      *gpu.Device
 	w, h     int
@@ -99,6 +102,8 @@ func (r *Renderer) Release() {
 	if r == nil {
 		return
 	}
+	r.frameMu.Lock()
+	defer r.frameMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inst.Release()
@@ -118,6 +123,8 @@ func (r *Renderer) Size() (w, h int) {
 
 // Resize recreates the targets when the size changes.
 func (r *Renderer) Resize(w, h int) error {
+	r.frameMu.Lock()
+	defer r.frameMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.resize(w, h)
@@ -285,18 +292,43 @@ func (r *Renderer) pick(px, py float64, throughHoles bool) (Hit, bool) {
 
 // Frame returns the current image, rendering it first when the scene, camera, overlay or size
 // changed, or a tile flash is fading. The returned image is not written again by the renderer.
+//
+// The renderer's lock is held while the frame is prepared and submitted, not while the device
+// draws it and it is read back: an evaluator writes pages meanwhile (on a software device a
+// frame of a large field takes a second, and a slider's draft must not wait for it).
 func (r *Renderer) Frame() (*image.RGBA, error) {
+	r.frameMu.Lock()
+	defer r.frameMu.Unlock()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if !r.dirty && !r.animating && r.last != nil {
+		defer r.mu.Unlock()
 		return r.last, nil
 	}
-	img, err := r.render()
+	r.dirty = false // a change while this frame is drawn asks for the next
+	stats, err := r.submitFrame()
+	r.mu.Unlock()
 	if err != nil {
+		r.setDirty()
 		return nil, err
 	}
-	r.last, r.dirty = img, false
+	pix, err := r.dev.ReadTexture(r.color)
+	if err != nil {
+		r.setDirty()
+		return nil, fmt.Errorf("viewport: frame: %w", err)
+	}
+	stats.GPUms = msSince(stats.start)
+	// Every pipeline writes alpha 1 and the clear is opaque, so the bytes are already opaque.
+	img := &image.RGBA{Pix: pix, Stride: 4 * r.w, Rect: image.Rect(0, 0, r.w, r.h)}
+	r.mu.Lock()
+	r.last, r.stats = img, stats.FrameStats
+	r.mu.Unlock()
 	return img, nil
+}
+
+func (r *Renderer) setDirty() {
+	r.mu.Lock()
+	r.dirty = true
+	r.mu.Unlock()
 }
 
 func (r *Renderer) now() time.Time {
