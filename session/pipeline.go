@@ -22,7 +22,9 @@ import (
 const draftBudget = 40 * time.Millisecond
 
 // batchBudget is how long a pass evaluates pages of the view before it publishes them and lets a
-// frame through: a view refines in steps a person sees rather than all at once after seconds.
+// frame through, where frames are cheap (a real GPU): a view refines in steps a person sees. On a
+// software device, whose frame of a large field costs a second of the same cores, the view is
+// evaluated whole and drawn once.
 const batchBudget = 120 * time.Millisecond
 
 // fullBudget is how long a pass spends on the full-resolution tiles the populations need (the
@@ -422,9 +424,9 @@ func (p *pipeline) refreshLook(ps passState) {
 func (p *pipeline) viewSize() (int, int) { return p.s.rend.size() }
 
 // evaluateView writes the pages of the weights pyramid the camera samples that the generation
-// lacks (or whose ground changed), coarse before fine and nearest first, for at most a batch's
-// time; while a slider moves, only the levels that fit draftBudget. It shows the generation once
-// its first pages are in, and reports whether the view still lacks pages.
+// lacks (or whose ground changed), coarse before fine and nearest first; while a slider moves,
+// only the levels that fit draftBudget. It shows the generation once its first pages are in, and
+// reports whether the view still lacks pages.
 func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) {
 	s := p.s
 	w, h := p.viewSize()
@@ -445,19 +447,24 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 	}
 	t0 := time.Now()
 	done := 0
-	budget := batchBudget
-	if drafting || ps.gen != p.shownGen {
-		budget = draftBudget // the first picture of an edit comes fast, then refines
-	}
-	// A generation not shown yet shows once its coarsest pages of the view are all in: the
-	// first picture of an edit covers the whole view.
+	// A generation not shown yet shows once its coarsest pages of the view are in: the first
+	// picture of an edit covers the whole view, fast. After that the view is evaluated whole in
+	// one pass — unless a newer state or another camera asks for another plan, or frames are
+	// cheap enough here to show the refinement as it goes (batchBudget).
 	first := -1
 	if ps.gen != p.shownGen {
 		first = coarsestTodo(todo)
 	}
+	cam := s.view.Camera()
+	progressive := s.rend.fast()
 	for _, key := range todo {
-		if done > 0 && time.Since(t0)+pageCost > budget && key.Level != first {
-			break
+		if done > 0 {
+			if first >= 0 && key.Level != first {
+				break
+			}
+			if p.superseded(ps.version) || s.view.Camera() != cam || (progressive && time.Since(t0) > batchBudget) {
+				break
+			}
 		}
 		if err := p.evaluatePage(ps, key); err != nil {
 			return true, pass, err
@@ -482,6 +489,14 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 	p.viewTexels = left * pageTexels
 	s.mu.Unlock()
 	return left > 0 && !drafting, Pass{Duration: took, Pages: done, Draft: drafting || left > 0}, nil
+}
+
+// superseded reports a newer state than version: a pass working for it should plan again.
+func (p *pipeline) superseded(version uint64) bool {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version != version || len(p.fieldOps) > 0
 }
 
 // pageTexels is what one page costs to evaluate (its texels and the far border).

@@ -80,6 +80,14 @@ func (r *renderLoop) request(interactive bool) {
 	r.cond.Signal()
 }
 
+// fast reports that full-resolution frames cost less than the interactive budget here (a real
+// GPU), so intermediate pictures are worth drawing.
+func (r *renderLoop) fast() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fullMs > 0 && r.fullMs <= float64(frameBudget.Milliseconds())
+}
+
 // calm ends interactive mode at once (a drag was released): the next frame is full resolution.
 func (r *renderLoop) calm() {
 	r.mu.Lock()
@@ -163,8 +171,10 @@ func (r *renderLoop) run() {
 			continue
 		}
 		version, draft, refining, made := r.s.pipe.shownFrame(stats.MissingWeights)
-		if stats.MissingWeights > 0 {
-			r.s.pipe.kick() // the camera sees pages not evaluated yet
+		if stats.MissingWeights > 0 && scale == 1 {
+			// The camera sees pages not evaluated yet. (A reduced frame samples coarser levels
+			// than the view the pipeline evaluates for; what it lacks there it draws coarser.)
+			r.s.pipe.kick()
 		}
 		if scale == 1 && img != last {
 			r.mu.Lock()
