@@ -11,9 +11,9 @@ import (
 	"strings"
 
 	"strata/bake"
-	"strata/field"
 	"strata/gpu"
 	"strata/internal/safeio"
+	"strata/session"
 	"strata/terraindata"
 	"strata/viewport"
 	"strata/world"
@@ -100,10 +100,6 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	if probs := bake.CheckContainer(c); len(probs) > 0 {
 		return fmt.Errorf("%s cannot be rendered:\n%w", path, probs)
 	}
-	scene, err := viewport.SceneFromContainer(c)
-	if err != nil {
-		return err
-	}
 	dev, err := gpu.Open(context.Background(), gpu.Options{Label: "strata render"})
 	if err != nil {
 		return err
@@ -111,34 +107,11 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	defer dev.Release()
 	// The forest is placed again on the GPU from the container's density children and drawn
 	// straight from the pool buffers, with no CPU round trip.
-	// The scene already holds the height payload (R metres of rgba32f): place from it rather
-	// than reading the child a second time.
-	var height *field.Grid
-	if len(c.Manifest().Scatter) > 0 {
-		height = field.NewGrid(scene.Height.W, scene.Height.H)
-		for i := range height.Data {
-			height.Data[i] = scene.Height.Data[4*i]
-		}
-	}
-	pops, err := bake.PlaceFromContainer(context.Background(), c, height, dev)
+	scene, release, err := session.BakedScene(context.Background(), c, dev)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, p := range pops {
-			p.Release()
-		}
-	}()
-	for _, p := range pops {
-		if p.Count == 0 {
-			continue
-		}
-		vp := viewport.Population{Name: p.Name, Mesh: viewport.Mesh(p.Mesh), Matrices: p.Matrices, Count: p.Count}
-		if p.Kernel != nil { // placed on the GPU; a world cell's stored instances come as Matrices
-			vp.Pool = p.Kernel.Pool().Buf
-		}
-		scene.Populations = append(scene.Populations, vp)
-	}
+	defer release()
 	return renderScene(dev, scene, out, w, h, view, stdout)
 }
 

@@ -242,7 +242,11 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 // newEvaluators creates the page and full-resolution evaluators of the chosen mode. passMu is held.
 func (p *pipeline) newEvaluators() error {
 	if p.mode == GPU {
-		if l := p.s.land; l != nil && p.s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) {
+		// The field resident on the device, when one binding holds it and it fits the kernels'
+		// share of the budget (the atlases take the rest: viewport.SetMemoryBudget); otherwise
+		// each page and tile uploads its block.
+		if l := p.s.land; l != nil && p.s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) &&
+			residentBytes(l) <= p.s.opts.GPUBudget*2/5 {
 			p.fb = p.s.dev.NewFieldBuffers()
 			p.fieldAll = true
 		}
@@ -260,6 +264,13 @@ func (p *pipeline) newEvaluators() error {
 	}
 	p.full, p.pages = &cpuEval{}, &cpuEval{}
 	return nil
+}
+
+// residentBytes is what the field's planes take resident on the device: the height and every
+// channel (a stack binds at most four).
+func residentBytes(l *bake.Landscape) int64 {
+	f := l.Field
+	return 4 * int64(f.Height.W) * int64(f.Height.H) * int64(1+min(len(f.Channels), 4))
 }
 
 // sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the
@@ -375,33 +386,28 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if err != nil {
 		return err
 	}
-	if snap.Stack != nil {
-		var g *bake.GPU
-		if s.pipe.mode == GPU {
-			if g, err = bake.NewGPU(s.dev); err != nil {
-				return err
-			}
-			defer g.Release()
-		}
-		if _, err := bake.Evaluate(ctx, snap, bake.EvalOptions{Options: bake.Options{Resolution: snap.Resolution(), Progress: report},
-			CPU: s.pipe.mode != GPU, GPU: g}); err != nil {
+	var g *bake.GPU
+	if snap.Stack != nil && s.pipe.mode == GPU {
+		if g, err = bake.NewGPU(s.dev); err != nil {
 			return err
 		}
+		defer g.Release()
 	}
-	report("write", 0, 1)
 	if s.watch != nil {
 		s.watch.ownSave(path, true)
 		defer s.watch.ownSave(path, false)
 	}
-	var wo bake.WriteOptions
+	ro := bake.RebakeOptions{EvalOptions: bake.EvalOptions{Options: bake.Options{Resolution: snap.Resolution(), Progress: report},
+		CPU: s.pipe.mode != GPU, GPU: g}}
 	if s.World() != nil && path == s.Path() {
 		// A world's cell in place: its save takes turns with `strata world bake` of the cell.
-		wo.Lock = terraindata.LockPath(path)
+		ro.Lock = terraindata.LockPath(path)
 	}
-	if err := bake.WriteContext(ctx, path, snap, wo); err != nil {
+	// The one save that evaluates (bake.Rebake, as strata bake and bake --from): the ground is
+	// written while the stack is evaluated afresh at full resolution.
+	if _, err := bake.Rebake(ctx, snap, path, ro); err != nil {
 		return err
 	}
-	report("write", 1, 1)
 	s.fmu.Lock()
 	s.land.GUID = snap.GUID
 	s.fmu.Unlock()

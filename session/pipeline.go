@@ -467,6 +467,9 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 			}
 		}
 		if err := p.evaluatePage(ps, key); err != nil {
+			if errors.Is(err, viewport.ErrAtlasFull) {
+				break // the budget holds no more of this view: it shows coarser levels there
+			}
 			return true, pass, err
 		}
 		delete(p.stale, key)
@@ -485,6 +488,9 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 		p.fullPasses++
 	}
 	left := len(todo) - done
+	if done < len(todo) && !s.view.WeightsRoom() {
+		left = 0 // nothing more fits: the view is as evaluated as the budget allows
+	}
 	s.mu.Lock()
 	p.viewTexels = left * pageTexels
 	s.mu.Unlock()

@@ -25,6 +25,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/gpu"
+	"strata/internal/sysmem"
 	"strata/stack"
 	"strata/viewport"
 )
@@ -48,6 +49,10 @@ type Options struct {
 	// the caller opens its window: the editor starting on the sample finds it made when it
 	// calls OpenSample (half a second of the 2-core machine's start).
 	PrepareSample bool
+	// GPUBudget bounds what the session keeps on the device — the field resident for the
+	// kernels, the full-resolution weights the populations read, the viewport's atlases — in
+	// bytes; 0 = STRATA_GPU_BUDGET, or 8 GiB.
+	GPUBudget int64
 }
 
 // Evaluator picks what evaluates the stack in the live loop.
@@ -135,6 +140,13 @@ func New(ctx context.Context, o Options) (*Session, error) {
 	if o.HistoryBytes <= 0 {
 		o.HistoryBytes = 512 << 20
 	}
+	if o.GPUBudget <= 0 {
+		b, err := sysmem.GPUBudget()
+		if err != nil {
+			return nil, fmt.Errorf("session: %w", err)
+		}
+		o.GPUBudget = int64(b)
+	}
 	s := &Session{opts: o, dev: o.Device, now: o.Now}
 	if o.PrepareSample {
 		ch := make(chan *bake.Landscape, 1)
@@ -156,6 +168,8 @@ func New(ctx context.Context, o Options) (*Session, error) {
 		s.Close()
 		return nil, err
 	}
+	// The viewport's atlases take a share of the budget; the rest is the kernels' (newEvaluators).
+	v.SetMemoryBudget(o.GPUBudget)
 	s.view = v
 	s.hist.limit = o.HistoryBytes
 	s.rend = newRenderLoop(s)

@@ -63,6 +63,8 @@ type Renderer struct {
 	// atlas for the kernel (WeightsSlot).
 	pageBuf     []float32
 	atlasTarget *gpu.WeightsTarget
+	// budget bounds the atlases' device memory (SetMemoryBudget; 0: none).
+	budget int64
 	dirty       bool
 	animating   bool
 	last        *image.RGBA
@@ -169,7 +171,8 @@ func (r *Renderer) SetScene(s *Scene) error {
 	r.scene = nil
 	r.atlasTarget = nil
 	r.dirty = true
-	if err := r.terrain.setScene(r.dev, s, r.frameBuf); err != nil {
+	slots := [2]int{r.slotsWithin(heightSlots, heightBudgetShare, slotBytes(16)), r.slotsWithin(weightSlots, weightsBudgetShare, slotBytes(8))}
+	if err := r.terrain.setScene(r.dev, s, r.frameBuf, slots); err != nil {
 		return err
 	}
 	if err := r.inst.bindFrame(r.dev, r.frameBuf, r.terrain.hvt); err != nil {

@@ -1,6 +1,7 @@
 package viewport
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -8,6 +9,10 @@ import (
 
 	"strata/gpu"
 )
+
+// ErrAtlasFull says every slot of the weights atlas holds a page the frame samples (or one being
+// written): the memory budget is too small for the view, which shows coarser levels there.
+var ErrAtlasFull = errors.New("every slot of the weights atlas holds a page the frame samples")
 
 // Residency: what a frame samples of the two pyramids and the work of making it resident. The
 // height payload is filled from the scene's HeightSource as a frame needs it (a page is a few
@@ -122,10 +127,39 @@ func (r *Renderer) preparePages(f *frame) (missing int, err error) {
 	return missing, nil
 }
 
-// growHeight replaces the height atlas with one of at least n slots (its pages are read again
-// from the source as frames need them). r.mu is held.
+// Shares of the memory budget (SetMemoryBudget) each atlas may grow to.
+const (
+	heightBudgetShare  = 0.4
+	weightsBudgetShare = 0.2
+)
+
+// SetMemoryBudget bounds the device memory the renderer's atlases may take: the height atlas
+// grows to at most 40% of it, the weights atlas is made within 20% (a scene set afterwards). A
+// frame that would need more height pages than fit draws the chunks it could place (so a budget
+// should leave room for one frame's pages: some tens of MiB at 1280×720). 0 is no bound but the
+// device's.
+func (r *Renderer) SetMemoryBudget(bytes int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.budget = bytes
+}
+
+// slotsWithin is n slots, or as many as fit share of the memory budget at bytesPerSlot.
+func (r *Renderer) slotsWithin(n int, share float64, bytesPerSlot int64) int {
+	if r.budget <= 0 {
+		return n
+	}
+	return max(1, min(n, int(float64(r.budget)*share/float64(bytesPerSlot))))
+}
+
+// slotBytes is what one slot costs in an atlas of the given texel size (all planes).
+func slotBytes(bytesPerTexel int64) int64 { return slotSide * slotSide * bytesPerTexel }
+
+// growHeight replaces the height atlas with one of at least n slots, within the budget (its
+// pages are read again from the source as frames need them). r.mu is held.
 func (r *Renderer) growHeight(n int) error {
 	t := r.terrain
+	n = r.slotsWithin(n, heightBudgetShare, slotBytes(16))
 	old := t.hvt
 	nv, err := newVtex(r.dev, old.label, old.pyr.w, old.pyr.h, old.pyr.levels, n, []wgpu.TextureFormat{wgpu.TextureFormatRGBA32Float}, 0)
 	if err != nil {
@@ -290,7 +324,7 @@ func (r *Renderer) PutWeights(key PageKey, gen uint64, lo, hi []byte) error {
 	}
 	s := v.alloc(key, gen)
 	if s < 0 {
-		return fmt.Errorf("viewport: put weights: every slot holds a page the frame samples")
+		return fmt.Errorf("viewport: put weights: %w", ErrAtlasFull)
 	}
 	for i, b := range [][]byte{lo, hi} {
 		if err := v.write(r.dev, i, s, n, m, 4, b); err != nil {
@@ -320,7 +354,7 @@ func (r *Renderer) WeightsSlot(key PageKey, gen uint64) (*gpu.WeightsTarget, int
 	}
 	s := v.alloc(key, gen)
 	if s < 0 {
-		return nil, -1, fmt.Errorf("viewport: weights slot: every slot holds a page the frame samples")
+		return nil, -1, fmt.Errorf("viewport: weights slot: %w", ErrAtlasFull)
 	}
 	if r.atlasTarget == nil {
 		wrap := func(t *texture) *gpu.Texture {
@@ -430,4 +464,21 @@ func pagesOver(p pyramid, x0, z0, x1, z1 int) []PageKey {
 		}
 	}
 	return out
+}
+
+// WeightsRoom reports whether a page of a new generation could be given a slot now (some slot is
+// free or holds a page no frame samples): false when the memory budget holds no more of the view.
+func (r *Renderer) WeightsRoom() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scene == nil {
+		return false
+	}
+	v := r.terrain.wvt
+	for s := range v.slots {
+		if v.evictable(s) {
+			return true
+		}
+	}
+	return false
 }

@@ -153,7 +153,7 @@ func (t *terrain) Release() {
 
 // setScene makes the scene's virtual textures and atlas sheets and builds the LOD tree; no page
 // is resident until a frame asks for it.
-func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err error) {
+func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer, slots [2]int) (err error) {
 	t.releaseScene()
 	defer func() {
 		if err != nil {
@@ -167,10 +167,10 @@ func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer) (err e
 	src.Lock()
 	t.tree = newLODTree(src)
 	src.Unlock()
-	if t.hvt, err = newVtex(d, "viewport height", hw, hh, t.tree.levels, heightSlots, []wgpu.TextureFormat{wgpu.TextureFormatRGBA32Float}, 0); err != nil {
+	if t.hvt, err = newVtex(d, "viewport height", hw, hh, t.tree.levels, slots[0], []wgpu.TextureFormat{wgpu.TextureFormatRGBA32Float}, 0); err != nil {
 		return err
 	}
-	if t.wvt, err = newVtex(d, "viewport weights", t.wgrid[0], t.wgrid[1], 1, weightSlots,
+	if t.wvt, err = newVtex(d, "viewport weights", t.wgrid[0], t.wgrid[1], 1, slots[1],
 		[]wgpu.TextureFormat{wgpu.TextureFormatRGBA8Unorm, wgpu.TextureFormatRGBA8Unorm}, wgpu.TextureUsageStorageBinding); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (r *Renderer) UpdateControlsRect(i, w, h int, rect image.Rectangle, pix []b
 func (r *Renderer) storedControls(w, h int) error {
 	t := r.terrain
 	if t.wgrid != [2]int{w, h} {
-		nv, err := newVtex(r.dev, "viewport weights", w, h, 1, weightSlots,
+		nv, err := newVtex(r.dev, "viewport weights", w, h, 1, r.slotsWithin(weightSlots, weightsBudgetShare, slotBytes(8)),
 			[]wgpu.TextureFormat{wgpu.TextureFormatRGBA8Unorm, wgpu.TextureFormatRGBA8Unorm}, wgpu.TextureUsageStorageBinding)
 		if err != nil {
 			return err

@@ -160,7 +160,7 @@ func (v *vtex) alloc(key PageKey, gen uint64) int {
 			best = s
 			break
 		}
-		if !sl.ready || sl.pinned > v.clock || (sl.id.gen == v.shown && sl.lastUsed >= v.clock) {
+		if !v.evictable(s) {
 			continue // being written, or sampled by this frame
 		}
 		// Pages of an older generation go first, then the shown one's least recently used;
@@ -185,6 +185,13 @@ func (v *vtex) alloc(key PageKey, gen uint64) int {
 		v.byKey[id] = best
 	}
 	return best
+}
+
+// evictable reports whether slot s may be given to another page: it is empty, or holds a written
+// page that is not pinned and that the current frame does not sample.
+func (v *vtex) evictable(s int) bool {
+	sl := &v.slots[s]
+	return !sl.used || (sl.ready && sl.pinned <= v.clock && !(sl.id.gen == v.shown && sl.lastUsed >= v.clock))
 }
 
 // commit says slot s (alloc's) now holds key of generation gen: it replaces the page's former

@@ -168,3 +168,24 @@ func Format(n uint64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// EnvGPUBudget names the environment variable that bounds what the editor keeps on the GPU
+// (its resident field, the viewport's atlases): "8GiB", "512MiB", a byte count.
+const EnvGPUBudget = "STRATA_GPU_BUDGET"
+
+// DefaultGPUBudget is the device memory the editor keeps within when EnvGPUBudget is unset.
+const DefaultGPUBudget = 8 << 30
+
+// GPUBudget is EnvGPUBudget's value, or DefaultGPUBudget when it is unset; a value that does not
+// parse is an error that names the variable.
+func GPUBudget() (uint64, error) {
+	v := os.Getenv(EnvGPUBudget)
+	if v == "" {
+		return DefaultGPUBudget, nil
+	}
+	n, err := ParseBytes(v)
+	if err != nil || n == 0 {
+		return 0, fmt.Errorf("%s=%q: want a size such as 8GiB or 512MiB", EnvGPUBudget, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,282 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"strata/bake"
+	"strata/field"
+	"strata/stack"
+	"strata/terraindata"
+	"strata/viewport"
+)
+
+// Issue 15's invariants, on lavapipe at sizes CI affords: a 1024² or 2048² field in a small
+// viewport, so the view samples coarse levels of the pyramid far away and level 0 near the eye.
+
+// cameras are the views the tests settle: the framing an open starts at, a low view close to
+// one corner (level 0 near the eye, coarse levels behind), and the map.
+func cameras(s *Session) map[string]viewport.Camera {
+	fit := s.Camera()
+	fi := s.Field()
+	mn := [2]float64{fi.Origin[0] - fi.Size[0]/2, fi.Origin[1] - fi.Size[1]/2}
+	low := fit
+	low.Target = [3]float64{mn[0] + fi.Size[0]*0.2, (fi.HeightRange[0] + fi.HeightRange[1]) / 2, mn[1] + fi.Size[1]*0.8}
+	low.Distance = fi.Size[0] / 6
+	low.Pitch = 18 * math.Pi / 180
+	top := fit
+	top.Mode = viewport.ViewMap
+	top.MapCenter = fi.Origin
+	top.MapHeight = fi.Size[1]
+	return map[string]viewport.Camera{"fit": fit, "low": low, "map": top}
+}
+
+// settle moves the camera and waits for the settled frame of that view.
+func (h *harness) settle(c viewport.Camera) *Frame {
+	h.t.Helper()
+	if c == h.s.Camera() {
+		return h.waitFrame(h.s.Version())
+	}
+	m := h.mark()
+	h.s.SetCamera(c, false)
+	return h.frameAfter(m)
+}
+
+// bakesFrame renders the container at path from camera c as `strata render` does.
+func bakesFrame(t *testing.T, path string, c viewport.Camera, w, h int) *image.RGBA {
+	t.Helper()
+	ct, err := terraindata.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := testDevice(t)
+	scene, release, err := BakedScene(context.Background(), ct, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	r, err := viewport.New(dev, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	if err := r.SetScene(scene); err != nil {
+		t.Fatal(err)
+	}
+	r.SetCamera(c)
+	img, err := r.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// compareFrames is the share of pixels equal and the worst channel difference.
+func compareFrames(a, b *image.RGBA) (equal float64, worst int) {
+	n := 0
+	for i := 0; i+3 < len(a.Pix); i += 4 {
+		same := true
+		for c := 0; c < 3; c++ {
+			d := int(a.Pix[i+c]) - int(b.Pix[i+c])
+			if d < 0 {
+				d = -d
+			}
+			worst = max(worst, d)
+			same = same && d == 0
+		}
+		if same {
+			n++
+		}
+	}
+	return float64(n) / float64(len(a.Pix)/4), worst
+}
+
+// sameControls checks that two containers' control textures are the same files, byte for byte.
+func sameControls(t *testing.T, a, b string) {
+	t.Helper()
+	ca, _ := filepath.Glob(filepath.Join(a, "control*.texture", "data.png"))
+	cb, _ := filepath.Glob(filepath.Join(b, "control*.texture", "data.png"))
+	if len(ca) == 0 || len(ca) != len(cb) {
+		t.Fatalf("%d control textures in %s, %d in %s", len(ca), a, len(cb), b)
+	}
+	for k := range ca {
+		x, err1 := os.ReadFile(ca[k])
+		y, err2 := os.ReadFile(cb[k])
+		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs from %s (%v, %v)", ca[k], cb[k], err1, err2)
+		}
+	}
+}
+
+// A settled frame is the frame a bake of the same state renders from the same camera, and Save
+// after evaluating only what the views sampled writes what `strata bake` writes for that stack
+// and field: the controls' bytes equal.
+func TestSettledFrameIsTheBakesFrame(t *testing.T) {
+	const w, hgt = 240, 150
+	h := newHarness(t, Options{Evaluator: CPU, Width: w, Height: hgt})
+	ctx := context.Background()
+	l := &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(1024)}
+	if err := h.s.OpenLandscape(ctx, l, "dunes"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	settled := map[string]*Frame{}
+	cams := cameras(h.s)
+	for _, name := range []string{"fit", "low", "map"} {
+		settled[name] = h.settle(cams[name])
+		levels := map[int]int{}
+		for _, k := range h.s.view.WeightsNeed(w, hgt) {
+			levels[k.Level]++
+		}
+		t.Logf("%s: pages by level %v", name, levels)
+		if name == "low" && len(levels) < 2 {
+			t.Errorf("the low view samples levels %v: the test shows nothing of the pyramid", levels)
+		}
+	}
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "saved.terrainData")
+	if err := h.s.SaveAs(ctx, saved, nil); err != nil {
+		t.Fatal(err)
+	}
+	baked := filepath.Join(dir, "baked.terrainData")
+	fresh := &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(1024)}
+	if _, err := bake.Rebake(ctx, fresh, baked, bake.RebakeOptions{EvalOptions: bake.EvalOptions{CPU: true}}); err != nil {
+		t.Fatal(err)
+	}
+	sameControls(t, saved, baked)
+	for _, name := range []string{"fit", "low", "map"} {
+		want := bakesFrame(t, baked, cams[name], w, hgt)
+		eq, worst := compareFrames(settled[name].Image, want)
+		t.Logf("%s: %.3f%% of pixels equal, worst %d", name, 100*eq, worst)
+		if eq < 0.999 || worst > 2 {
+			t.Errorf("%s: the settled frame equals the bake's on %.3f%% of pixels, worst difference %d; want ≥ 99.9%%, ≤ 2", name, 100*eq, worst)
+		}
+	}
+}
+
+// Before its first frame an open evaluates the pages the view samples and nothing else: no
+// full-resolution tile (the stack has no population), and far fewer texels than the field has.
+func TestFirstFrameEvaluatesTheView(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, Width: 240, Height: 150})
+	ctx := context.Background()
+	st := stack.Starter()
+	l := &bake.Landscape{Stack: st, Field: field.SampleDunesSized(2048)}
+	if err := h.s.OpenLandscape(ctx, l, "big"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	need := h.s.view.WeightsNeed(240, 150)
+	pages, tiles := 0, 0
+	for _, e := range h.events(0) {
+		if e.Kind == EventFrame {
+			break
+		}
+		if e.Kind == EventStatus {
+			pages += e.Status.Last.Pages
+			tiles += e.Status.Last.Tiles
+		}
+	}
+	if tiles != 0 || pages == 0 || pages > len(need) {
+		t.Errorf("before the first frame %d pages and %d tiles were evaluated; the view samples %d pages", pages, tiles, len(need))
+	}
+	if texels := pages * pageTexels; texels*8 > 2048*2048 {
+		t.Errorf("the first frame cost %d texels of a 2048² field's %d", texels, 2048*2048)
+	}
+}
+
+// The device memory stays within a small forced budget while the camera flies low over a
+// field whose pages would not all fit: least recently used pages go, the view still settles.
+func TestResidencyWithinBudget(t *testing.T) {
+	const budget = 64 << 20
+	dev := testDevice(t)
+	h := newHarness(t, Options{Evaluator: CPU, Width: 240, Height: 150, GPUBudget: budget})
+	now0, _ := dev.Memory()
+	dev.ResetPeak()
+	ctx := context.Background()
+	if err := h.s.OpenLandscape(ctx, &bake.Landscape{Stack: stack.Starter(), Field: field.SampleDunesSized(2048)}, "big"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	fi := h.s.Field()
+	c := cameras(h.s)["low"]
+	c.Distance = fi.Size[0] / 10
+	for k := 0; k < 5; k++ {
+		c.Target[0] = fi.Origin[0] - fi.Size[0]*0.4 + fi.Size[0]*0.2*float64(k)
+		c.Target[2] = fi.Origin[1] + fi.Size[1]*0.4 - fi.Size[1]*0.2*float64(k)
+		f := h.settle(c)
+		if f.Stats.MissingWeights != 0 {
+			t.Errorf("view %d settled with %d pages missing", k, f.Stats.MissingWeights)
+		}
+	}
+	now, peak := dev.Memory()
+	t.Logf("device memory: %d MiB now, %d MiB at most, budget %d MiB", (now-now0)>>20, (peak-now0)>>20, budget>>20)
+	if peak-now0 > budget {
+		t.Errorf("the session held %d MiB of device memory, over its %d MiB budget", (peak-now0)>>20, budget>>20)
+	}
+}
+
+// Paint far from the camera is kept: a stroke where the view does not look is in the saved
+// mask, the saved controls are the bake's of the painted field, and flying there shows it.
+func TestPaintFarFromTheCamera(t *testing.T) {
+	const w, hgt = 240, 150
+	h := newHarness(t, Options{Evaluator: CPU, Width: w, Height: hgt})
+	ctx := context.Background()
+	l := &bake.Landscape{Stack: stack.Starter(), Field: field.SampleDunesSized(1024)}
+	if err := h.s.OpenLandscape(ctx, l, "far"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.NewMask("clear"); err != nil {
+		t.Fatal(err)
+	}
+	st := h.s.Stack().Clone()
+	snow := stack.NewLayer("snow")
+	snow.Tint = stack.Color{250, 250, 250}
+	snow.Rules = []stack.Rule{{Input: stack.InputMask, Channel: "clear", Max: stack.F(0.5)}}
+	st.Layers = append(st.Layers, snow)
+	if err := h.s.Apply("snow but where cleared", st); err != nil {
+		t.Fatal(err)
+	}
+	fi := h.s.Field()
+	mn := [2]float64{fi.Origin[0] - fi.Size[0]/2, fi.Origin[1] - fi.Size[1]/2}
+	near := cameras(h.s)["low"] // looking at the corner near the minimum X, maximum Z
+	h.settle(near)
+	// Clear the snow near the maximum X, minimum Z corner: behind the camera.
+	far := [2]float64{mn[0] + fi.Size[0]*0.85, mn[1] + fi.Size[1]*0.15}
+	if err := h.s.BeginStroke(Brush{Target: "mask.clear", Radius: fi.Size[0] / 20, Strength: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h.s.Stroke(far[0], far[1])
+	h.s.EndStroke()
+	h.waitFrame(h.s.Version())
+	saved := filepath.Join(t.TempDir(), "far.terrainData")
+	if err := h.s.SaveAs(ctx, saved, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bake.Open(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mask := got.Field.Channels["mask.clear"]
+	i := int((far[0] - mn[0]) / fi.Size[0] * float64(mask.W))
+	j := int((far[1] - mn[1]) / fi.Size[1] * float64(mask.H))
+	if v := mask.At(i, j); v < 0.9 {
+		t.Fatalf("the saved mask is %v where the far stroke was", v)
+	}
+	baked := filepath.Join(t.TempDir(), "baked.terrainData")
+	if _, err := bake.Rebake(ctx, got, baked, bake.RebakeOptions{EvalOptions: bake.EvalOptions{CPU: true}}); err != nil {
+		t.Fatal(err)
+	}
+	sameControls(t, saved, baked)
+	there := near
+	there.Target = [3]float64{far[0], (fi.HeightRange[0] + fi.HeightRange[1]) / 2, far[1]}
+	f := h.settle(there)
+	want := bakesFrame(t, baked, there, w, hgt)
+	if eq, worst := compareFrames(f.Image, want); eq < 0.999 || worst > 2 {
+		t.Errorf("flown to the stroke, the settled frame equals the bake's on %.3f%% of pixels, worst %d", 100*eq, worst)
+	}
+}
