@@ -395,6 +395,14 @@ func (t *intTIFF) block(ctx context.Context, i, j int, buf []byte, out *gridOut,
 	if err != nil {
 		return err
 	}
+	if t.compression != 0 && t.compression != tiffNone && t.across*t.down < workerCount(math.MaxInt) {
+		// Fewer blocks than cores (x/image/tiff writes one strip): decompress on a goroutine of
+		// its own, a few chunks ahead of the rows being converted here.
+		a := readAhead(src)
+		defer a.close()
+		src = a
+		drain = func() error { _, err := io.Copy(io.Discard, a); return err }
+	}
 	st := newStats()
 	be := t.order == binary.BigEndian
 	band := max(1, len(buf)/rowBytes)
@@ -494,6 +502,87 @@ func (t *intTIFF) open(k int) (io.Reader, func() error, error) {
 func limited(r io.Reader, lim int64) (io.Reader, func() error, error) {
 	l := io.LimitReader(r, lim)
 	return l, func() error { _, err := io.Copy(io.Discard, l); return err }, nil
+}
+
+// aheadReader reads a stream on a goroutine of its own, up to aheadChunks chunks ahead of its
+// reader, and hands on the stream's bytes and then its error exactly as the stream gave them.
+type aheadReader struct {
+	full  chan aheadChunk
+	free  chan []byte
+	stop  chan struct{}
+	done  chan struct{}
+	cur   aheadChunk
+	ended bool
+}
+
+type aheadChunk struct {
+	buf []byte // the whole buffer, handed back when read
+	b   []byte // what is left to read of it
+	err error  // the stream's error after b (io.EOF at its end)
+}
+
+const (
+	aheadChunks    = 3
+	aheadChunkSize = 256 << 10
+)
+
+func readAhead(r io.Reader) *aheadReader {
+	a := &aheadReader{full: make(chan aheadChunk, aheadChunks), free: make(chan []byte, aheadChunks), stop: make(chan struct{}), done: make(chan struct{})}
+	for range aheadChunks {
+		a.free <- make([]byte, aheadChunkSize)
+	}
+	go func() {
+		defer close(a.done)
+		defer close(a.full)
+		for {
+			var b []byte
+			select {
+			case b = <-a.free:
+			case <-a.stop:
+				return
+			}
+			n := 0
+			var err error
+			for n < len(b) && err == nil {
+				var k int
+				k, err = r.Read(b[n:])
+				n += k
+			}
+			a.full <- aheadChunk{b, b[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return a
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	for len(a.cur.b) == 0 {
+		if a.cur.err != nil {
+			return 0, a.cur.err
+		}
+		if a.cur.buf != nil {
+			a.free <- a.cur.buf
+			a.cur.buf = nil
+		}
+		c, ok := <-a.full
+		if !ok {
+			return 0, io.EOF
+		}
+		a.cur = c
+	}
+	n := copy(p, a.cur.b)
+	a.cur.b = a.cur.b[n:]
+	return n, nil
+}
+
+// close stops the goroutine and waits for it.
+func (a *aheadReader) close() {
+	close(a.stop)
+	for range a.full {
+	}
+	<-a.done
 }
 
 // packBits streams TIFF PackBits data as x/image/tiff's unpackBits decodes it whole: a run cut
