@@ -1,7 +1,5 @@
 package field
 
-import "math"
-
 // Sampler reads one grid (height or a channel) at world positions, the way the weights kernel
 // reads its tile buffer. It holds a view of a block of the grid — the whole grid, or a tile's
 // apron-inclusive buffer — plus the float32 geometry (fieldMin, invHTexel) from Geometry, so a tap
@@ -97,16 +95,11 @@ func (s *Sampler) SlopeCurvature(px, pz, g float32) (slope, curv float32) {
 // SlopeFromTaps is the slope in degrees from the four taps at ±g along x (hxp, hxm) and z (hzp,
 // hzm), for callers that already hold them (the evaluator sharing taps between rules).
 func SlopeFromTaps(hxp, hxm, hzp, hzm, g float32) float32 {
-	k := 0.5 / g
-	dx := float32((hxp - hxm) * k)
-	dz := float32((hzp - hzm) * k)
-	m := float32(math.Sqrt(float64(float32(dx*dx) + float32(dz*dz))))
-	return float32(float32(math.Atan(float64(m))) * RadToDeg)
+	return SlopeK(hxp, hxm, hzp, hzm, 0.5/g)
 }
 
 // CurvatureFromTaps is the Laplacian from the four ±g taps and the centre tap hc, summed left to
 // right as the WGSL does.
 func CurvatureFromTaps(hxp, hxm, hzp, hzm, hc, g float32) float32 {
-	k := 1 / float32(g*g)
-	return float32((hxp + hxm + hzp + hzm - float32(4*hc)) * k)
+	return CurvatureK(hxp, hxm, hzp, hzm, hc, 1/float32(g*g))
 }
