@@ -46,6 +46,7 @@ type compiledRule struct {
 	inv    float32            // InvFeatureSize
 	oct    uint32
 	settle settleBounds
+	grad   gradBounds // a slope rule's flat regions in gradient magnitudes (slope_fast.go)
 	// hw[k]: how far the octaves after k can still move the jitter noise; invNorm: 1/Σ amplitudes
 	// (progressive settling, settle.go).
 	hw      [MaxOctaves]float32
@@ -69,6 +70,9 @@ type Compiled struct {
 	count    [8]uint32
 	rules    []compiledRule
 	needs    Needs
+	// gradSettles: some rule a layer evaluates is a slope rule with usable gradBounds, so a row
+	// can leave its slopes to be computed when a rule needs one (Taps.WeightsRow).
+	gradSettles bool
 }
 
 // Compile packs the layer stack for geometry g and unpacks it into a Compiled evaluator.
@@ -84,6 +88,7 @@ func Compile(s *Stack, g Geometry) (*Compiled, error) {
 	for l := 1; l < c.LayerCount; l++ { // layer 0's rules are never evaluated
 		for r := c.start[l]; r < c.start[l]+c.count[l]; r++ {
 			c.needs |= ruleNeeds(&c.rules[r].PackedRule)
+			c.gradSettles = c.gradSettles || c.rules[r].grad.usable
 		}
 	}
 	return c, nil
@@ -125,6 +130,7 @@ func (c *Compiled) unpack(nrules int) error {
 		cr.oct = max(1, min(pr.Octaves, MaxOctaves))
 		cr.inv = pr.InvFeatureSize
 		cr.settle = newSettleBounds(&cr.PackedRule)
+		cr.grad = newGradBounds(&cr.PackedRule)
 		cr.hw, cr.invNorm = partialHalfWidths(cr.oct)
 		for k := uint32(0); k < cr.oct; k++ {
 			cr.jit[k] = noise.OctaveSeed(pr.Seed, k)
@@ -246,8 +252,8 @@ func (c *Compiled) product(v float32, start, n uint32, in *TexelInputs) float32 
 func (c *Compiled) Shares(in *TexelInputs) [8]float32 {
 	var share [8]float32
 	remaining := float32(1)
-	for l := 7; l >= 1; l-- {
-		if l >= c.LayerCount || remaining == 0 {
+	for l := min(c.LayerCount, 8) - 1; l >= 1; l-- { // the slots above the stack's layers stay 0
+		if remaining == 0 {
 			continue
 		}
 		share[l] = c.product(c.strength[l], c.start[l], c.count[l], in) * remaining

@@ -6,7 +6,8 @@ import "strata/field"
 // channels through the tile's apron-inclusive block exactly as the kernels read their tile buffers,
 // and computing only what the stack needs (height, slope and curvature from the same taps, each
 // channel). The layer evaluator (bake.Reference) and the density evaluator (scatter.Density) share
-// it, so the two Go references cannot read the field differently.
+// it, so the two Go references cannot read the field differently. A Taps keeps per-tile tables
+// and scratch for its rows (taps_fast.go): each goroutine uses its own, built for its tile.
 type Taps struct {
 	c        *Compiled
 	height   field.Sampler
@@ -17,6 +18,7 @@ type Taps struct {
 	needC    bool
 	gradStep float32
 	slopes   *field.Grid // UseSlopes: the weights grid's slopes, read instead of sampled
+	fast     fastTaps    // the row tables of FillRow's fast paths (taps_fast.go)
 }
 
 // Taps prepares reading for tile t of geometry fg: height is the height grid and chans the grids
@@ -49,13 +51,27 @@ func (c *Compiled) TapsWindow(fg *field.Geometry, height *field.Window, chans [4
 			tp.useChan[k] = true
 		}
 	}
+	tp.prepare(t.I0, t.W)
 	return tp
 }
 
 // FillRow fills ins[k] for weights texels (i0+k, j), k < len(ins): their positions and every input
 // the stack needs. Layers (a population's final layer weights) are left to the caller. A row at a
 // time keeps the per-texel path free of calls and of re-reading what the stack needs.
+//
+// A row inside the tile's interior takes the fast path of taps_fast.go, which gives the same
+// numbers bit for bit; fillRowGeneral is the definition.
 func (tp *Taps) FillRow(j, i0 int, ins []TexelInputs) {
+	if cols, ok := tp.fast.columns(i0, len(ins)); ok {
+		tp.fillRowFast(j, i0, cols, ins, nil)
+		return
+	}
+	tp.fillRowGeneral(j, i0, ins)
+}
+
+// fillRowGeneral is FillRow as docs/design.md writes it: each texel's position, then each input
+// through the sampler's Bilinear, Slope and Curvature.
+func (tp *Taps) fillRowGeneral(j, i0 int, ins []TexelInputs) {
 	h, g := &tp.height, tp.gradStep
 	needH, needS, needC := tp.needH, tp.needS, tp.needC
 	geo := &tp.c.Geometry
@@ -103,6 +119,15 @@ func (tp *Taps) UseSlopes(g *field.Grid) { tp.slopes = g }
 // SlopeRow writes the slope of weights texels (i0+k, j), k < len(out), into out: what FillRow
 // computes for a stack that reads slope, whatever this stack reads.
 func (tp *Taps) SlopeRow(j, i0 int, out []float32) {
+	if cols, ok := tp.fast.columns(i0, len(out)); ok {
+		tp.slopeRowFast(j, cols, out)
+		return
+	}
+	tp.slopeRowGeneral(j, i0, out)
+}
+
+// slopeRowGeneral is SlopeRow through field.Sampler.Slope, the definition.
+func (tp *Taps) slopeRowGeneral(j, i0 int, out []float32) {
 	h, g := &tp.height, tp.gradStep
 	geo := &tp.c.Geometry
 	for k := range out {
