@@ -131,40 +131,84 @@ func (t *lodTree) innerNode(row func(j int) []float32, l, ci, cj, n, step, span 
 	half := step / 2
 	x0, z0 := ci*span, cj*span
 	var d float32
-	at := func(r []float32, i int) float32 { return r[min(i, t.w-1)] }
-	if x0 < t.w-1 && z0 < t.h-1 {
-		for b := 0; b <= 2*chunkCells; b++ {
-			z := z0 + b*half
-			if z > t.h-1+half {
-				break
-			}
-			// The rows this line of child vertices reads: its own, and this level's two.
-			rz, r0, r1 := row(z), row(z0+(b/2)*step), row(z0+(b/2)*step+step)
-			for a := 0; a <= 2*chunkCells; a++ {
-				if a%2 == 0 && b%2 == 0 {
-					continue // a vertex of this level: exact
-				}
-				x := x0 + a*half
-				if x > t.w-1+half {
-					break
-				}
-				// This level's triangle surface at the child vertex: quads split along the
-				// (0,0)–(1,1) diagonal, like the mesh.
-				ax := x0 + (a/2)*step
-				var s float32
-				switch {
-				case a%2 == 1 && b%2 == 1:
-					s = (at(r0, ax) + at(r1, ax+step)) / 2
-				case a%2 == 1:
-					s = (at(r0, ax) + at(r0, ax+step)) / 2
-				default:
-					s = (at(r0, ax) + at(r1, ax)) / 2
-				}
-				d = max(d, float32(math.Abs(float64(at(rz, x)-s))))
-			}
-		}
+	switch {
+	case x0+span <= t.w-1 && z0+span <= t.h-1:
+		d = innerError(row, x0, z0, step)
+	case x0 < t.w-1 && z0 < t.h-1:
+		d = t.edgeError(row, x0, z0, step, half)
 	}
 	t.err[l][cj*n+ci] = ce + d
+}
+
+// innerError is how far a node's triangles (quads of step texels split along the (0,0)–(1,1)
+// diagonal, like the mesh) stray from the child level's vertices, half a step apart, for a node
+// wholly inside the grid: no clamping, rows read once.
+func innerError(row func(j int) []float32, x0, z0, step int) float32 {
+	half := step / 2
+	var d float32
+	for b := 0; b < chunkCells; b++ {
+		r0, rm, r1 := row(z0+b*step), row(z0+b*step+half), row(z0+b*step+step)
+		for a := 0; a <= chunkCells; a++ {
+			ax := x0 + a*step
+			if a < chunkCells {
+				// The child vertex between two of this level's on its row (b even) …
+				d = max(d, abs32(r0[ax+half]-(r0[ax]+r0[ax+step])/2))
+				// … and the diagonal's midpoint on the row between (both odd).
+				d = max(d, abs32(rm[ax+half]-(r0[ax]+r1[ax+step])/2))
+			}
+			// The child vertex between two of this level's on its column (a even, b odd).
+			d = max(d, abs32(rm[ax]-(r0[ax]+r1[ax])/2))
+		}
+	}
+	// The node's last row of vertices (b = 64: even), between its columns.
+	r := row(z0 + chunkCells*step)
+	for a := 0; a < chunkCells; a++ {
+		ax := x0 + a*step
+		d = max(d, abs32(r[ax+half]-(r[ax]+r[ax+step])/2))
+	}
+	return d
+}
+
+func abs32(v float32) float32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// edgeError is innerError for a node that reaches past the grid's last texel: every read clamped.
+func (t *lodTree) edgeError(row func(j int) []float32, x0, z0, step, half int) float32 {
+	var d float32
+	at := func(r []float32, i int) float32 { return r[min(i, t.w-1)] }
+	for b := 0; b <= 2*chunkCells; b++ {
+		z := z0 + b*half
+		if z > t.h-1+half {
+			break
+		}
+		// The rows this line of child vertices reads: its own, and this level's two.
+		rz, r0, r1 := row(z), row(z0+(b/2)*step), row(z0+(b/2)*step+step)
+		for a := 0; a <= 2*chunkCells; a++ {
+			if a%2 == 0 && b%2 == 0 {
+				continue // a vertex of this level: exact
+			}
+			x := x0 + a*half
+			if x > t.w-1+half {
+				break
+			}
+			ax := x0 + (a/2)*step
+			var s float32
+			switch {
+			case a%2 == 1 && b%2 == 1:
+				s = (at(r0, ax) + at(r1, ax+step)) / 2
+			case a%2 == 1:
+				s = (at(r0, ax) + at(r0, ax+step)) / 2
+			default:
+				s = (at(r0, ax) + at(r1, ax)) / 2
+			}
+			d = max(d, abs32(at(rz, x)-s))
+		}
+	}
+	return d
 }
 
 // bounds is the lowest and highest height over height texels [x0, x1] × [z0, z1] (inclusive,
