@@ -151,7 +151,8 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 		return err
 	}
 	l.Geometry = geo
-	scene, err := s.sceneFor(l)
+	ranges := rangesOf(l.Field)
+	scene, err := s.sceneFor(l, ranges[""])
 	if err != nil {
 		return err
 	}
@@ -207,6 +208,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	sort.Strings(channels)
 
 	s.mu.Lock()
+	s.ranges = ranges
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
 		sources: sources, loaded: true, savedOK: true}
 	s.hist.clear()
@@ -276,12 +278,11 @@ func residentBytes(l *bake.Landscape) int64 {
 // sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the
 // layer table and atlas, and the stored weights when there are any (shown until the first pass
 // writes pages of the weights).
-func (s *Session) sceneFor(l *bake.Landscape) (*viewport.Scene, error) {
+func (s *Session) sceneFor(l *bake.Landscape, heightRange [2]float64) (*viewport.Scene, error) {
 	f := l.Field
-	lo, hi := f.Height.MinMax()
 	sc := &viewport.Scene{
 		Placement:   viewport.Placement{Size: f.Size, Origin: f.Origin},
-		HeightRange: [2]float64{float64(lo), float64(hi)},
+		HeightRange: heightRange,
 		Ground:      &ground{s: s, l: l},
 		WeightsGrid: [2]int{l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH},
 	}

@@ -516,6 +516,13 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		}
 	}
 	s.fmu.Unlock()
+	ranged := map[string]bool{}
+	for _, c := range changes {
+		if !ranged[c.target] && c.target != HolesTarget {
+			ranged[c.target] = true
+			s.rangeChanged(c.target)
+		}
+	}
 	reads := map[string]bool{}
 	if st != nil {
 		for _, c := range st.Channels() {

@@ -1,10 +1,76 @@
 package session
 
 import (
+	"context"
 	"math"
+	"strings"
 
+	"strata/field"
+	"strata/internal/pool"
 	"strata/stack"
 )
+
+// gridRange is g's lowest and highest value, on every core.
+func gridRange(g *field.Grid) [2]float64 {
+	if g == nil || len(g.Data) == 0 {
+		return [2]float64{}
+	}
+	const rows = 256
+	n := (g.H + rows - 1) / rows
+	los, his := make([]float32, n), make([]float32, n)
+	pool.Each(context.Background(), n, 0, func(k int) {
+		part := g.Data[k*rows*g.W : min((k+1)*rows, g.H)*g.W]
+		lo, hi := part[0], part[0]
+		for _, v := range part {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		los[k], his[k] = lo, hi
+	}, nil)
+	lo, hi := los[0], his[0]
+	for k := range los {
+		lo, hi = min(lo, los[k]), max(hi, his[k])
+	}
+	return [2]float64{float64(lo), float64(hi)}
+}
+
+// keptRange reports whether the session keeps channel name's range (not a mask's: 0…1).
+func keptRange(name string) bool { return !strings.HasPrefix(name, field.MaskPrefix) }
+
+// rangesOf computes the ranges a session keeps for field f.
+func rangesOf(f *field.Field) map[string][2]float64 {
+	out := map[string][2]float64{"": gridRange(f.Height)}
+	for name, g := range f.Channels {
+		if keptRange(name) {
+			out[name] = gridRange(g)
+		}
+	}
+	return out
+}
+
+// rangeChanged recomputes the range of a grid an edit wrote (the worker, which alone writes the
+// field: no lock needed to read it) — the height ("") or a stored channel.
+func (s *Session) rangeChanged(target string) {
+	if target != "" && !keptRange(target) {
+		return
+	}
+	var g *field.Grid
+	if target == "" {
+		g = s.land.Field.Height
+	} else {
+		g = s.land.Field.Channels[target]
+	}
+	var r [2]float64
+	if g != nil {
+		r = gridRange(g)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g == nil {
+		delete(s.ranges, target)
+	} else {
+		s.ranges[target] = r
+	}
+}
 
 // InputRange is the span a rule's slider covers for an input, in that input's unit, with the
 // unit's symbol: the field's height range (with a margin), 0–90° of slope, the curvature the
@@ -35,6 +101,9 @@ func (s *Session) RangeFor(in stack.Input, channel string) InputRange {
 	case stack.InputMask, stack.InputNoise, stack.InputLayer:
 		return InputRange{0, 1, "0..1"}
 	case stack.InputChannel:
+		if !keptRange(channel) {
+			return InputRange{0, 1, "stored unit"}
+		}
 		r, ok := fi.ChannelRange[channel]
 		if !ok || !(r[1] > r[0]) {
 			return InputRange{0, 1, "stored unit"}

@@ -95,6 +95,10 @@ type Session struct {
 	closed    bool
 	// sample is the landscape Options.PrepareSample is building; the first OpenSample takes it.
 	sample chan *bake.Landscape
+	// ranges are the lowest and highest value of the height ("") and of each stored channel (a
+	// mask's is 0…1 by definition and not kept): computed at open and by the worker after an
+	// edit of those grids, so a panel never scans an 8K grid to set a slider.
+	ranges map[string][2]float64
 
 	// fmu guards the landscape's field data (height, channels, holes) for readers other than
 	// the worker; the worker is its only writer and takes it for writing only while applying.
@@ -299,22 +303,27 @@ type FieldInfo struct {
 	ChannelRange map[string][2]float64
 }
 
-// Field returns the ground's description.
+// Field returns the ground's description. The ranges are kept as the field changes (ranges.go):
+// a panel asking for them reads no grid.
 func (s *Session) Field() FieldInfo {
 	s.fmu.RLock()
-	defer s.fmu.RUnlock()
 	l := s.land
 	if l == nil {
+		s.fmu.RUnlock()
 		return FieldInfo{}
 	}
 	f := l.Field
-	lo, hi := f.Height.MinMax()
 	fi := FieldInfo{Size: f.Size, Origin: f.Origin, HeightW: f.Height.W, HeightH: f.Height.H,
 		WeightsW: l.Geometry.Field.WeightsW, WeightsH: l.Geometry.Field.WeightsH,
-		Texel: f.TexelSize(), HeightRange: [2]float64{float64(lo), float64(hi)}, ChannelRange: map[string][2]float64{}}
-	for name, g := range f.Channels {
-		a, b := g.MinMax()
-		fi.ChannelRange[name] = [2]float64{float64(a), float64(b)}
+		Texel: f.TexelSize(), ChannelRange: map[string][2]float64{}}
+	s.fmu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fi.HeightRange = s.ranges[""]
+	for name, r := range s.ranges {
+		if name != "" {
+			fi.ChannelRange[name] = r
+		}
 	}
 	return fi
 }
@@ -356,10 +365,11 @@ func (s *Session) FitCamera(mapView bool) {
 	var hr [2]float64
 	if l != nil {
 		p = viewport.Placement{Size: l.Field.Size, Origin: l.Field.Origin}
-		lo, hi := l.Field.Height.MinMax()
-		hr = [2]float64{float64(lo), float64(hi)}
 	}
 	s.fmu.RUnlock()
+	s.mu.Lock()
+	hr = s.ranges[""]
+	s.mu.Unlock()
 	if l == nil {
 		return
 	}
