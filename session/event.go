@@ -68,6 +68,8 @@ type Status struct {
 	Instances []PopulationCount
 	// Shown is the version the viewport's weights reflect.
 	Shown uint64
+	// Reading says a heightmap is being read for an open ("reading h.png… 45%"), "" otherwise.
+	Reading string
 }
 
 // Pass describes one evaluation pass.

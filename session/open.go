@@ -74,13 +74,40 @@ type HeightmapOptions struct {
 	Import field.ImportOptions
 	// Size is the field's extent in metres; nil = one metre per texel.
 	Size *[2]float64
+	// Progress hears the rows read of the file (nil: none); the status bar hears them too.
+	Progress progress.Func
+}
+
+// reading announces an open's read of a file, rows done of total (name "" when it ended): the
+// status bar says so while a large heightmap is read.
+func (s *Session) reading(name string, done, total int) {
+	s.mu.Lock()
+	st := s.pipe.status
+	st.Reading = ""
+	if name != "" && total > 0 {
+		st.Reading = fmt.Sprintf("reading %s… %d%%", name, 100*done/total)
+	}
+	changed := st.Reading != s.pipe.status.Reading
+	s.pipe.status.Reading = st.Reading
+	st.Instances = append([]PopulationCount(nil), st.Instances...)
+	s.mu.Unlock()
+	if changed {
+		s.emit(Event{Kind: EventStatus, Status: st})
+	}
 }
 
 // OpenHeightmap starts a new landscape on a heightmap with a starter stack (ground, and rock on
 // slopes). The heightmap is watched: when another program rewrites it, the changed texels are
 // reloaded as an undoable step.
 func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOptions) error {
-	f, err := bake.LoadField(path, o.Import, o.Size)
+	name := filepath.Base(path)
+	f, _, err := bake.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
+		s.reading(name, done, total)
+		if o.Progress != nil {
+			o.Progress("read "+name, done, total)
+		}
+	})
+	s.reading("", 0, 0)
 	if err != nil {
 		return err
 	}

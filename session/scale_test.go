@@ -280,3 +280,28 @@ func TestPaintFarFromTheCamera(t *testing.T) {
 		t.Errorf("flown to the stroke, the settled frame equals the bake's on %.3f%% of pixels, worst %d", 100*eq, worst)
 	}
 }
+
+// An open of a heightmap says in the status that it reads the file, and stops saying so.
+func TestOpenSaysItReads(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	src := filepath.Join(t.TempDir(), "h.f32")
+	g := field.SampleDunesSized(512).Height
+	writeF32(t, src, g)
+	var reports int
+	err := h.s.OpenHeightmap(context.Background(), src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{512, 512}},
+		Progress: func(stage string, done, total int) { reports++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := false
+	for _, e := range h.events(0) {
+		said = said || (e.Kind == EventStatus && e.Status.Reading != "")
+	}
+	if !said || reports == 0 {
+		t.Errorf("reading the heightmap: said so in the status %v, %d progress reports", said, reports)
+	}
+	h.waitFrame(h.s.Version())
+	if r := h.s.Status().Reading; r != "" {
+		t.Errorf("after the open the status still says %q", r)
+	}
+}

@@ -189,7 +189,8 @@ func (ed *editor) heightmapForm(path string) {
 		}
 		p := strings.TrimSpace(file.Text)
 		ed.unsavedThen(func() {
-			ed.runLong("Opening "+filepath.Base(p), func(ctx context.Context, _ progress.Func) error {
+			ed.runLong("Opening "+filepath.Base(p), func(ctx context.Context, report progress.Func) error {
+				o.Progress = report
 				return ed.s.OpenHeightmap(ctx, p, o)
 			}, nil)
 		})

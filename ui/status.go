@@ -72,8 +72,11 @@ func (b *statusBar) setStatus(st session.Status) {
 	} else if st.Last.Scatter > 0 {
 		text += fmt.Sprintf(" + scatter %.1f ms", float64(st.Last.Scatter.Microseconds())/1000)
 	}
+	if st.Reading != "" {
+		text, st.Refining = st.Reading, true
+	}
 	if st.Refining {
-		if !first {
+		if !first && st.Reading == "" {
 			text += " — refining…"
 		}
 		b.refining.Show()

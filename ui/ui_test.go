@@ -355,4 +355,8 @@ func TestStatusBarText(t *testing.T) {
 	if got := b.eval.Text; got != "last evaluation 9.0 ms, 1 page + 3 tiles, full" {
 		t.Errorf("pages and tiles: %q", got)
 	}
+	b.setStatus(session.Status{Reading: "reading dem.png… 45%"})
+	if got := b.eval.Text; got != "reading dem.png… 45%" || !b.refining.Visible() {
+		t.Errorf("reading: %q, activity shown %v", got, b.refining.Visible())
+	}
 }
