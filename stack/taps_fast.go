@@ -35,8 +35,12 @@ type fastTaps struct {
 	chanAxes [4]bool  // channel k's sampler places taps as the height's does (one set of axes)
 	// tame[0] is the height block's field.Sampler.Tame, tame[1+k] channel k's: 0 not yet known
 	// (the scan runs when a row first needs it), 1 tame, -1 not.
-	tame  [5]int8
-	grads []float32 // WeightsRow's gradient magnitudes of one row
+	tame [5]int8
+	// WeightsRow's scratch for one row (grow): the gradient magnitudes, what each texel has left
+	// after the layers so far (share 0 at the end), whether its slope is computed, the shares.
+	grads, rem []float32
+	known      []bool
+	share      [8][]float32
 }
 
 // prepare computes the columns of weights texels [i0, i0+w) for the fast paths.

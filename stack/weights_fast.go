@@ -12,9 +12,11 @@ import (
 //   - The inputs come from FillRow's fast path (taps_fast.go), and a stack with slope rules that
 //     can settle from the gradient (slope_fast.go) computes a texel's slope only when a rule
 //     asks for it: productGrad multiplies by exactly what band would return.
+//   - Shares is computed a layer at a time along the row (sharesRow), each texel's operations
+//     Shares' in Shares' order, without a call and an 8-share array per texel.
 //   - Quantize is a function of the shares' values alone (each is clamped, NaN and ±0 to 0, before
-//     anything else), and share[0] is one of shares 1…7 and slots past the stack's layers are
-//     0; so a texel whose shares 1…n−1 equal (==) the texel before's has its bytes. Neighbours
+//     anything else), share[0]'s value is a function of shares 1…n−1 (what they left) and slots
+//     from n on are 0; so a texel whose shares 1…n−1 equal (==) the texel before's has its bytes. Neighbours
 //     often do: wherever every band is settled at 0 or 1, the shares are the same 0s and 1s —
 //     most of a field under hard or lightly feathered rules.
 //   - quantizeFast is Quantize with the floor of v ∈ [0, 255] taken by truncation (equal there:
@@ -27,63 +29,87 @@ var nan32 = float32(math.NaN())
 // for the inputs (its contents are undefined afterwards).
 func (tp *Taps) WeightsRow(j, i0 int, ins []TexelInputs, out [][8]uint8) {
 	ins = ins[:len(out)]
-	c := tp.c
+	f := &tp.fast
+	f.grow(len(out))
 	var grads []float32
-	if cols, ok := tp.fast.columns(i0, len(out)); ok {
-		if tp.needS && tp.slopes == nil && c.gradSettles {
-			if cap(tp.fast.grads) < len(out) {
-				tp.fast.grads = make([]float32, len(out))
-			}
-			grads = tp.fast.grads[:len(out)]
+	if cols, ok := f.columns(i0, len(out)); ok {
+		if tp.needS && tp.slopes == nil && tp.c.gradSettles {
+			grads = f.grads[:len(out)]
 		}
 		tp.fillRowFast(j, i0, cols, ins, grads)
 	} else {
 		tp.fillRowGeneral(j, i0, ins)
 	}
-	n := min(c.LayerCount, 8)
-	var last [8]float32
-	var lastQ [8]uint8
-	have := false
-	for k := range ins {
-		var sh [8]float32
-		if grads != nil {
-			sh = c.sharesGrad(&ins[k], grads[k])
-		} else {
-			sh = c.Shares(&ins[k])
+	n := tp.sharesRow(ins, grads)
+	rem := f.rem[:len(out)]
+	for k := range out {
+		if k > 0 && f.sameShares(k, n) {
+			out[k] = out[k-1]
+			continue
 		}
-		if !have || !sameShares(&sh, &last, n) {
-			last, lastQ, have = sh, quantizeFast(&sh), true
+		sh := [8]float32{rem[k]}
+		for l := 1; l < n; l++ {
+			sh[l] = f.share[l][k]
 		}
-		out[k] = lastQ
+		out[k] = quantizeFast(&sh)
 	}
 }
 
-// sameShares reports a[l] == b[l] for l in 1 … n−1, which makes Quantize(a) == Quantize(b) when
-// both are shares of a stack of n layers (see the top of this file).
-func sameShares(a, b *[8]float32, n int) bool {
+// grow makes the row scratch hold n texels.
+func (f *fastTaps) grow(n int) {
+	if len(f.rem) >= n {
+		return
+	}
+	f.grads, f.rem, f.known = make([]float32, n), make([]float32, n), make([]bool, n)
+	for l := range f.share {
+		f.share[l] = make([]float32, n)
+	}
+}
+
+// sharesRow is Shares for every texel of ins, a layer at a time along the row: share l of texel
+// k in f.share[l][k] for 1 ≤ l < n, share 0 in f.rem[k]. The operations on each texel are
+// Shares' in Shares' order. With grads, texel k's slope is still to be computed from grads[k]
+// (productGrad). It returns n, the number of layers (slots from n on are 0).
+func (tp *Taps) sharesRow(ins []TexelInputs, grads []float32) (n int) {
+	c, f := tp.c, &tp.fast
+	rem, known := f.rem[:len(ins)], f.known[:len(ins)]
+	for k := range rem {
+		rem[k] = 1
+	}
+	clear(known)
+	n = min(c.LayerCount, 8)
+	for l := n - 1; l >= 1; l-- {
+		sh := f.share[l][:len(ins)]
+		st, start, cnt := c.strength[l], c.start[l], c.count[l]
+		for k := range sh {
+			r := rem[k]
+			if r == 0 {
+				sh[k] = 0
+				continue
+			}
+			var v float32
+			if grads != nil {
+				v = c.productGrad(st, start, cnt, &ins[k], grads[k], &known[k])
+			} else {
+				v = c.product(st, start, cnt, &ins[k])
+			}
+			s := v * r
+			sh[k] = s
+			rem[k] = r - s
+		}
+	}
+	return n
+}
+
+// sameShares reports whether texel k's shares 1 … n−1 equal (==) texel k−1's, which makes their
+// Quantize equal (see the top of this file).
+func (f *fastTaps) sameShares(k, n int) bool {
 	for l := 1; l < n; l++ {
-		if a[l] != b[l] {
+		if f.share[l][k] != f.share[l][k-1] {
 			return false
 		}
 	}
 	return true
-}
-
-// sharesGrad is Shares for a texel whose slope is still to be computed from its gradient
-// magnitude m; it is computed into in.Slope when a rule first needs it.
-func (c *Compiled) sharesGrad(in *TexelInputs, m float32) [8]float32 {
-	var share [8]float32
-	remaining := float32(1)
-	known := false
-	for l := min(c.LayerCount, 8) - 1; l >= 1; l-- {
-		if remaining == 0 {
-			continue
-		}
-		share[l] = c.productGrad(c.strength[l], c.start[l], c.count[l], in, m, &known) * remaining
-		remaining = remaining - share[l]
-	}
-	share[0] = remaining
-	return share
 }
 
 // productGrad is product for a texel whose slope is still to be computed from m (*known says
