@@ -173,9 +173,10 @@ func TestReferenceProgress(t *testing.T) {
 }
 
 // slowReference is the Go reference as docs/design.md defines it, texel by texel with nothing
-// shared: the texel's position, its inputs through field.Sampler over the whole grids (Bilinear,
-// Slope, Curvature) and stack.Compiled.Weights. The evaluator's fast paths (stack's taps_fast.go,
-// weights_fast.go, slope_fast.go and evalTileInto) must give its bytes exactly.
+// shared or skipped: the texel's position, every input through field.Sampler over the whole grids
+// (Bilinear, Slope, Curvature), whether the stack reads it or not, and stack.Compiled.Weights.
+// The evaluator's fast paths (stack's taps_fast.go, weights_fast.go, slope_fast.go, the inputs
+// it leaves out, and evalTileInto) must give its bytes exactly.
 func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *Geometry) *Weights {
 	t.Helper()
 	c, err := stack.Compile(s, g.Stack)
@@ -191,25 +192,17 @@ func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *Geometry) *W
 	for k := range cs {
 		cs[k] = g.Field.Sampler(grids[k])
 	}
-	n, step := c.Needs(), g.Stack.GradientStep
+	step := g.Stack.GradientStep
 	w := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
 	for j := range w.H {
 		for i := range w.W {
 			var in stack.TexelInputs
 			in.X, in.Z = g.Stack.TexelPos(uint32(i), uint32(j))
-			if n&stack.NeedHeight != 0 {
-				in.Height = hs.Bilinear(in.X, in.Z)
-			}
-			if n&stack.NeedSlope != 0 {
-				in.Slope = hs.Slope(in.X, in.Z, step)
-			}
-			if n&stack.NeedCurvature != 0 {
-				in.Curvature = hs.Curvature(in.X, in.Z, step)
-			}
+			in.Height = hs.Bilinear(in.X, in.Z)
+			in.Slope = hs.Slope(in.X, in.Z, step)
+			in.Curvature = hs.Curvature(in.X, in.Z, step)
 			for k := range cs {
-				if n&stack.NeedChan(k) != 0 {
-					in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
-				}
+				in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
 			}
 			q := c.Weights(&in)
 			o := (j*w.W + i) * 4
@@ -294,7 +287,10 @@ func TestReferenceMatchesSlowReference(t *testing.T) {
 	curv := stack.New()
 	gully := stack.NewLayer("gully")
 	gully.Rules = []stack.Rule{{Input: stack.InputCurvature, Min: stack.F(0), Softness: 0.01}, {Input: stack.InputHeight, Max: stack.F(50)}}
-	curv.Layers = []stack.Layer{stack.NewLayer("ground"), gully}
+	off := stack.NewLayer("off") // strength 0: its inputs are never read
+	off.Strength = 0
+	off.Rules = []stack.Rule{{Input: stack.InputCurvature, Max: stack.F(0)}, {Input: stack.InputSlope, Min: stack.F(5), Jitter: 2}}
+	curv.Layers = []stack.Layer{stack.NewLayer("ground"), gully, off}
 	stacks := []struct {
 		name string
 		s    *stack.Stack

@@ -86,6 +86,9 @@ func Compile(s *Stack, g Geometry) (*Compiled, error) {
 		return nil, err
 	}
 	for l := 1; l < c.LayerCount; l++ { // layer 0's rules are never evaluated
+		if c.strength[l] == 0 {
+			continue // nor are those of a layer of strength 0: its product starts and stays at 0
+		}
 		for r := c.start[l]; r < c.start[l]+c.count[l]; r++ {
 			c.needs |= ruleNeeds(&c.rules[r].PackedRule)
 			c.gradSettles = c.gradSettles || c.rules[r].grad.usable
