@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/scatter"
 	"strata/stack"
 )
 
@@ -119,6 +120,36 @@ func BenchmarkReferenceDEM(b *testing.B) {
 				b.ReportMetric(cpu*1e9/float64(texels), "cpu-ns/texel")
 			}
 		})
+	}
+}
+
+// BenchmarkDensityDEM is the Go reference of the dunes sample's tree density (a layer rule, a
+// feathered slope rule and a noise rule: scatter.Density) over the same DEM.
+func BenchmarkDensityDEM(b *testing.B) {
+	f, err := demField()
+	if err != nil {
+		b.Skip("the topobathy DEM:", err)
+	}
+	s := stack.SampleDunes()
+	w, err := Reference(context.Background(), s, f, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := NewGeometry(s, f, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texels int
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		if _, _, err := scatter.Density(context.Background(), s, 0, f, g.scatterGeometry(), w.Lo, w.Hi); err != nil {
+			b.Fatal(err)
+		}
+		texels += w.W * w.H
+	}
+	b.ReportMetric(float64(texels)/b.Elapsed().Seconds()/1e6, "Mtexel/s")
+	if cpu := cpuSeconds() - cpu0; cpu0 > 0 && cpu > 0 {
+		b.ReportMetric(cpu*1e9/float64(texels), "cpu-ns/texel")
 	}
 }
 

@@ -127,18 +127,18 @@ func densityTile(c *stack.Compiled, tp stack.Taps, t field.Tile, lo, hi []byte, 
 	var mx float32
 	row := make([]stack.TexelInputs, t.W)
 	for j := t.J0; j < t.J0+t.H; j++ {
-		tp.FillRow(j, t.I0, row)
-		for k := range row {
-			in := &row[k]
-			o := (j-at[1])*out.W + t.I0 - at[0] + k
-			if needs&stack.NeedLayers != 0 {
+		o := (j-at[1])*out.W + t.I0 - at[0]
+		if needs&stack.NeedLayers != 0 {
+			for k := range row {
 				for l := 0; l < 4; l++ {
-					in.Layers[l] = layerByte[lo[4*o+l]]
-					in.Layers[4+l] = layerByte[hi[4*o+l]]
+					row[k].Layers[l] = layerByte[lo[4*(o+k)+l]]
+					row[k].Layers[4+l] = layerByte[hi[4*(o+k)+l]]
 				}
 			}
-			d := c.DensityAt(in)
-			out.Data[o] = d
+		}
+		dens := out.Data[o : o+t.W]
+		tp.DensityRow(j, t.I0, row, dens) // FillRow then DensityAt per texel, bit for bit
+		for _, d := range dens {
 			if d > mx {
 				mx = d
 			}

@@ -70,8 +70,8 @@ type Compiled struct {
 	count    [8]uint32
 	rules    []compiledRule
 	needs    Needs
-	// gradSettles: some rule a layer evaluates is a slope rule with usable gradBounds, so a row
-	// can leave its slopes to be computed when a rule needs one (Taps.WeightsRow).
+	// gradSettles: some rule it evaluates is a slope rule with usable gradBounds, so a row can
+	// leave its slopes to be computed when a rule needs one (Taps.WeightsRow, Taps.DensityRow).
 	gradSettles bool
 }
 
@@ -110,6 +110,7 @@ func CompilePopulation(s *Stack, pop int, g Geometry) (*Compiled, error) {
 	c.Density = c.strength[0]
 	for r := range c.rules {
 		c.needs |= ruleNeeds(&c.rules[r].PackedRule)
+		c.gradSettles = c.gradSettles || c.rules[r].grad.usable
 	}
 	return c, nil
 }

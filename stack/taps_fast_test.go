@@ -206,6 +206,20 @@ func checkFast(t testing.TB, desc string, s *Stack, fg *fastGround, tileSize int
 				clear(fast)
 				tp.fillRowGeneral(j, tl.I0, gen)
 				tp.FillRow(j, tl.I0, fast)
+				if ci > 0 { // a population: DensityRow against DensityAt, the layers given
+					for k := range scratch {
+						for l := range scratch[k].Layers {
+							v := float32(rand.IntN(256)) / 255
+							scratch[k].Layers[l], gen[k].Layers[l], fast[k].Layers[l] = v, v, v
+						}
+					}
+					tp.DensityRow(j, tl.I0, scratch, sfast)
+					for k := range gen {
+						if d := cc.DensityAt(&gen[k]); !same32(d, sfast[k]) {
+							t.Fatalf("%s: population %d: DensityRow at texel (%d, %d): %v, general %v", desc, ci-1, tl.I0+k, j, sfast[k], d)
+						}
+					}
+				}
 				// A part of the row: the fast path with an offset into the tile's columns.
 				a := rand.IntN(tl.W)
 				b := a + rand.IntN(tl.W-a+1)

@@ -55,6 +55,34 @@ func (tp *Taps) WeightsRow(j, i0 int, ins []TexelInputs, out [][8]uint8) {
 	}
 }
 
+// DensityRow writes into out[k] the density of weights texels (i0+k, j) for a compiled
+// population: what FillRow and then Compiled.DensityAt give, bit for bit, a slope computed only
+// when a rule needs it (as WeightsRow). When the population reads layers, ins[k].Layers must hold
+// texel k's final layer weights (FillRow leaves Layers alone); the rest of ins is scratch.
+func (tp *Taps) DensityRow(j, i0 int, ins []TexelInputs, out []float32) {
+	ins = ins[:len(out)]
+	c, f := tp.c, &tp.fast
+	var grads []float32
+	if cols, ok := f.columns(i0, len(out)); ok {
+		if tp.needS && tp.slopes == nil && c.gradSettles {
+			f.grow(len(out))
+			grads = f.grads[:len(out)]
+		}
+		tp.fillRowFast(j, i0, cols, ins, grads)
+	} else {
+		tp.fillRowGeneral(j, i0, ins)
+	}
+	n := uint32(len(c.rules))
+	for k := range out {
+		if grads != nil {
+			known := false
+			out[k] = c.productGrad(c.Density, 0, n, &ins[k], grads[k], &known)
+		} else {
+			out[k] = c.DensityAt(&ins[k])
+		}
+	}
+}
+
 // grow makes the row scratch hold n texels.
 func (f *fastTaps) grow(n int) {
 	if len(f.rem) >= n {
