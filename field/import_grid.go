@@ -16,7 +16,7 @@ import (
 // they hold besides the grid is bounded (a band, a block or a few rows per worker).
 
 // Range is the smallest and largest value of a grid, as Grid.MinMax gives them, learned while
-// the file was read (an 8192² MinMax is 0.44 s on two cores; the editor needs it at once). It
+// the file was read (an 8192² MinMax is 0.2–0.44 s on two cores; the editor needs it at once). It
 // describes the grid as loaded: writing to the grid afterwards does not update it.
 type Range struct{ Min, Max float32 }
 
@@ -64,6 +64,9 @@ func keyFloat(k int32) float32 { return math.Float32frombits(uint32(k) ^ uint32(
 // codes16 converts a row of 16-bit codes (big-endian when be) into dst through lut, inverting
 // them first when inv (a TIFF stored WhiteIsZero).
 func (s *stats) codes16(dst []float32, src []byte, be, inv bool, lut []float32) {
+	if len(dst) == 0 {
+		return
+	}
 	var flip uint16
 	if inv {
 		flip = 0xffff
@@ -127,6 +130,9 @@ func codes16LE(dst []float32, src []byte, flip uint16, lut *[65536]float32) (lo,
 
 // codes8 converts a row of 8-bit codes into dst through lut (inverted when inv).
 func (s *stats) codes8(dst []float32, src []byte, inv bool, lut []float32) {
+	if len(dst) == 0 {
+		return
+	}
 	src = src[:len(dst)]
 	l := (*[256]float32)(lut)
 	var flip byte
