@@ -35,7 +35,7 @@ func newEXRSource(r io.ReaderAt, size int64) (*exrSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBacked(hd.Width, hd.Height, 2*len(names), int(min(size, 1<<62)), deflateRatio); err != nil {
+	if err := checkBacked(hd.Width, hd.Height, 2*len(names), int(size), deflateRatio); err != nil {
 		return nil, fmt.Errorf("EXR %w", err)
 	}
 	lines := 1
