@@ -57,8 +57,21 @@ func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo 
 	return e.g.RunResident(ctx, st, geo, e.fb, tileRects(&geo.Field, tiles))
 }
 
-// page writes the page into the viewport's atlas slot on the device.
+// maxPageBlock is the most texels of the field a page of the GPU evaluator may upload when the
+// field is not resident: a coarse page covers 2^k times the texels of a fine one on each axis
+// (the whole of a 16K field at its top), most of which its samples never read.
+const maxPageBlock = 16 << 20
+
+// page writes the page into the viewport's atlas slot on the device. Without the field resident,
+// a page whose block of the field is larger than maxPageBlock texels is evaluated by the Go
+// reference instead (the twins agree within their usual tolerance).
 func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+	if e.fb == nil {
+		r := geo.Field.ApronRect(field.Rect{I0: rect.Min.X, J0: rect.Min.Y, I1: rect.Max.X, J1: rect.Max.Y}, geo.Stack.GradientStep)
+		if int64(r.W())*int64(r.H()) > maxPageBlock {
+			return (&cpuEval{}).page(ctx, v, st, f, geo, key, gen, rect)
+		}
+	}
 	target, slot, err := v.WeightsSlot(key, gen)
 	if err != nil {
 		return err
