@@ -14,21 +14,21 @@ import (
 //     asks for it: productGrad multiplies by exactly what band would return.
 //   - Shares is computed a layer at a time along the row (sharesRow), each texel's operations
 //     Shares' in Shares' order, without a call and an 8-share array per texel.
-//   - Quantize is a function of the shares' values alone (each is clamped, NaN and ±0 to 0, before
-//     anything else), share[0]'s value is a function of shares 1…n−1 (what they left) and slots
-//     from n on are 0; so a texel whose shares 1…n−1 equal (==) the texel before's has its bytes. Neighbours
-//     often do: wherever every band is settled at 0 or 1, the shares are the same 0s and 1s —
-//     most of a field under hard or lightly feathered rules.
+//   - Quantize is a function of the shares' values alone (each is clamped, NaN and ±0 to 0,
+//     before anything else), share[0]'s value is a function of shares 1…n−1 (what they left) and
+//     slots from n on are 0; so a texel whose shares 1…n−1 equal (==) the texel before's has its
+//     bytes. Neighbours often do: wherever every band is settled at 0 or 1, the shares are the
+//     same 0s and 1s — most of a field under hard or lightly feathered rules.
 //   - quantizeFast is Quantize with the floor of v ∈ [0, 255] taken by truncation (equal there:
 //     clamp01 has already mapped NaN and negatives to 0), not through float64 math.Floor.
 
 var nan32 = float32(math.NaN())
 
 // WeightsRow writes into out[k] the weights of weights texels (i0+k, j), k < len(out): what
-// FillRow and then Compiled.Weights give, bit for bit. ins, at least as long as out, is scratch
-// for the inputs (its contents are undefined afterwards).
+// FillRow and then Compiled.Weights give, bit for bit. ins is scratch for the inputs, as long as
+// out (shorter, new scratch is made); its contents are undefined afterwards.
 func (tp *Taps) WeightsRow(j, i0 int, ins []TexelInputs, out [][8]uint8) {
-	ins = ins[:len(out)]
+	ins = scratchInputs(ins, len(out))
 	f := &tp.fast
 	f.grow(len(out))
 	var grads []float32
@@ -58,9 +58,10 @@ func (tp *Taps) WeightsRow(j, i0 int, ins []TexelInputs, out [][8]uint8) {
 // DensityRow writes into out[k] the density of weights texels (i0+k, j) for a compiled
 // population: what FillRow and then Compiled.DensityAt give, bit for bit, a slope computed only
 // when a rule needs it (as WeightsRow). When the population reads layers, ins[k].Layers must hold
-// texel k's final layer weights (FillRow leaves Layers alone); the rest of ins is scratch.
+// texel k's final layer weights (FillRow leaves Layers alone); the rest of ins is scratch. ins is
+// as long as out (shorter, it is replaced by new scratch, whose layers are 0).
 func (tp *Taps) DensityRow(j, i0 int, ins []TexelInputs, out []float32) {
-	ins = ins[:len(out)]
+	ins = scratchInputs(ins, len(out))
 	c, f := tp.c, &tp.fast
 	var grads []float32
 	if cols, ok := f.columns(i0, len(out)); ok {
@@ -81,6 +82,14 @@ func (tp *Taps) DensityRow(j, i0 int, ins []TexelInputs, out []float32) {
 			out[k] = c.DensityAt(&ins[k])
 		}
 	}
+}
+
+// scratchInputs is ins cut to n texels, or new ones when ins is shorter.
+func scratchInputs(ins []TexelInputs, n int) []TexelInputs {
+	if len(ins) < n {
+		return make([]TexelInputs, n)
+	}
+	return ins[:n]
 }
 
 // grow makes the row scratch hold n texels.
