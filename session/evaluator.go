@@ -60,7 +60,7 @@ func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo 
 // maxPageBlock is the most texels of the field a page of the GPU evaluator may upload when the
 // field is not resident: a coarse page covers 2^k times the texels of a fine one on each axis
 // (the whole of a 16K field at its top), most of which its samples never read.
-const maxPageBlock = 16 << 20
+var maxPageBlock = int64(16 << 20)
 
 // page writes the page into the viewport's atlas slot on the device. Without the field resident,
 // a page whose block of the field is larger than maxPageBlock texels is evaluated by the Go

@@ -171,9 +171,10 @@ func (r *renderLoop) run() {
 			continue
 		}
 		version, draft, refining, made := r.s.pipe.shownFrame(stats.MissingWeights)
-		if stats.MissingWeights > 0 && scale == 1 {
+		if stats.MissingWeights > 0 && scale == 1 && img != last {
 			// The camera sees pages not evaluated yet. (A reduced frame samples coarser levels
-			// than the view the pipeline evaluates for; what it lacks there it draws coarser.)
+			// than the view the pipeline evaluates for; what it lacks there it draws coarser. A
+			// frame drawn again unchanged lacks what the last pass could not fit.)
 			r.s.pipe.kick()
 		}
 		if scale == 1 && img != last {

@@ -305,3 +305,31 @@ func TestOpenSaysItReads(t *testing.T) {
 		t.Errorf("after the open the status still says %q", r)
 	}
 }
+
+// On the GPU with the field not resident (its planes past the budget's share), pages are cut
+// from the field and uploaded, and a page whose block would be too large is the Go reference's:
+// the settled frame is still the bake's within the twins' tolerance.
+func TestGPUPagesWithoutResidentField(t *testing.T) {
+	defer func(n int64) { maxPageBlock = n }(maxPageBlock)
+	maxPageBlock = 300 * 300
+	const w, hgt = 240, 150
+	// 2048² with two channels is 48 MiB of planes, past 40% of a 96 MiB budget.
+	h := newHarness(t, Options{Evaluator: GPU, Width: w, Height: hgt, GPUBudget: 96 << 20})
+	ctx := context.Background()
+	if err := h.s.OpenLandscape(ctx, &bake.Landscape{Stack: stack.Starter(), Field: bake.StressField(2048)}, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if h.s.pipe.fb != nil {
+		t.Fatal("the field is resident: the test shows nothing")
+	}
+	c := cameras(h.s)["low"]
+	f := h.settle(c)
+	saved := filepath.Join(t.TempDir(), "big.terrainData")
+	if err := h.s.SaveAs(ctx, saved, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := bakesFrame(t, saved, c, w, hgt)
+	if eq, worst := compareFrames(f.Image, want); eq < 0.999 || worst > 2 {
+		t.Errorf("the settled frame equals the bake's on %.3f%% of pixels, worst %d", 100*eq, worst)
+	}
+}
