@@ -13,19 +13,19 @@ const PAGE: i32 = 256;
 const SLOT: i32 = 257;
 const VT_HEADER: u32 = 68u;
 
-// level_for is the level a pixel at world point p samples a grid of texel metres at: the finest
-// whose texels are no smaller than the pixel's footprint (the distance over pixels per radian, or
-// the map's metres per pixel; frame.lod.xy), clamped to top. Twin of viewport.levelFor.
+// level_for is the level a pixel at world point p samples a grid of texel metres at: the level
+// whose texels are nearest its footprint in scale (the distance over pixels per radian, or the
+// map's metres per pixel; frame.lod.xy), log2 rounded, clamped to top. Twin of viewport.levelFor.
 fn level_for(p: vec3<f32>, texel: f32, top: i32) -> i32 {
     var fp = frame.lod.y;
     if (frame.eye.w < 0.5) {
         fp = distance(frame.eye.xyz, p) * frame.lod.x;
     }
     let r = fp / texel;
-    if (!(r > 1.0)) {
+    if (!(r > 1.41421356)) {
         return 0;
     }
-    return min(i32(floor(log2(r))), top);
+    return min(i32(floor(log2(r) + 0.5)), top);
 }
 
 // PageHit is a resident page found for a point: the level it belongs to, the point's texel

@@ -76,17 +76,18 @@ func (p pyramid) index(k PageKey) int {
 	return p.offset[k.Level] + k.Z*nx + k.X
 }
 
-// levelFor is the level a pixel samples a grid of texel metres at: the finest level whose texels
-// are no smaller than the pixel's footprint (footprint metres: the distance from the eye over
-// pixels per radian, or the map's metres per pixel), clamped to [0, top]. The terrain shader's
-// level_for is its twin; NeededPages allows for float32 rounding at the boundaries by taking the
-// levels on both sides.
+// levelFor is the level a pixel samples a grid of texel metres at: the level whose texels are
+// nearest the pixel's footprint in scale, log2(texel/footprint) rounded (footprint metres: the
+// distance from the eye over pixels per radian, or the map's metres per pixel), clamped to
+// [0, top] — a texel covers between 0.7 and 1.4 pixels across, so a view costs about a pixel's
+// worth of texels whatever the field. The terrain shader's level_for is its twin; the need walk
+// allows for float32 rounding at the boundaries by taking the levels on both sides.
 func levelFor(footprint, texel float64, top int) int {
 	r := footprint / texel
-	if !(r > 1) {
+	if !(r > math.Sqrt2) {
 		return 0
 	}
-	return min(int(math.Floor(math.Log2(r))), top)
+	return min(int(math.Floor(math.Log2(r)+0.5)), top)
 }
 
 // grid is the world placement of a pyramid's level-0 grid.
