@@ -90,6 +90,8 @@ type LiveFigures struct {
 	Eval, Scatter, FrameTime time.Duration
 	// RefineEval, RefineScatter, RefineFrame are the same for the refinements after release.
 	RefineEval, RefineScatter, RefineFrame time.Duration
+	// OpenSteps is what the open's steps took (Session.OpenSteps).
+	OpenSteps []StepTime
 	// PeakRSS is the process's resident-set high-water mark; DeviceNow and DevicePeak the bytes
 	// the device's buffers and textures held at the end and at most (gpu.Device.Memory).
 	PeakRSS               int64
@@ -170,6 +172,7 @@ func (b *benchRun) opened(ctx context.Context, fig *LiveFigures, t0 time.Time) e
 		return err
 	}
 	fig.Settled = time.Since(t0)
+	fig.OpenSteps = b.s.OpenSteps()
 	fig.Evaluator = b.s.Status().Evaluator
 	fi := b.s.Field()
 	fig.W, fig.H = fi.WeightsW, fi.WeightsH
@@ -339,6 +342,13 @@ func (f *LiveFigures) Print(w io.Writer, adapter string) {
 	fmt.Fprintf(w, "live %s, %d×%d weights, %d×%d frame, %s on %s\n", f.Case, f.W, f.H, f.Frame[0], f.Frame[1], f.Evaluator, adapter)
 	fmt.Fprintf(w, "  open → first frame     %9.1f ms\n", ms(f.Open))
 	fmt.Fprintf(w, "  open → settled view    %9.1f ms\n", ms(f.Settled))
+	if len(f.OpenSteps) > 0 {
+		var parts []string
+		for _, st := range f.OpenSteps {
+			parts = append(parts, fmt.Sprintf("%s %.1f ms", st.Name, ms(st.Took)))
+		}
+		fmt.Fprintf(w, "  the open's steps       %s\n", strings.Join(parts, ", "))
+	}
 	if f.Edit > 0 {
 		fmt.Fprintf(w, "  stack edit → settled   %9.1f ms   (a layer added on top)\n", ms(f.Edit))
 	}

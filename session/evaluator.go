@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"image"
+	"slices"
 	"time"
 
 	"strata/bake"
@@ -84,8 +85,9 @@ func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stac
 	return nil
 }
 
-// tileRects is the weights texels tiles cover: the whole grid in one rect when they are all of
-// it, else one rect a tile.
+// tileRects is the weights texels tiles cover, in as few rectangles as they make: the whole grid
+// in one when they are all of it, else runs of neighbouring tiles along a row merged, and rows of
+// the same runs stacked (one dispatch each: a 16384² field in tiles of 256 is 4096 tiles).
 func tileRects(fg *field.Geometry, tiles []field.Tile) []image.Rectangle {
 	n := 0
 	for _, t := range tiles {
@@ -94,9 +96,36 @@ func tileRects(fg *field.Geometry, tiles []field.Tile) []image.Rectangle {
 	if n >= fg.WeightsW*fg.WeightsH {
 		return []image.Rectangle{image.Rect(0, 0, fg.WeightsW, fg.WeightsH)}
 	}
-	out := make([]image.Rectangle, len(tiles))
-	for i, t := range tiles {
-		out[i] = image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H)
+	sorted := slices.Clone(tiles)
+	slices.SortFunc(sorted, func(a, b field.Tile) int {
+		if a.J0 != b.J0 {
+			return a.J0 - b.J0
+		}
+		return a.I0 - b.I0
+	})
+	var runs []image.Rectangle
+	for _, t := range sorted {
+		r := image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H)
+		if k := len(runs) - 1; k >= 0 && runs[k].Min.Y == r.Min.Y && runs[k].Max.Y == r.Max.Y && runs[k].Max.X == r.Min.X {
+			runs[k].Max.X = r.Max.X
+			continue
+		}
+		runs = append(runs, r)
+	}
+	// Stack a run on the one right above it when they span the same columns.
+	out := runs[:0:0]
+	for _, r := range runs {
+		merged := false
+		for k := len(out) - 1; k >= 0 && out[k].Max.Y >= r.Min.Y; k-- {
+			if out[k].Max.Y == r.Min.Y && out[k].Min.X == r.Min.X && out[k].Max.X == r.Max.X {
+				out[k].Max.Y = r.Max.Y
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -159,6 +160,7 @@ func absoluteTextures(st *stack.Stack, dir string) {
 // load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
 // shown at once), chooses the evaluator and starts a full evaluation.
 func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string, sources []string) error {
+	parts := stepTimes{last: time.Now()}
 	if l.Stack != nil {
 		if _, err := bake.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
@@ -178,7 +180,9 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 		return err
 	}
 	l.Geometry = geo
+	parts.add("check and place")
 	ranges := rangesOf(l.Field)
+	parts.add("ranges")
 	scene, err := s.sceneFor(l, ranges[""])
 	if err != nil {
 		return err
@@ -204,6 +208,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	if mode == Auto {
 		mode = GPU
 	}
+	parts.add("choose the evaluator")
 	p := s.pipe
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
@@ -213,6 +218,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	if err != nil {
 		return err
 	}
+	parts.add("viewport scene (LOD tree)")
 	p.releaseGPU()
 	s.fmu.Lock()
 	s.land = l
@@ -228,6 +234,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	if err := p.newEvaluators(); err != nil {
 		return err
 	}
+	parts.add("evaluators")
 	channels := make([]string, 0, len(l.Field.Channels))
 	for c := range l.Field.Channels {
 		channels = append(channels, c)
@@ -235,6 +242,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	sort.Strings(channels)
 
 	s.mu.Lock()
+	s.openParts = parts
 	s.ranges = ranges
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
 		sources: sources, loaded: true, savedOK: true}
@@ -246,7 +254,7 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	p.gen++ // a new landscape's weights: no page of another one is shown
 	p.stale = map[viewport.PageKey]bool{}
 	p.viewTexels = 4 * pageTexels
-	p.fullPasses = 0
+	p.fullPasses, p.fullNs = 0, 0
 	p.overlayChanged = true
 	p.wtiles = &tileCache{}
 	p.dirty = field.NewDirtySet(geo.Field, s.opts.TileSize, geo.Stack.GradientStep)

@@ -79,6 +79,7 @@ type pipeline struct {
 	pages      pageEvaluator
 	geo        bake.Geometry
 	nsPerTexel float64 // measured cost of the chosen evaluator; written under Session.mu (frames read it)
+	fullNs     float64 // measured cost of the full-resolution tiles, per texel (0: none yet)
 	pops       []*popState
 	wtiles     *tileCache
 	geoFor     *stack.Stack // a stack with the gradient step geo was made for
@@ -174,14 +175,21 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 		return nil
 	}
 	rect := p.fieldRect
-	if p.fieldAll {
+	whole := p.fieldAll
+	if whole {
 		p.fb.Release() // a new landscape: every plane again
 	}
+	t0 := time.Now()
 	if _, err := p.fb.Upload(p.s.land.Field, st.Channels(), rect); err != nil {
 		return err
 	}
-	if p.fieldAll || !rect.Empty() {
+	if whole || !rect.Empty() {
 		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
+	}
+	if whole {
+		p.s.mu.Lock()
+		p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"upload the field to the GPU", time.Since(t0)})
+		p.s.mu.Unlock()
 	}
 	p.fieldRect, p.fieldAll = image.Rectangle{}, false
 	return nil
@@ -649,6 +657,11 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 			p.remark(tiles, scatterAll)
 			return true, pass, err
 		}
+		texels := 0
+		for _, t := range tiles {
+			texels += t.W * t.H
+		}
+		p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
 		s.flash(tiles)
 	}
 	if more {
@@ -674,9 +687,14 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 	return false, pass, nil
 }
 
-// fullBatch is how many of n full-resolution tiles fit fullBudget (at least one).
+// fullBatch is how many of n full-resolution tiles fit fullBudget (at least one), at the time
+// per texel the full passes measured (the pages' until one has).
 func (p *pipeline) fullBatch(n int) int {
-	per := float64(field.DefaultTileSize*field.DefaultTileSize) * p.nsPerTexel
+	ns := p.fullNs
+	if ns <= 0 {
+		ns = p.nsPerTexel
+	}
+	per := float64(p.s.opts.TileSize*p.s.opts.TileSize) * ns
 	if per <= 0 {
 		return n
 	}

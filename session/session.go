@@ -99,6 +99,9 @@ type Session struct {
 	// mask's is 0…1 by definition and not kept): computed at open and by the worker after an
 	// edit of those grids, so a panel never scans an 8K grid to set a slider.
 	ranges map[string][2]float64
+	// openParts is what the last open's steps took (bench live and bench open print them), the
+	// first pass's upload of the field included.
+	openParts stepTimes
 
 	// fmu guards the landscape's field data (height, channels, holes) for readers other than
 	// the worker; the worker is its only writer and takes it for writing only while applying.
@@ -326,6 +329,35 @@ func (s *Session) Field() FieldInfo {
 		}
 	}
 	return fi
+}
+
+// stepTimes times the steps of a piece of work, one after the other.
+type stepTimes struct {
+	last  time.Time
+	Steps []StepTime
+}
+
+// StepTime is one step's name and duration.
+type StepTime struct {
+	Name string
+	Took time.Duration
+}
+
+// add records the step that ends now (it began where the last one ended, or at the first add).
+func (t *stepTimes) add(name string) {
+	now := time.Now()
+	if t.last.IsZero() {
+		t.last = now
+	}
+	t.Steps = append(t.Steps, StepTime{name, now.Sub(t.last)})
+	t.last = now
+}
+
+// OpenSteps is what the last open's steps took.
+func (s *Session) OpenSteps() []StepTime {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]StepTime(nil), s.openParts.Steps...)
 }
 
 // errNoLandscape refuses edits before anything is open.
