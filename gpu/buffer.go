@@ -1,9 +1,12 @@
 package gpu
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/internal/pool"
 )
 
 // Buffer is a labelled GPU buffer that is recreated only when it must grow: Ensure and Upload
@@ -31,6 +34,42 @@ func (d *Device) NewBuffer(label string, size uint64, usage wgpu.BufferUsage) (*
 	if _, err := b.Ensure(size); err != nil {
 		return nil, err
 	}
+	return b, nil
+}
+
+// NewBufferFrom allocates a buffer holding data (padded to a multiple of 4): it is created mapped
+// and data is copied into the mapping on every core before it is unmapped — a field's 1 GiB plane
+// goes up several times faster than through Queue.WriteBuffer's one staging copy. CopyDst and
+// CopySrc are added to usage.
+func (d *Device) NewBufferFrom(label string, data []byte, usage wgpu.BufferUsage) (*Buffer, error) {
+	size := align(uint64(len(data)), 4)
+	if size == 0 {
+		size = 4
+	}
+	b := &Buffer{Label: label, Usage: usage | wgpu.BufferUsageCopyDst | wgpu.BufferUsageCopySrc, Size: uint64(len(data)), dev: d}
+	err := d.Do("create buffer "+label, func() error {
+		nb, e := d.Dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Usage: b.Usage, Size: size, MappedAtCreation: true})
+		if e != nil {
+			return e
+		}
+		m := nb.GetMappedRange(0, uint(size))
+		const chunk = 16 << 20
+		n := (len(data) + chunk - 1) / chunk
+		pool.Each(context.Background(), n, 0, func(k int) {
+			copy(m[k*chunk:min((k+1)*chunk, len(data))], data[k*chunk:min((k+1)*chunk, len(data))])
+		}, nil)
+		if e := nb.Unmap(); e != nil {
+			nb.Release()
+			return e
+		}
+		b.Buf = nb
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.Cap = size
+	d.Held(int64(size))
 	return b, nil
 }
 

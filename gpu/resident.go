@@ -73,6 +73,16 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	fb.W, fb.H = uint32(w), uint32(h)
 	rect = rect.Intersect(image.Rect(0, 0, w, h))
 	plane := func(b **Buffer, label string, g *field.Grid, whole bool) error {
+		if whole {
+			// A whole plane: a buffer made holding it (mapped, copied on every core).
+			nb, err := fb.dev.NewBufferFrom(label, wgpu.ToBytes(g.Data), wgpu.BufferUsageStorage)
+			if err != nil {
+				return err
+			}
+			(*b).Release()
+			*b, recreated = nb, true
+			return nil
+		}
 		if *b == nil {
 			nb, err := fb.dev.NewBuffer(label, 4*uint64(w)*uint64(h), wgpu.BufferUsageStorage)
 			if err != nil {

@@ -178,7 +178,8 @@ func (e *cpuEval) release()                      {}
 // reference (the slower twin's time is what the choice saves) and returns nanoseconds per texel
 // for each; gpuNs is 0 when the GPU evaluator could not run. Neither allocates anything the size
 // of the field.
-func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64) {
+// The GPU evaluator it compiled is returned for the pipeline to keep (nil without one).
+func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64, g *bake.GPU) {
 	const n = 128
 	fg := &geo.Field
 	x0, z0 := max(0, fg.WeightsW/2-n/2), max(0, fg.WeightsH/2-n/2)
@@ -200,16 +201,15 @@ func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field
 		return err
 	})
 	if d == nil {
-		return 0, cpuNs
+		return 0, cpuNs, nil
 	}
 	g, err := bake.NewGPU(d)
 	if err != nil {
-		return 0, cpuNs
+		return 0, cpuNs, nil
 	}
-	defer g.Release()
 	t, err := d.NewWeightsTarget(uint32(rect.Dx()), uint32(rect.Dy()))
 	if err != nil {
-		return 0, cpuNs
+		return 0, cpuNs, g
 	}
 	defer t.Release()
 	t.Origin = [2]uint32{uint32(rect.Min.X), uint32(rect.Min.Y)}
@@ -220,5 +220,5 @@ func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field
 		d.Wait()
 		return nil
 	})
-	return gpuNs, cpuNs
+	return gpuNs, cpuNs, g
 }

@@ -13,6 +13,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/gpu"
 	"strata/progress"
 	"strata/stack"
 	"strata/terraindata"
@@ -181,23 +182,24 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	}
 	l.Geometry = geo
 	parts.add("check and place")
-	ranges := rangesOf(l.Field)
-	parts.add("ranges")
+	ranges := map[string][2]float64{"": gridRange(l.Field.Height)}
+	parts.add("height range")
 	scene, err := s.sceneFor(l, ranges[""])
 	if err != nil {
 		return err
 	}
 	mode := s.opts.Evaluator
 	var gpuNs, cpuNs float64
+	var g *bake.GPU // the GPU evaluator measure compiled, kept for the pipeline
 	switch {
 	case l.Stack == nil:
 	case mode == Auto && s.dev.Info.Type == wgpu.AdapterTypeCPU:
 		// A software adapter (lavapipe) runs the kernels on the same cores as the Go reference,
 		// about ten times slower: the Go reference, without spending the open on proving it.
 		mode = CPU
-		_, cpuNs = measure(ctx, nil, l.Stack, l.Field, &geo)
+		_, cpuNs, _ = measure(ctx, nil, l.Stack, l.Field, &geo)
 	default:
-		gpuNs, cpuNs = measure(ctx, s.dev, l.Stack, l.Field, &geo)
+		gpuNs, cpuNs, g = measure(ctx, s.dev, l.Stack, l.Field, &geo)
 		if mode == Auto {
 			mode = CPU
 			if gpuNs > 0 && gpuNs <= 1.5*cpuNs {
@@ -208,7 +210,21 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	if mode == Auto {
 		mode = GPU
 	}
+	if mode != GPU {
+		g.Release()
+		g = nil
+	}
 	parts.add("choose the evaluator")
+	// The field goes up to the device while the viewport's scene is made (a 16K field's three
+	// planes are 3 GiB); the pipeline's first pass waits for it.
+	fb, uploaded := s.startResident(l, mode)
+	defer func() {
+		if fb != nil && uploaded != nil {
+			// load failed before the pipeline took the upload over.
+			<-uploaded
+			fb.Release()
+		}
+	}()
 	p := s.pipe
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
@@ -231,9 +247,10 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.mu.Lock()
 	p.nsPerTexel = ns
 	s.mu.Unlock()
-	if err := p.newEvaluators(); err != nil {
+	if err := p.newEvaluators(g, fb, uploaded); err != nil {
 		return err
 	}
+	fb, uploaded = nil, nil // the pipeline's now
 	parts.add("evaluators")
 	channels := make([]string, 0, len(l.Field.Channels))
 	for c := range l.Field.Channels {
@@ -244,6 +261,8 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.mu.Lock()
 	s.openParts = parts
 	s.ranges = ranges
+	s.opens++
+	go s.channelRanges(l.Field, s.opens)
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
 		sources: sources, loaded: true, savedOK: true}
 	s.hist.clear()
@@ -276,30 +295,44 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	return nil
 }
 
-// newEvaluators creates the page and full-resolution evaluators of the chosen mode. passMu is held.
-func (p *pipeline) newEvaluators() error {
-	if p.mode == GPU {
-		// The field resident on the device, when one binding holds it and it fits the kernels'
-		// share of the budget (the atlases take the rest: viewport.SetMemoryBudget); otherwise
-		// each page and tile uploads its block.
-		if l := p.s.land; l != nil && p.s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) &&
-			residentBytes(l) <= p.s.opts.GPUBudget*2/5 {
-			p.fb = p.s.dev.NewFieldBuffers()
-			p.fieldAll = true
-		}
-		full, err := newGPUEval(p.s.dev, p.fb)
-		if err != nil {
-			return err
-		}
-		pages, err := newGPUEval(p.s.dev, p.fb)
-		if err != nil {
-			full.release()
-			return err
-		}
-		p.full, p.pages = full, pages
+// startResident begins uploading l's field to the device for the GPU evaluator — when one binding
+// holds a plane and the planes fit the kernels' share of the budget (the atlases take the rest:
+// viewport.SetMemoryBudget); otherwise each page and tile uploads its block — and returns the
+// buffers and a channel that hears the upload's end (nil, nil: nothing resident).
+func (s *Session) startResident(l *bake.Landscape, mode Evaluator) (*gpu.FieldBuffers, chan error) {
+	if mode != GPU || l.Stack == nil || !s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) ||
+		residentBytes(l) > s.opts.GPUBudget*2/5 {
+		return nil, nil
+	}
+	fb := s.dev.NewFieldBuffers()
+	done := make(chan error, 1)
+	chans := l.Stack.Channels()
+	go func() {
+		_, err := fb.Upload(l.Field, chans, image.Rectangle{})
+		done <- err
+	}()
+	return fb, done
+}
+
+// newEvaluators creates the page and full-resolution evaluators of the chosen mode: on the GPU
+// both on g (measure's, or a new one) and the resident field fb, whose upload is under way
+// (uploaded hears its end; syncField waits for it). passMu is held.
+func (p *pipeline) newEvaluators(g *bake.GPU, fb *gpu.FieldBuffers, uploaded chan error) error {
+	if p.mode != GPU {
+		p.full, p.pages = &cpuEval{}, &cpuEval{}
 		return nil
 	}
-	p.full, p.pages = &cpuEval{}, &cpuEval{}
+	if g == nil {
+		var err error
+		if g, err = bake.NewGPU(p.s.dev); err != nil {
+			return err
+		}
+	}
+	p.fb, p.fbUpload = fb, uploaded
+	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
+	// target; its kernels are compiled once (measure compiled them).
+	e := &gpuEval{g: g, fb: fb}
+	p.full, p.pages = e, e
 	return nil
 }
 

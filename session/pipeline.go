@@ -92,11 +92,13 @@ type pipeline struct {
 	fullPasses int
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
 	heightVer uint64
-	// fb is the field resident on the GPU (GPU mode, when it fits one binding); fieldRect the
-	// height texels edited since it was last brought up to date, fieldAll a whole upload due.
+	// fb is the field resident on the GPU (GPU mode, when it fits one binding and the budget);
+	// fieldRect the height texels edited since it was last brought up to date.
 	fb        *gpu.FieldBuffers
 	fieldRect image.Rectangle
-	fieldAll  bool
+	// fbUpload hears the end of the field's first upload (started at open, beside the scene's
+	// making); nil once waited for.
+	fbUpload chan error
 	// stalled is set when a pass failed; the next pass (an edit's kick) clears it.
 	stalled bool
 	// overlayChanged says the density overlay must be bound again though nothing was placed
@@ -153,11 +155,15 @@ func (p *pipeline) release() {
 }
 
 func (p *pipeline) releaseGPU() {
+	if p.fbUpload != nil {
+		<-p.fbUpload // an upload still under way writes the buffers released below
+		p.fbUpload = nil
+	}
 	if p.full != nil {
 		p.full.release()
 	}
 	if p.pages != nil {
-		p.pages.release()
+		p.pages.release() // the GPU's is the full evaluator too: its release is safe twice
 	}
 	p.full, p.pages = nil, nil
 	for _, ps := range p.pops {
@@ -174,24 +180,25 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 	if p.fb == nil {
 		return nil
 	}
-	rect := p.fieldRect
-	whole := p.fieldAll
-	if whole {
-		p.fb.Release() // a new landscape: every plane again
+	if p.fbUpload != nil {
+		t0 := time.Now()
+		err := <-p.fbUpload
+		p.fbUpload = nil
+		p.s.mu.Lock()
+		p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"upload the field to the GPU (waited for)", time.Since(t0)})
+		p.s.mu.Unlock()
+		if err != nil {
+			return err
+		}
 	}
-	t0 := time.Now()
+	rect := p.fieldRect
 	if _, err := p.fb.Upload(p.s.land.Field, st.Channels(), rect); err != nil {
 		return err
 	}
-	if whole || !rect.Empty() {
+	if !rect.Empty() {
 		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
 	}
-	if whole {
-		p.s.mu.Lock()
-		p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"upload the field to the GPU", time.Since(t0)})
-		p.s.mu.Unlock()
-	}
-	p.fieldRect, p.fieldAll = image.Rectangle{}, false
+	p.fieldRect = image.Rectangle{}
 	return nil
 }
 

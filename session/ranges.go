@@ -36,15 +36,33 @@ func gridRange(g *field.Grid) [2]float64 {
 // keptRange reports whether the session keeps channel name's range (not a mask's: 0…1).
 func keptRange(name string) bool { return !strings.HasPrefix(name, field.MaskPrefix) }
 
-// rangesOf computes the ranges a session keeps for field f.
-func rangesOf(f *field.Field) map[string][2]float64 {
-	out := map[string][2]float64{"": gridRange(f.Height)}
-	for name, g := range f.Channels {
-		if keptRange(name) {
-			out[name] = gridRange(g)
+// channelRanges computes the ranges a session keeps of field f's stored channels, in the
+// background after the open numbered open (the height's is computed first: the scene and the
+// camera need it), into the session's ranges — unless another open came since, or an edit's
+// range has landed there first (rangeChanged).
+func (s *Session) channelRanges(f *field.Field, open uint64) {
+	set := false
+	defer func() {
+		if set {
+			s.emit(Event{Kind: EventDocument}) // the panels' channel sliders take their ranges
 		}
+	}()
+	for name, g := range f.Channels {
+		if !keptRange(name) {
+			continue
+		}
+		r := gridRange(g)
+		s.mu.Lock()
+		if s.opens != open {
+			s.mu.Unlock()
+			return
+		}
+		if _, ok := s.ranges[name]; !ok {
+			s.ranges[name] = r
+			set = true
+		}
+		s.mu.Unlock()
 	}
-	return out
 }
 
 // rangeChanged recomputes the range of a grid an edit wrote (the worker, which alone writes the

@@ -99,6 +99,9 @@ type Session struct {
 	// mask's is 0…1 by definition and not kept): computed at open and by the worker after an
 	// edit of those grids, so a panel never scans an 8K grid to set a slider.
 	ranges map[string][2]float64
+	// opens counts the landscapes opened (the channels' ranges computed in the background after
+	// an open belong to it alone).
+	opens uint64
 	// openParts is what the last open's steps took (bench live and bench open print them), the
 	// first pass's upload of the field included.
 	openParts stepTimes
