@@ -55,6 +55,6 @@ func ReferenceRect(ctx context.Context, s *stack.Stack, f *field.Field, g *Geome
 	// Rows of 64 texels: small enough to share a page between two cores evenly.
 	tiles := field.RegionTiles(&g.Field, field.Rect{I0: x0, J0: z0, I1: x1, J1: z1}, 64, g.Stack.GradientStep)
 	return w, forTiles(ctx, tiles, opt, StageEvaluate, func(t field.Tile) {
-		evalTile(c, c.Taps(&g.Field, f.Height, chans, t), t, w, [2]int{x0, z0})
+		evalTileInto(c.Taps(&g.Field, f.Height, chans, t), t, w, [2]int{x0, z0}, true) // w is fresh
 	})
 }
