@@ -215,16 +215,6 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 		g = nil
 	}
 	parts.add("choose the evaluator")
-	// The field goes up to the device while the viewport's scene is made (a 16K field's three
-	// planes are 3 GiB); the pipeline's first pass waits for it.
-	fb, uploaded := s.startResident(l, mode)
-	defer func() {
-		if fb != nil && uploaded != nil {
-			// load failed before the pipeline took the upload over.
-			<-uploaded
-			fb.Release()
-		}
-	}()
 	p := s.pipe
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
@@ -247,10 +237,9 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	s.mu.Lock()
 	p.nsPerTexel = ns
 	s.mu.Unlock()
-	if err := p.newEvaluators(g, fb, uploaded); err != nil {
+	if err := p.newEvaluators(g); err != nil {
 		return err
 	}
-	fb, uploaded = nil, nil // the pipeline's now
 	parts.add("evaluators")
 	channels := make([]string, 0, len(l.Field.Channels))
 	for c := range l.Field.Channels {
@@ -308,16 +297,22 @@ func (s *Session) startResident(l *bake.Landscape, mode Evaluator) (*gpu.FieldBu
 	done := make(chan error, 1)
 	chans := l.Stack.Channels()
 	go func() {
+		// The worker writes the field under the write side of fmu (a stroke): it waits for the
+		// copy; the edits it makes are brought up by the next syncField (fieldRect).
+		s.fmu.RLock()
 		_, err := fb.Upload(l.Field, chans, image.Rectangle{})
+		s.fmu.RUnlock()
 		done <- err
 	}()
 	return fb, done
 }
 
 // newEvaluators creates the page and full-resolution evaluators of the chosen mode: on the GPU
-// both on g (measure's, or a new one) and the resident field fb, whose upload is under way
-// (uploaded hears its end; syncField waits for it). passMu is held.
-func (p *pipeline) newEvaluators(g *bake.GPU, fb *gpu.FieldBuffers, uploaded chan error) error {
+// one on g (measure's, or a new one) for both, and the field's upload to the device begun
+// (startResident): until it has landed, pages are cut and uploaded one by one (or, the coarse
+// ones too large to cut, the Go reference's), so the first picture does not wait for gigabytes
+// to travel; the full-resolution tiles wait for it (awaitResident). passMu is held.
+func (p *pipeline) newEvaluators(g *bake.GPU) error {
 	if p.mode != GPU {
 		p.full, p.pages = &cpuEval{}, &cpuEval{}
 		return nil
@@ -328,11 +323,12 @@ func (p *pipeline) newEvaluators(g *bake.GPU, fb *gpu.FieldBuffers, uploaded cha
 			return err
 		}
 	}
-	p.fb, p.fbUpload = fb, uploaded
 	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
 	// target; its kernels are compiled once (measure compiled them).
-	e := &gpuEval{g: g, fb: fb}
-	p.full, p.pages = e, e
+	p.gpu = &gpuEval{g: g}
+	p.full, p.pages = p.gpu, p.gpu
+	p.upload, p.fbUpload = p.s.startResident(p.s.land, p.mode)
+	p.uploadStart = time.Now()
 	return nil
 }
 

@@ -96,9 +96,13 @@ type pipeline struct {
 	// fieldRect the height texels edited since it was last brought up to date.
 	fb        *gpu.FieldBuffers
 	fieldRect image.Rectangle
-	// fbUpload hears the end of the field's first upload (started at open, beside the scene's
-	// making); nil once waited for.
-	fbUpload chan error
+	// upload is the field on its way to the device (startResident), fbUpload hears its end,
+	// uploadStart is when it began; once it has landed it is fb (residentReady).
+	upload      *gpu.FieldBuffers
+	fbUpload    chan error
+	uploadStart time.Time
+	// gpu is the GPU evaluator (pages and full tiles), nil on the Go reference.
+	gpu *gpuEval
 	// stalled is set when a pass failed; the next pass (an edit's kick) clears it.
 	stalled bool
 	// overlayChanged says the density overlay must be bound again though nothing was placed
@@ -159,6 +163,8 @@ func (p *pipeline) releaseGPU() {
 		<-p.fbUpload // an upload still under way writes the buffers released below
 		p.fbUpload = nil
 	}
+	p.upload.Release()
+	p.upload, p.gpu = nil, nil
 	if p.full != nil {
 		p.full.release()
 	}
@@ -177,19 +183,11 @@ func (p *pipeline) releaseGPU() {
 // syncField brings the resident field up to date with the edits since the last pass (the
 // worker, before evaluating).
 func (p *pipeline) syncField(st *stack.Stack) error {
+	if err := p.residentReady(false); err != nil {
+		return err
+	}
 	if p.fb == nil {
 		return nil
-	}
-	if p.fbUpload != nil {
-		t0 := time.Now()
-		err := <-p.fbUpload
-		p.fbUpload = nil
-		p.s.mu.Lock()
-		p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"upload the field to the GPU (waited for)", time.Since(t0)})
-		p.s.mu.Unlock()
-		if err != nil {
-			return err
-		}
 	}
 	rect := p.fieldRect
 	if _, err := p.fb.Upload(p.s.land.Field, st.Channels(), rect); err != nil {
@@ -199,6 +197,36 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
 	}
 	p.fieldRect = image.Rectangle{}
+	return nil
+}
+
+// residentReady takes the field's upload over once it has landed (wait: waiting for it): from
+// then on the kernels read the field where it is. Without one under way it does nothing.
+func (p *pipeline) residentReady(wait bool) error {
+	if p.fbUpload == nil {
+		return nil
+	}
+	var err error
+	if wait {
+		err = <-p.fbUpload
+	} else {
+		select {
+		case err = <-p.fbUpload:
+		default:
+			return nil // still on its way
+		}
+	}
+	p.fbUpload = nil
+	if err != nil {
+		p.upload.Release()
+		p.upload = nil
+		return err
+	}
+	p.fb, p.upload = p.upload, nil
+	p.gpu.fb = p.fb
+	p.s.mu.Lock()
+	p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"the field resident on the GPU (beside the first frames)", time.Since(p.uploadStart)})
+	p.s.mu.Unlock()
 	return nil
 }
 
@@ -650,6 +678,18 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 	}
 	p.passIsFull = len(tiles) > 0
 	s.mu.Unlock()
+	if len(tiles) > 0 || scatterAll {
+		// The whole field's tiles, and the populations placed from them, read the field where
+		// it is: its upload must have landed.
+		if err := p.residentReady(true); err != nil {
+			p.remark(tiles, scatterAll)
+			return true, pass, err
+		}
+		if err := p.syncField(st); err != nil {
+			p.remark(tiles, scatterAll)
+			return true, pass, err
+		}
+	}
 	if len(tiles) > 0 {
 		t0 := time.Now()
 		unlock := p.lockGPU()
