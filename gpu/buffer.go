@@ -47,27 +47,28 @@ func (d *Device) NewBufferFrom(label string, data []byte, usage wgpu.BufferUsage
 		size = 4
 	}
 	b := &Buffer{Label: label, Usage: usage | wgpu.BufferUsageCopyDst | wgpu.BufferUsageCopySrc, Size: uint64(len(data)), dev: d}
+	var nb *wgpu.Buffer
 	err := d.Do("create buffer "+label, func() error {
-		nb, e := d.Dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Usage: b.Usage, Size: size, MappedAtCreation: true})
-		if e != nil {
-			return e
-		}
-		m := nb.GetMappedRange(0, uint(size))
-		const chunk = 16 << 20
-		n := (len(data) + chunk - 1) / chunk
-		pool.Each(context.Background(), n, 0, func(k int) {
-			copy(m[k*chunk:min((k+1)*chunk, len(data))], data[k*chunk:min((k+1)*chunk, len(data))])
-		}, nil)
-		if e := nb.Unmap(); e != nil {
-			nb.Release()
-			return e
-		}
-		b.Buf = nb
-		return nil
+		var e error
+		nb, e = d.Dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Usage: b.Usage, Size: size, MappedAtCreation: true})
+		return e
 	})
 	if err != nil {
 		return nil, err
 	}
+	// The copy runs outside the device's error scope (Do serialises every call on the device:
+	// a second of copying inside it held up every page and frame).
+	m := nb.GetMappedRange(0, uint(size))
+	const chunk = 16 << 20
+	n := (len(data) + chunk - 1) / chunk
+	pool.Each(context.Background(), n, 0, func(k int) {
+		copy(m[k*chunk:min((k+1)*chunk, len(data))], data[k*chunk:min((k+1)*chunk, len(data))])
+	}, nil)
+	if err := d.Do("unmap buffer "+label, nb.Unmap); err != nil {
+		nb.Release()
+		return nil, err
+	}
+	b.Buf = nb
 	b.Cap = size
 	d.Held(int64(size))
 	return b, nil
