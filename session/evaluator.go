@@ -41,6 +41,10 @@ type evaluator interface {
 type gpuEval struct {
 	g  *bake.GPU
 	fb *gpu.FieldBuffers
+	// uploading says the field is on its way to the device (startResident): until it lands the
+	// pages are the Go reference's, on every core, rather than blocks cut from the field and
+	// uploaded beside it (a coarse page's block of a 16K field is tens of megabytes).
+	uploading bool
 }
 
 func newGPUEval(d *gpu.Device, fb *gpu.FieldBuffers) (*gpuEval, error) {
@@ -67,6 +71,9 @@ var maxPageBlock = int64(16 << 20)
 // a page whose block of the field is larger than maxPageBlock texels is evaluated by the Go
 // reference instead (the twins agree within their usual tolerance).
 func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+	if e.uploading {
+		return (&cpuEval{}).page(ctx, v, st, f, geo, key, gen, rect)
+	}
 	if e.fb == nil {
 		r := geo.Field.ApronRect(field.Rect{I0: rect.Min.X, J0: rect.Min.Y, I1: rect.Max.X, J1: rect.Max.Y}, geo.Stack.GradientStep)
 		if int64(r.W())*int64(r.H()) > maxPageBlock {

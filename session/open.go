@@ -309,9 +309,9 @@ func (s *Session) startResident(l *bake.Landscape, mode Evaluator) (*gpu.FieldBu
 
 // newEvaluators creates the page and full-resolution evaluators of the chosen mode: on the GPU
 // one on g (measure's, or a new one) for both, and the field's upload to the device begun
-// (startResident): until it has landed, pages are cut and uploaded one by one (or, the coarse
-// ones too large to cut, the Go reference's), so the first picture does not wait for gigabytes
-// to travel; the full-resolution tiles wait for it (awaitResident). passMu is held.
+// (startResident): until it has landed, pages are the Go reference's on every core, so the
+// first picture does not wait for gigabytes to travel; the full-resolution tiles wait for it
+// (residentReady). passMu is held.
 func (p *pipeline) newEvaluators(g *bake.GPU) error {
 	if p.mode != GPU {
 		p.full, p.pages = &cpuEval{}, &cpuEval{}
@@ -329,6 +329,7 @@ func (p *pipeline) newEvaluators(g *bake.GPU) error {
 	p.full, p.pages = p.gpu, p.gpu
 	p.upload, p.fbUpload = p.s.startResident(p.s.land, p.mode)
 	p.uploadStart = time.Now()
+	p.gpu.uploading = p.fbUpload != nil
 	return nil
 }
 

@@ -217,6 +217,7 @@ func (p *pipeline) residentReady(wait bool) error {
 		}
 	}
 	p.fbUpload = nil
+	p.gpu.uploading = false
 	if err != nil {
 		p.upload.Release()
 		p.upload = nil
