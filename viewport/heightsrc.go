@@ -1,6 +1,11 @@
 package viewport
 
-import "sync"
+import (
+	"context"
+	"sync"
+
+	"strata/internal/pool"
+)
 
 // HeightSource is the ground a scene stands on, read where the renderer needs it rather than
 // copied whole: the pages of its payload's pyramid a frame samples, the heights its level-of-detail
@@ -82,16 +87,17 @@ func (h *HeightField) written() {
 // fillHeightPage writes page key of the height pyramid into dst (rgba32f, n×m texels, rows
 // tightly packed): texel (a, b) is the payload at the full grid's texel
 // (min((X·PageSize+a)·2^k, W−1), min((Z·PageSize+b)·2^k, H−1)), so the texel just past a level's
-// last one holds the grid's edge, where a chunk's last vertex stands. src is locked.
+// last one holds the grid's edge, where a chunk's last vertex stands. src is locked; its rows are
+// read on every core (a first frame fills a few dozen pages of 64 Ki texels each).
 func fillHeightPage(src HeightSource, key PageKey, n, m int, dst []float32) {
 	w, h := src.GridSize()
 	s := 1 << key.Level
-	for b := 0; b < m; b++ {
+	pool.Each(context.Background(), m, 0, func(b int) {
 		j := min((key.Z*PageSize+b)*s, h-1)
 		for a := 0; a < n; a++ {
 			i := min((key.X*PageSize+a)*s, w-1)
 			t := src.Texel(i, j)
 			copy(dst[4*(b*n+a):], t[:])
 		}
-	}
+	}, nil)
 }

@@ -64,11 +64,11 @@ type Renderer struct {
 	pageBuf     []float32
 	atlasTarget *gpu.WeightsTarget
 	// budget bounds the atlases' device memory (SetMemoryBudget; 0: none).
-	budget int64
-	dirty       bool
-	animating   bool
-	last        *image.RGBA
-	stats       FrameStats
+	budget    int64
+	dirty     bool
+	animating bool
+	last      *image.RGBA
+	stats     FrameStats
 }
 
 // New creates a renderer of w×h pixels on d. The device stays the caller's.

@@ -48,5 +48,5 @@ rm -rf $T
 
 step "GPU tests"
 for p in gpu bake viewport session; do
-  (cd $p && timeout 240 $B/$p.test -test.count=1 2>&1 | tail -15)
+  (cd $p && timeout 100 $B/$p.test -test.count=1 2>&1 | tail -15)
 done
