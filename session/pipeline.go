@@ -527,7 +527,9 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 		s.view.ShowWeights(ps.gen)
 		p.shownGen = ps.gen
 	}
-	if done > 0 {
+	// Pages the Go reference made while the field travels to the device say nothing of the GPU's
+	// time per texel: measured from them, drafts and full batches would stay CPU-sized long after.
+	if done > 0 && !(p.gpu != nil && p.gpu.uploading) {
 		p.measured(took, done*pageTexels)
 		p.fullPasses++
 	}
