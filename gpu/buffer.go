@@ -1,12 +1,9 @@
 package gpu
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
-
-	"strata/internal/pool"
 )
 
 // Buffer is a labelled GPU buffer that is recreated only when it must grow: Ensure and Upload
@@ -37,42 +34,27 @@ func (d *Device) NewBuffer(label string, size uint64, usage wgpu.BufferUsage) (*
 	return b, nil
 }
 
-// NewBufferFrom allocates a buffer holding data (padded to a multiple of 4): it is created mapped
-// and data is copied into the mapping on every core before it is unmapped — a field's 1 GiB plane
-// goes up several times faster than through Queue.WriteBuffer's one staging copy. CopyDst and
-// CopySrc are added to usage.
+// NewBufferFrom allocates a buffer holding data (padded to a multiple of 4), written in pieces of
+// uploadPiece bytes, each its own call on the device: every call on the device waits for the one
+// under way (Do), and a 16K field's 1 GiB plane in one call held up the editor's pages and
+// frames for 0.6 s a plane on the H200 (docs/PERFORMANCE.md, "Issue 15"). CopyDst and CopySrc
+// are added to usage.
 func (d *Device) NewBufferFrom(label string, data []byte, usage wgpu.BufferUsage) (*Buffer, error) {
-	size := align(uint64(len(data)), 4)
-	if size == 0 {
-		size = 4
-	}
-	b := &Buffer{Label: label, Usage: usage | wgpu.BufferUsageCopyDst | wgpu.BufferUsageCopySrc, Size: uint64(len(data)), dev: d}
-	var nb *wgpu.Buffer
-	err := d.Do("create buffer "+label, func() error {
-		var e error
-		nb, e = d.Dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Usage: b.Usage, Size: size, MappedAtCreation: true})
-		return e
-	})
+	b, err := d.NewBuffer(label, uint64(len(data)), usage)
 	if err != nil {
 		return nil, err
 	}
-	// The copy runs outside the device's error scope (Do serialises every call on the device:
-	// a second of copying inside it held up every page and frame).
-	m := nb.GetMappedRange(0, uint(size))
-	const chunk = 16 << 20
-	n := (len(data) + chunk - 1) / chunk
-	pool.Each(context.Background(), n, 0, func(k int) {
-		copy(m[k*chunk:min((k+1)*chunk, len(data))], data[k*chunk:min((k+1)*chunk, len(data))])
-	}, nil)
-	if err := d.Do("unmap buffer "+label, nb.Unmap); err != nil {
-		nb.Release()
-		return nil, err
+	for o := 0; o < len(data); o += uploadPiece {
+		if err := b.Write(uint64(o), data[o:min(o+uploadPiece, len(data))]); err != nil {
+			b.Release()
+			return nil, err
+		}
 	}
-	b.Buf = nb
-	b.Cap = size
-	d.Held(int64(size))
 	return b, nil
 }
+
+// uploadPiece is the most NewBufferFrom writes in one call on the device (a multiple of 4).
+const uploadPiece = 4 << 20
 
 // Ensure makes the buffer hold at least size bytes, recreating it (contents lost) only when it
 // is too small. recreated tells the caller to rebuild bind groups that reference it.

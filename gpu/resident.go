@@ -74,7 +74,7 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	rect = rect.Intersect(image.Rect(0, 0, w, h))
 	plane := func(b **Buffer, label string, g *field.Grid, whole bool) error {
 		if whole {
-			// A whole plane: a buffer made holding it (mapped, copied on every core).
+			// A whole plane: a buffer made holding it, written in pieces (NewBufferFrom).
 			nb, err := fb.dev.NewBufferFrom(label, wgpu.ToBytes(g.Data), wgpu.BufferUsageStorage)
 			if err != nil {
 				return err
