@@ -52,8 +52,18 @@ func (c *Compiled) TapsWindow(fg *field.Geometry, height *field.Window, chans [4
 		}
 	}
 	tp.prepare(t.I0, t.W)
+	if int64(t.BufW)*int64(t.BufH) > scanRatio*int64(t.W)*int64(t.H) {
+		// A tile of a coarse level of the pyramid reads a few texels of a block 4^k times its
+		// size: scanning the block for Tame would cost more than blending every tap (At, the
+		// same numbers). A 16K field's coarsest pages scanned all of it, page after page.
+		tp.fast.tame = [5]int8{-1, -1, -1, -1, -1}
+	}
 	return tp
 }
+
+// scanRatio is how many height texels per weights texel a tile's block may hold for its Tame
+// scan to pay (a level-k tile's block holds about 4^k).
+const scanRatio = 32
 
 // FillRow fills ins[k] for weights texels (i0+k, j), k < len(ins): their positions and every input
 // the stack needs. Layers (a population's final layer weights) are left to the caller. A row at a
