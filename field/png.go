@@ -11,6 +11,8 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
+
+	"strata/internal/pngfilter"
 )
 
 // pngSource decodes a grayscale PNG (1, 2, 4, 8 or 16 bits, interlaced or not) row by row
@@ -402,7 +404,7 @@ func (p *pngSource) unfilter(filtered <-chan *pngBatch, unfiltered chan<- *pngBa
 		last := prev[:rb]
 		for r := range b.n {
 			row := b.buf[r*b.stride : (r+1)*b.stride]
-			if err := unfilterRow(row[0], row[1:], last, bpp); err != nil {
+			if err := pngfilter.Row(row[0], row[1:], last, bpp); err != nil {
 				return pngErr("pass %d row %d: %v", b.pass, b.y0+r, err)
 			}
 			last = row[1:]

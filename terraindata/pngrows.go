@@ -10,6 +10,8 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+
+	"strata/internal/pngfilter"
 )
 
 // pngRows decodes an rgba8 payload (data.png) one row at a time into straight RGBA bytes, holding
@@ -215,7 +217,7 @@ func (p *pngRows) next() ([]byte, error) {
 	if _, err := io.ReadFull(p.z, p.cur); err != nil {
 		return nil, p.dataErr(err)
 	}
-	if err := unfilter(f[0], p.cur, p.prev, p.bpp); err != nil {
+	if err := pngfilter.Row(f[0], p.cur, p.prev, p.bpp); err != nil {
 		return nil, pngErr("row %d: %v", p.y, err)
 	}
 	if err := p.convert(); err != nil {
@@ -322,67 +324,6 @@ func (p *pngRows) convert() error {
 		}
 	}
 	return nil
-}
-
-// unfilter reverses a scanline's filter in place (PNG filter method 0); prev is the previous
-// unfiltered row (zeros for the first).
-func unfilter(ft byte, cur, prev []byte, bpp int) error {
-	switch ft {
-	case 0:
-	case 1:
-		for i := bpp; i < len(cur); i++ {
-			cur[i] += cur[i-bpp]
-		}
-	case 2:
-		// Up, eight bytes at a time: each byte's sum mod 256 without carries between them.
-		n := len(cur) &^ 7
-		for i := 0; i < n; i += 8 {
-			a, b := binary.LittleEndian.Uint64(cur[i:]), binary.LittleEndian.Uint64(prev[i:])
-			binary.LittleEndian.PutUint64(cur[i:], (a&lo7)+(b&lo7)^(a^b)&hi1)
-		}
-		for i := n; i < len(cur); i++ {
-			cur[i] += prev[i]
-		}
-	case 3:
-		for i := 0; i < bpp; i++ {
-			cur[i] += prev[i] / 2
-		}
-		for i := bpp; i < len(cur); i++ {
-			cur[i] += byte((int(cur[i-bpp]) + int(prev[i])) / 2)
-		}
-	case 4:
-		for i := 0; i < bpp; i++ {
-			cur[i] += prev[i]
-		}
-		for i := bpp; i < len(cur); i++ {
-			a, b, c := int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])
-			pa, pb, pc := abs(b-c), abs(a-c), abs(a+b-2*c)
-			switch {
-			case pa <= pb && pa <= pc:
-				cur[i] += byte(a)
-			case pb <= pc:
-				cur[i] += byte(b)
-			default:
-				cur[i] += byte(c)
-			}
-		}
-	default:
-		return fmt.Errorf("unknown filter type %d", ft)
-	}
-	return nil
-}
-
-// lo7 and hi1 split each byte of a word into its low seven bits and its top bit.
-const (
-	lo7 = 0x7f7f7f7f7f7f7f7f
-	hi1 = 0x8080808080808080
-)
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // idatReader is the concatenated data of consecutive IDAT chunks, each CRC-checked at its end.

@@ -58,7 +58,7 @@ func rawPNG(w, h int, ct byte, rows [][]byte, ft byte, before ...[2]string) []by
 	return pngChunk(b, "IEND", nil)
 }
 
-// filterRow is the encoder's side of unfilter, written independently (from the PNG spec).
+// filterRow is the encoder's side of pngfilter.Row, written independently (from the PNG spec).
 func filterRow(ft byte, cur, prev []byte, bpp int) []byte {
 	out := make([]byte, len(cur))
 	for i := range cur {
@@ -369,22 +369,9 @@ func BenchmarkPNGPayload(b *testing.B) {
 	})
 }
 
-// The Up filter, undone eight bytes at a time, is the byte-by-byte sum mod 256 at every length.
-func TestUnfilterUpWords(t *testing.T) {
-	for n := 0; n < 40; n++ {
-		cur, prev := make([]byte, n), make([]byte, n)
-		for i := range cur {
-			cur[i], prev[i] = byte(i*97+200), byte(i*61+130)
-		}
-		want := make([]byte, n)
-		for i := range want {
-			want[i] = cur[i] + prev[i]
-		}
-		if err := unfilter(2, cur, prev, 4); err != nil {
-			t.Fatal(err)
-		}
-		if string(cur) != string(want) {
-			t.Fatalf("length %d: %v, want %v", n, cur, want)
-		}
+func abs(x int) int {
+	if x < 0 {
+		return -x
 	}
+	return x
 }

@@ -1,13 +1,15 @@
-package field
+// Package pngfilter reverses PNG scanline filters (filter method 0): the one unfilter of the
+// streaming PNG readers in field (heightmap import) and terraindata (container payloads).
+package pngfilter
 
 import (
 	"encoding/binary"
 	"fmt"
 )
 
-// unfilterRow reverses a scanline's PNG filter (method 0) in place; prev is the previous row of
-// the pass, unfiltered (zeros for its first row), bpp the bytes per pixel (at least 1).
-func unfilterRow(ft byte, cur, prev []byte, bpp int) error {
+// Row reverses a scanline's filter in place: ft is the filter type byte, prev the previous row
+// of the pass, unfiltered (zeros for its first row), bpp the bytes per pixel (at least 1).
+func Row(ft byte, cur, prev []byte, bpp int) error {
 	switch ft {
 	case 0:
 	case 1:
@@ -38,7 +40,7 @@ func unfilterRow(ft byte, cur, prev []byte, bpp int) error {
 			unpaeth(cur, prev, bpp)
 		}
 	default:
-		return fmt.Errorf("bad filter type %d", ft)
+		return fmt.Errorf("unknown filter type %d", ft)
 	}
 	return nil
 }
