@@ -120,20 +120,8 @@ func decodeBytes(b []byte, ext string, role string) (*raster, error) {
 // alpha. Colour is refused rather than converted: a colour file in a height slot is usually the
 // wrong export (a preview, a splat map), and guessing a gray conversion would hide that.
 func decodePNG(b []byte, role string) (*raster, error) {
-	if len(b) < 33 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || string(b[12:16]) != "IHDR" {
-		return nil, errors.New("not a PNG file (no PNG signature and IHDR)")
-	}
-	w := int(binary.BigEndian.Uint32(b[16:20]))
-	h := int(binary.BigEndian.Uint32(b[20:24]))
-	depth, ctype := int(b[24]), b[25]
-	colour := map[byte]string{2: "RGB", 3: "paletted", 4: "grayscale+alpha", 6: "RGBA"}
-	if name, ok := colour[ctype]; ok {
-		return nil, fmt.Errorf("%d-bit %s image: a %s must be grayscale", depth, name, role)
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	if err := checkBacked(w, h, max(depth, 8)/8, len(b), deflateRatio); err != nil {
+	w, h, depth, err := pngHeader(b, int64(len(b)), role)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkMemory(w, h, max(depth, 8)/8+decodeBytesPerTexel, fmt.Sprintf("%d-bit grayscale PNG", depth)); err != nil {

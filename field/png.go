@@ -55,25 +55,36 @@ func pngErr(format string, a ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errPNGData}, a...)...)
 }
 
+// pngHeader checks what both PNG readers check before decoding: the signature and IHDR in place
+// (b is at least the file's first 33 bytes, size the file's), colour refused, CheckSize, a size
+// the file can hold. It returns the image's size and bit depth.
+func pngHeader(b []byte, size int64, role string) (w, h, depth int, err error) {
+	if len(b) < 33 || string(b[:8]) != "\x89PNG\r\n\x1a\n" || string(b[12:16]) != "IHDR" {
+		return 0, 0, 0, errors.New("not a PNG file (no PNG signature and IHDR)")
+	}
+	w = int(binary.BigEndian.Uint32(b[16:20]))
+	h = int(binary.BigEndian.Uint32(b[20:24]))
+	depth, ctype := int(b[24]), b[25]
+	colour := map[byte]string{2: "RGB", 3: "paletted", 4: "grayscale+alpha", 6: "RGBA"}
+	if name, ok := colour[ctype]; ok {
+		return 0, 0, 0, fmt.Errorf("%d-bit %s image: a %s must be grayscale", depth, name, role)
+	}
+	if err := CheckSize(w, h); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := checkBacked(w, h, max(depth, 8)/8, int(size), deflateRatio); err != nil {
+		return 0, 0, 0, err
+	}
+	return w, h, depth, nil
+}
+
 // newPNGSource checks what the import always checked before decoding (the signature and IHDR in
 // place, colour refused, CheckSize, a size the file can hold) and reads the chunks up to the
 // image data.
 func newPNGSource(r io.ReaderAt, size int64, role string) (*pngSource, error) {
 	var b [33]byte
-	if n, _ := r.ReadAt(b[:], 0); n < len(b) || string(b[:8]) != "\x89PNG\r\n\x1a\n" || string(b[12:16]) != "IHDR" {
-		return nil, errors.New("not a PNG file (no PNG signature and IHDR)")
-	}
-	w := int(binary.BigEndian.Uint32(b[16:20]))
-	h := int(binary.BigEndian.Uint32(b[20:24]))
-	depth, ctype := int(b[24]), b[25]
-	colour := map[byte]string{2: "RGB", 3: "paletted", 4: "grayscale+alpha", 6: "RGBA"}
-	if name, ok := colour[ctype]; ok {
-		return nil, fmt.Errorf("%d-bit %s image: a %s must be grayscale", depth, name, role)
-	}
-	if err := CheckSize(w, h); err != nil {
-		return nil, err
-	}
-	if err := checkBacked(w, h, max(depth, 8)/8, int(size), deflateRatio); err != nil {
+	n, _ := r.ReadAt(b[:], 0)
+	if _, _, _, err := pngHeader(b[:n], size, role); err != nil {
 		return nil, err
 	}
 	p := &pngSource{r: bufio.NewReaderSize(io.NewSectionReader(r, 8, size-8), 1<<16), crc: crc32.NewIEEE()}

@@ -140,32 +140,12 @@ func decodeTIFF(b []byte, role string) (*raster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckSize(d.w, d.h); err != nil {
-		return nil, fmt.Errorf("TIFF: %w", err)
+	float, err := d.readable(role)
+	if err != nil {
+		return nil, err
 	}
-	if name, ok := map[int]string{2: "grayscale+alpha", 3: "RGB", 4: "RGBA"}[d.spp]; ok || d.spp != 1 {
-		if !ok {
-			name = fmt.Sprintf("%d-channel", d.spp)
-		}
-		return nil, fmt.Errorf("%d-bit %s TIFF: a %s must be grayscale", d.bps, name, role)
-	}
-	if ph := d.get(tagPhotometric, 1); ph == 2 || ph == 3 {
-		return nil, fmt.Errorf("%d-bit %s TIFF: a %s must be grayscale", d.bps, map[int]string{2: "RGB", 3: "paletted"}[ph], role)
-	}
-	switch d.sampleFormat {
-	case 3:
-		if d.bps != 32 {
-			return nil, fmt.Errorf("%d-bit float TIFF: only 32-bit float is read", d.bps)
-		}
+	if float {
 		return readFloatTIFF(b, d)
-	case 2:
-		return nil, fmt.Errorf("%d-bit signed integer TIFF: save it as unsigned 16-bit or 32-bit float", d.bps)
-	case 1:
-	default:
-		return nil, fmt.Errorf("TIFF sample format %d is not read", d.sampleFormat)
-	}
-	if d.bps != 8 && d.bps != 16 {
-		return nil, fmt.Errorf("%d-bit integer TIFF: want 8 or 16 bits", d.bps)
 	}
 	if err := checkBacked(d.w, d.h, d.bps/8, len(b), lzwRatio); err != nil {
 		return nil, fmt.Errorf("TIFF %w", err)
@@ -178,6 +158,40 @@ func decodeTIFF(b []byte, role string) (*raster, error) {
 		return nil, fmt.Errorf("decoding TIFF: %w", err)
 	}
 	return fromImage(img, fmt.Sprintf("%d-bit grayscale TIFF", d.bps), role)
+}
+
+// readable refuses, with the messages both TIFF readers give, what neither reads: a size past
+// CheckSize, more than one channel, colour, signed integers, floats other than 32-bit, integers
+// other than 8 or 16 bits. float says the samples are 32-bit floats (else 8/16-bit codes).
+func (d *tiffIFD) readable(role string) (float bool, err error) {
+	if err := CheckSize(d.w, d.h); err != nil {
+		return false, fmt.Errorf("TIFF: %w", err)
+	}
+	if name, ok := map[int]string{2: "grayscale+alpha", 3: "RGB", 4: "RGBA"}[d.spp]; ok || d.spp != 1 {
+		if !ok {
+			name = fmt.Sprintf("%d-channel", d.spp)
+		}
+		return false, fmt.Errorf("%d-bit %s TIFF: a %s must be grayscale", d.bps, name, role)
+	}
+	if ph := d.get(tagPhotometric, 1); ph == 2 || ph == 3 {
+		return false, fmt.Errorf("%d-bit %s TIFF: a %s must be grayscale", d.bps, map[int]string{2: "RGB", 3: "paletted"}[ph], role)
+	}
+	switch d.sampleFormat {
+	case 3:
+		if d.bps != 32 {
+			return false, fmt.Errorf("%d-bit float TIFF: only 32-bit float is read", d.bps)
+		}
+		return true, nil
+	case 2:
+		return false, fmt.Errorf("%d-bit signed integer TIFF: save it as unsigned 16-bit or 32-bit float", d.bps)
+	case 1:
+	default:
+		return false, fmt.Errorf("TIFF sample format %d is not read", d.sampleFormat)
+	}
+	if d.bps != 8 && d.bps != 16 {
+		return false, fmt.Errorf("%d-bit integer TIFF: want 8 or 16 bits", d.bps)
+	}
+	return false, nil
 }
 
 // readFloatTIFF reads an uncompressed, stripped, one-channel 32-bit float TIFF — what GDAL,
