@@ -82,6 +82,13 @@ func Quantize(share [8]float32) [8]uint8 {
 		r[k] = v - f
 		sum += q[k]
 	}
+	return largestRemainder(q, r, sum)
+}
+
+// largestRemainder hands out what the floors q (summing to sum) leave of 255, one unit at a time
+// to the largest remainder r (ties to the lower index), or takes the excess back from the
+// smallest: Quantize's last step.
+func largestRemainder(q [8]int32, r [8]float32, sum int32) [8]uint8 {
 	d := 255 - sum
 	for d > 0 {
 		best := 0

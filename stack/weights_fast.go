@@ -179,32 +179,5 @@ func quantizeFast(share *[8]float32) [8]uint8 {
 		r[k] = v - float32(f)
 		sum += f
 	}
-	d := 255 - sum
-	for d > 0 {
-		best := 0
-		for k := 1; k < 8; k++ {
-			if r[k] > r[best] {
-				best = k
-			}
-		}
-		q[best]++
-		r[best] = -1
-		d--
-	}
-	for d < 0 {
-		best := -1
-		for k := 0; k < 8; k++ {
-			if q[k] > 0 && (best < 0 || r[k] < r[best]) {
-				best = k
-			}
-		}
-		q[best]--
-		r[best] = 2
-		d++
-	}
-	var out [8]uint8
-	for k := range q {
-		out[k] = uint8(q[k])
-	}
-	return out
+	return largestRemainder(q, r, sum)
 }
