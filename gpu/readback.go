@@ -82,22 +82,31 @@ func (d *Device) ReadTexture(t *Texture) ([]byte, error) {
 	return out, nil
 }
 
+// textureRows checks that texture t fits dst (n bytes, rows stride apart) and returns a row's
+// bytes, tight and padded to the copy's 256-byte alignment.
+func textureRows(t *Texture, n, stride int) (row, padded uint64, err error) {
+	if t == nil || t.Tex == nil {
+		return 0, 0, fmt.Errorf("gpu: read texture: nil or released texture")
+	}
+	bpt, err := BytesPerTexel(t.Format)
+	if err != nil {
+		return 0, 0, err
+	}
+	row = uint64(t.Width) * uint64(bpt)
+	if stride < int(row) || uint64(t.Height-1)*uint64(stride)+row > uint64(n) {
+		return 0, 0, fmt.Errorf("gpu: read texture %s: %dx%d does not fit %d bytes with rows %d apart", t.Label, t.Width, t.Height, n, stride)
+	}
+	return row, align(row, 256), nil
+}
+
 // ReadTextureInto copies a whole texture back into dst: row y goes to dst[y·stride:], tightly
 // (the copy's 256-byte row alignment is stripped while copying out of the mapped staging
 // buffer). A band-sized texture of a bake lands straight in its place in the whole image.
 func (d *Device) ReadTextureInto(t *Texture, dst []byte, stride int) error {
-	if t == nil || t.Tex == nil {
-		return fmt.Errorf("gpu: read texture: nil or released texture")
-	}
-	bpt, err := BytesPerTexel(t.Format)
+	row, padded, err := textureRows(t, len(dst), stride)
 	if err != nil {
 		return err
 	}
-	row := uint64(t.Width) * uint64(bpt)
-	if stride < int(row) || uint64(t.Height-1)*uint64(stride)+row > uint64(len(dst)) {
-		return fmt.Errorf("gpu: read texture %s: %dx%d does not fit %d bytes with rows %d apart", t.Label, t.Width, t.Height, len(dst), stride)
-	}
-	padded := align(row, 256)
 	size := padded * uint64(t.Height)
 	d.readMu.Lock()
 	defer d.readMu.Unlock()
@@ -215,18 +224,10 @@ func (r *Reader) Stats() ReadStats { return r.stats }
 // TextureInto requests the whole texture t, row y into dst[y·stride:] (tightly: the copy's
 // 256-byte row alignment is stripped as the rows land).
 func (r *Reader) TextureInto(t *Texture, dst []byte, stride int) error {
-	if t == nil || t.Tex == nil {
-		return fmt.Errorf("gpu: read texture: nil or released texture")
-	}
-	bpt, err := BytesPerTexel(t.Format)
+	row, padded, err := textureRows(t, len(dst), stride)
 	if err != nil {
 		return err
 	}
-	row := uint64(t.Width) * uint64(bpt)
-	if stride < int(row) || uint64(t.Height-1)*uint64(stride)+row > uint64(len(dst)) {
-		return fmt.Errorf("gpu: read texture %s: %dx%d does not fit %d bytes with rows %d apart", t.Label, t.Width, t.Height, len(dst), stride)
-	}
-	padded := align(row, 256)
 	return r.request("texture "+t.Label, padded*uint64(t.Height), rowLayout{uint64(t.Height), row, padded, uint64(stride)}, dst,
 		func(enc *wgpu.CommandEncoder, staging *Buffer) error {
 			return enc.CopyTextureToBuffer(t.Tex.AsImageCopy(),
