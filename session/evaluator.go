@@ -34,32 +34,22 @@ type evaluator interface {
 	release()
 }
 
-// gpuEval keeps the weights in a bake.GPU's target. With fb (the field resident on the device,
+// gpuEval keeps the weights in a bake.GPU's target. With the field resident on the device (res,
 // kept in step by the pipeline) a pass uploads nothing but the params: one dispatch for the whole
 // grid after a rule edit, one per tile after a stroke; without it (a field past one storage
-// binding) the tiles are cut and uploaded as a bake does.
+// binding) the tiles are cut and uploaded as a bake does. While the field is on its way to the
+// device the pages are the Go reference's, on every core, rather than blocks cut from the field
+// and uploaded beside it (a coarse page's block of a 16K field is tens of megabytes).
 type gpuEval struct {
-	g  *bake.GPU
-	fb *gpu.FieldBuffers
-	// uploading says the field is on its way to the device (startResident): until it lands the
-	// pages are the Go reference's, on every core, rather than blocks cut from the field and
-	// uploaded beside it (a coarse page's block of a 16K field is tens of megabytes).
-	uploading bool
-}
-
-func newGPUEval(d *gpu.Device, fb *gpu.FieldBuffers) (*gpuEval, error) {
-	g, err := bake.NewGPU(d)
-	if err != nil {
-		return nil, err
-	}
-	return &gpuEval{g: g, fb: fb}, nil
+	g   *bake.GPU
+	res *resident // the pipeline's
 }
 
 func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
-	if e.fb == nil {
+	if e.res.fb == nil {
 		return e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
 	}
-	return e.g.RunResident(ctx, st, geo, e.fb, tileRects(&geo.Field, tiles))
+	return e.g.RunResident(ctx, st, geo, e.res.fb, tileRects(&geo.Field, tiles))
 }
 
 // maxPageBlock is the most texels of the field a page of the GPU evaluator may upload when the
@@ -71,10 +61,10 @@ var maxPageBlock = int64(16 << 20)
 // a page whose block of the field is larger than maxPageBlock texels is evaluated by the Go
 // reference instead (the twins agree within their usual tolerance).
 func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
-	if e.uploading {
+	if e.res.uploading() {
 		return (&cpuEval{}).page(ctx, v, st, f, geo, key, gen, rect)
 	}
-	if e.fb == nil {
+	if e.res.fb == nil {
 		r := geo.Field.ApronRect(field.Rect{I0: rect.Min.X, J0: rect.Min.Y, I1: rect.Max.X, J1: rect.Max.Y}, geo.Stack.GradientStep)
 		if int64(r.W())*int64(r.H()) > maxPageBlock {
 			return (&cpuEval{}).page(ctx, v, st, f, geo, key, gen, rect)
@@ -84,7 +74,7 @@ func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stac
 	if err != nil {
 		return err
 	}
-	if err := e.g.RunInto(ctx, st, f, geo, e.fb, rect, target); err != nil {
+	if err := e.g.RunInto(ctx, st, f, geo, e.res.fb, rect, target); err != nil {
 		v.UnreserveWeights(slot)
 		return err
 	}

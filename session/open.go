@@ -13,7 +13,6 @@ import (
 
 	"strata/bake"
 	"strata/field"
-	"strata/gpu"
 	"strata/progress"
 	"strata/stack"
 	"strata/terraindata"
@@ -284,34 +283,11 @@ func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string
 	return nil
 }
 
-// startResident begins uploading l's field to the device for the GPU evaluator — when one binding
-// holds a plane and the planes fit the kernels' share of the budget (the atlases take the rest:
-// viewport.SetMemoryBudget); otherwise each page and tile uploads its block — and returns the
-// buffers and a channel that hears the upload's end (nil, nil: nothing resident).
-func (s *Session) startResident(l *bake.Landscape, mode Evaluator) (*gpu.FieldBuffers, chan error) {
-	if mode != GPU || l.Stack == nil || !s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) ||
-		residentBytes(l) > s.opts.GPUBudget*2/5 {
-		return nil, nil
-	}
-	fb := s.dev.NewFieldBuffers()
-	done := make(chan error, 1)
-	chans := l.Stack.Channels()
-	go func() {
-		// The worker writes the field under the write side of fmu (a stroke): it waits for the
-		// copy; the edits it makes are brought up by the next syncField (fieldRect).
-		s.fmu.RLock()
-		_, err := fb.Upload(l.Field, chans, image.Rectangle{})
-		s.fmu.RUnlock()
-		done <- err
-	}()
-	return fb, done
-}
-
 // newEvaluators creates the page and full-resolution evaluators of the chosen mode: on the GPU
 // one on g (measure's, or a new one) for both, and the field's upload to the device begun
-// (startResident): until it has landed, pages are the Go reference's on every core, so the
+// (resident.start): until it has landed, pages are the Go reference's on every core, so the
 // first picture does not wait for gigabytes to travel; the full-resolution tiles wait for it
-// (residentReady). passMu is held.
+// (landField). passMu is held.
 func (p *pipeline) newEvaluators(g *bake.GPU) error {
 	if p.mode != GPU {
 		p.full, p.pages = &cpuEval{}, &cpuEval{}
@@ -325,19 +301,10 @@ func (p *pipeline) newEvaluators(g *bake.GPU) error {
 	}
 	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
 	// target; its kernels are compiled once (measure compiled them).
-	p.gpu = &gpuEval{g: g}
+	p.gpu = &gpuEval{g: g, res: &p.res}
 	p.full, p.pages = p.gpu, p.gpu
-	p.upload, p.fbUpload = p.s.startResident(p.s.land, p.mode)
-	p.uploadStart = time.Now()
-	p.gpu.uploading = p.fbUpload != nil
+	p.res.start(p.s, p.s.land)
 	return nil
-}
-
-// residentBytes is what the field's planes take resident on the device: the height and every
-// channel (a stack binds at most four).
-func residentBytes(l *bake.Landscape) int64 {
-	f := l.Field
-	return 4 * int64(f.Height.W) * int64(f.Height.H) * int64(1+min(len(f.Channels), 4))
 }
 
 // sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the

@@ -535,7 +535,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	any := false
 	for _, c := range changes {
 		if c.target != HolesTarget {
-			p.fieldRect = p.fieldRect.Union(c.rect) // the resident field's rows to upload
+			p.res.edited = p.res.edited.Union(c.rect) // the resident field's rows to upload
 		}
 		switch {
 		case c.target == HolesTarget:

@@ -3,33 +3,15 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
-	"image"
 	"slices"
 	"sync"
 	"time"
 
 	"strata/bake"
 	"strata/field"
-	"strata/gpu"
 	"strata/stack"
 	"strata/viewport"
 )
-
-// draftBudget is how long a pass may take while a slider moves: the levels of the weights
-// pyramid it evaluates are the finest whose pages the camera samples that fit this (the live
-// loop's target is a new frame within ~150 ms on a 2-core CPU).
-const draftBudget = 40 * time.Millisecond
-
-// batchBudget is how long a pass evaluates pages of the view before it publishes them and lets a
-// frame through, where frames are cheap (a real GPU): a view refines in steps a person sees. On a
-// software device, whose frame of a large field costs a second of the same cores, the view is
-// evaluated whole and drawn once.
-const batchBudget = 120 * time.Millisecond
-
-// fullBudget is how long a pass spends on the full-resolution tiles the populations need (the
-// background work behind the view) before it looks at the view again.
-const fullBudget = 150 * time.Millisecond
 
 // pipeline is the one background worker that turns the newest state into weights, scatter and
 // frames. Edits only mark what they dirtied and wake it; it takes the newest stack when it starts
@@ -92,15 +74,8 @@ type pipeline struct {
 	fullPasses int
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
 	heightVer uint64
-	// fb is the field resident on the GPU (GPU mode, when it fits one binding and the budget);
-	// fieldRect the height texels edited since it was last brought up to date.
-	fb        *gpu.FieldBuffers
-	fieldRect image.Rectangle
-	// upload is the field on its way to the device (startResident), fbUpload hears its end,
-	// uploadStart is when it began; once it has landed it is fb (residentReady).
-	upload      *gpu.FieldBuffers
-	fbUpload    chan error
-	uploadStart time.Time
+	// res is the field resident on the GPU for the kernels (resident.go).
+	res resident
 	// gpu is the GPU evaluator (pages and full tiles), nil on the Go reference.
 	gpu *gpuEval
 	// stalled is set when a pass failed; the next pass (an edit's kick) clears it.
@@ -159,12 +134,8 @@ func (p *pipeline) release() {
 }
 
 func (p *pipeline) releaseGPU() {
-	if p.fbUpload != nil {
-		<-p.fbUpload // an upload still under way writes the buffers released below
-		p.fbUpload = nil
-	}
-	p.upload.Release()
-	p.upload, p.gpu = nil, nil
+	p.res.release()
+	p.gpu = nil
 	if p.full != nil {
 		p.full.release()
 	}
@@ -176,59 +147,31 @@ func (p *pipeline) releaseGPU() {
 		ps.release()
 	}
 	p.pops = nil
-	p.fb.Release()
-	p.fb = nil
 }
 
-// syncField brings the resident field up to date with the edits since the last pass (the
-// worker, before evaluating).
+// syncField brings the resident field up to date with the edits since the last pass, once its
+// upload has landed (the worker, before evaluating).
 func (p *pipeline) syncField(st *stack.Stack) error {
-	if err := p.residentReady(false); err != nil {
+	if err := p.landField(false); err != nil {
 		return err
 	}
-	if p.fb == nil {
-		return nil
-	}
-	rect := p.fieldRect
-	if _, err := p.fb.Upload(p.s.land.Field, st.Channels(), rect); err != nil {
-		return err
-	}
-	if !rect.Empty() {
+	wrote, err := p.res.sync(p.s.land.Field, st.Channels())
+	if wrote {
 		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
 	}
-	p.fieldRect = image.Rectangle{}
-	return nil
+	return err
 }
 
-// residentReady takes the field's upload over once it has landed (wait: waiting for it): from
-// then on the kernels read the field where it is. Without one under way it does nothing.
-func (p *pipeline) residentReady(wait bool) error {
-	if p.fbUpload == nil {
-		return nil
+// landField takes the field's upload over once it has landed (wait: waiting for it) and records
+// how long it took among the open's steps.
+func (p *pipeline) landField(wait bool) error {
+	took, err := p.res.land(wait)
+	if took > 0 {
+		p.s.mu.Lock()
+		p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"the field resident on the GPU (beside the first frames)", took})
+		p.s.mu.Unlock()
 	}
-	var err error
-	if wait {
-		err = <-p.fbUpload
-	} else {
-		select {
-		case err = <-p.fbUpload:
-		default:
-			return nil // still on its way
-		}
-	}
-	p.fbUpload = nil
-	p.gpu.uploading = false
-	if err != nil {
-		p.upload.Release()
-		p.upload = nil
-		return err
-	}
-	p.fb, p.upload = p.upload, nil
-	p.gpu.fb = p.fb
-	p.s.mu.Lock()
-	p.s.openParts.Steps = append(p.s.openParts.Steps, StepTime{"the field resident on the GPU (beside the first frames)", time.Since(p.uploadStart)})
-	p.s.mu.Unlock()
-	return nil
+	return err
 }
 
 // gestureActive reports an open drag or stroke. s.mu is held.
@@ -466,304 +409,6 @@ func (p *pipeline) refreshLook(ps passState) {
 
 // viewSize is the viewport's full size: the frame a settled picture is drawn at.
 func (p *pipeline) viewSize() (int, int) { return p.s.rend.size() }
-
-// evaluateView writes the pages of the weights pyramid the camera samples that the generation
-// lacks (or whose ground changed), coarse before fine and nearest first; while a slider moves,
-// only the levels that fit draftBudget. It shows the generation once its first pages are in, and
-// reports whether the view still lacks pages.
-func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) {
-	s := p.s
-	w, h := p.viewSize()
-	need := s.view.WeightsNeed(w, h)
-	var todo []viewport.PageKey
-	for _, key := range need {
-		if p.stale[key] || !s.view.WeightsResident(key, ps.gen) {
-			todo = append(todo, key)
-		}
-	}
-	p.dropUnneededStale(need, ps.gen)
-	pageCost := time.Duration(float64(pageTexels) * p.nsPerTexel)
-	drafting := false
-	if ps.dragging {
-		all := len(todo)
-		todo = draftPages(todo, need, pageCost)
-		drafting = len(todo) < all // finer levels wait for the release
-	}
-	t0 := time.Now()
-	done := 0
-	// A generation not shown yet shows once its coarsest pages of the view are in: the first
-	// picture of an edit covers the whole view, fast. After that the view is evaluated whole in
-	// one pass — unless a newer state or another camera asks for another plan, or frames are
-	// cheap enough here to show the refinement as it goes (batchBudget).
-	first := -1
-	if ps.gen != p.shownGen {
-		first = coarsestTodo(todo)
-	}
-	cam := s.view.Camera()
-	progressive := s.rend.fast()
-	for _, key := range todo {
-		if done > 0 {
-			if first >= 0 && key.Level != first {
-				break
-			}
-			if p.superseded(ps.version) || s.view.Camera() != cam || (progressive && time.Since(t0) > batchBudget) {
-				break
-			}
-		}
-		if err := p.evaluatePage(ps, key); err != nil {
-			if errors.Is(err, viewport.ErrAtlasFull) {
-				break // the budget holds no more of this view: it shows coarser levels there
-			}
-			return true, pass, err
-		}
-		delete(p.stale, key)
-		done++
-	}
-	if done > 0 && p.mode == GPU {
-		s.dev.Wait() // measured finished: the time per texel decides drafts
-	}
-	took := time.Since(t0)
-	if ps.gen != p.shownGen && done > 0 {
-		s.view.ShowWeights(ps.gen)
-		p.shownGen = ps.gen
-	}
-	// Pages the Go reference made while the field travels to the device say nothing of the GPU's
-	// time per texel: measured from them, drafts and full batches would stay CPU-sized long after.
-	if done > 0 && !(p.gpu != nil && p.gpu.uploading) {
-		p.measured(took, done*pageTexels)
-		p.fullPasses++
-	}
-	left := len(todo) - done
-	if done < len(todo) && !s.view.WeightsRoom() {
-		left = 0 // nothing more fits: the view is as evaluated as the budget allows
-	}
-	s.mu.Lock()
-	p.viewTexels = left * pageTexels
-	s.mu.Unlock()
-	return left > 0 && !drafting, Pass{Duration: took, Pages: done, Draft: drafting || left > 0}, nil
-}
-
-// superseded reports a newer state than version: a pass working for it should plan again.
-func (p *pipeline) superseded(version uint64) bool {
-	s := p.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version != version || len(p.fieldOps) > 0
-}
-
-// pageTexels is what one page costs to evaluate (its texels and the far border).
-const pageTexels = (viewport.PageSize + 1) * (viewport.PageSize + 1)
-
-// coarsestTodo is the coarsest level among pages to do.
-func coarsestTodo(todo []viewport.PageKey) int {
-	c := 0
-	for _, k := range todo {
-		c = max(c, k.Level)
-	}
-	return c
-}
-
-// draftPages keeps of todo the levels a drag can afford: from the coarsest down, a level of the
-// view joins while the pages of all levels so far fit draftBudget (the coarsest always does).
-func draftPages(todo, need []viewport.PageKey, pageCost time.Duration) []viewport.PageKey {
-	perLevel := map[int]int{}
-	top := 0
-	for _, k := range need {
-		perLevel[k.Level]++
-		top = max(top, k.Level)
-	}
-	finest := top
-	var spent time.Duration
-	for l := top; l >= 0; l-- {
-		spent += time.Duration(perLevel[l]) * pageCost
-		if l < top && spent > draftBudget {
-			break
-		}
-		finest = l
-	}
-	out := todo[:0:0]
-	for _, k := range todo {
-		if k.Level >= finest {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// dropUnneededStale forgets stale pages the view no longer samples: they would otherwise show
-// the old ground when the camera comes back before they are written again.
-func (p *pipeline) dropUnneededStale(need []viewport.PageKey, gen uint64) {
-	if len(p.stale) == 0 {
-		return
-	}
-	needed := make(map[viewport.PageKey]bool, len(need))
-	for _, k := range need {
-		needed[k] = true
-	}
-	for k := range p.stale {
-		if !needed[k] {
-			p.s.view.DropPage(k, gen)
-			delete(p.stale, k)
-		}
-	}
-}
-
-// evaluatePage evaluates one page of generation ps.gen into the viewport.
-func (p *pipeline) evaluatePage(ps passState, key viewport.PageKey) error {
-	geo := p.geo.Level(key.Level)
-	x0, z0, x1, z1 := p.s.view.PageRect(key)
-	rect := image.Rect(x0, z0, x1, z1)
-	unlock := p.lockGPU()
-	defer unlock()
-	return p.pages.page(ps.ctx, p.s.view, ps.st, p.s.land.Field, &geo, key, ps.gen, rect)
-}
-
-// measured folds a pass's time per texel into the estimate that decides drafts. The first real
-// pass replaces the one made at open.
-func (p *pipeline) measured(took time.Duration, texels int) {
-	m := float64(took) / float64(max(1, texels))
-	s := p.s
-	s.mu.Lock()
-	if p.fullPasses == 0 {
-		p.nsPerTexel = m
-	} else {
-		p.nsPerTexel = 0.5*p.nsPerTexel + 0.5*m
-	}
-	s.mu.Unlock()
-}
-
-// evaluateFull is the background behind the view: the full-resolution tiles the populations
-// need (every dirty tile, for at most fullBudget a pass) and, once none is left, the populations
-// placed on them. A stack with no population needs none: its dirty tiles are dropped.
-func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pass Pass, err error) {
-	s := p.s
-	st := ps.st
-	if p.testHookBeforeDrain != nil {
-		p.testHookBeforeDrain()
-	}
-	s.mu.Lock()
-	if ps.dragging && p.dirty.Len() > 0 {
-		// A layer's slider moves: the populations hold until the release (the full-resolution
-		// weights they read are the release's work). A population's own slider places it live.
-		s.mu.Unlock()
-		return false, pass, nil
-	}
-	var idx []int
-	scatterAll := false
-	if s.doc.stack == st {
-		if len(st.Populations) == 0 {
-			p.dirty.Drain() // no population reads them
-		} else {
-			idx = p.dirty.Drain()
-		}
-		scatterAll = p.scatterAll
-		p.scatterAll = false
-	}
-	// Otherwise a stack edit arrived while this pass prepared: the tiles it marked and the
-	// placement it asked for belong to the next pass, which evaluates them with that stack
-	// (this one would clear them with results of the old one).
-	tiles := make([]field.Tile, 0, len(idx))
-	for _, i := range idx {
-		if t, ok := field.TileAt(&p.geo.Field, s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
-			tiles = append(tiles, t)
-		}
-	}
-	// At most a budget's worth now; the rest stays marked for the next pass (the view first).
-	if n := p.fullBatch(len(tiles)); n < len(tiles) {
-		for _, t := range tiles[n:] {
-			p.dirty.Mark(t.Index)
-		}
-		tiles = tiles[:n]
-		more = true
-		if scatterAll {
-			p.scatterAll, scatterAll = true, false
-		}
-	}
-	p.passIsFull = len(tiles) > 0
-	s.mu.Unlock()
-	if len(tiles) > 0 || scatterAll {
-		// The whole field's tiles, and the populations placed from them, read the field where
-		// it is: its upload must have landed.
-		if err := p.residentReady(true); err != nil {
-			p.remark(tiles, scatterAll)
-			return true, pass, err
-		}
-		if err := p.syncField(st); err != nil {
-			p.remark(tiles, scatterAll)
-			return true, pass, err
-		}
-	}
-	if len(tiles) > 0 {
-		t0 := time.Now()
-		unlock := p.lockGPU()
-		err := p.full.run(ps.ctx, st, s.land.Field, &p.geo, tiles)
-		if p.mode == GPU {
-			s.dev.Wait()
-		}
-		unlock()
-		pass.Duration = time.Since(t0)
-		pass.Tiles = len(tiles)
-		if err != nil {
-			p.remark(tiles, scatterAll)
-			return true, pass, err
-		}
-		texels := 0
-		for _, t := range tiles {
-			texels += t.W * t.H
-		}
-		p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
-		s.flash(tiles)
-	}
-	if more {
-		return true, pass, nil
-	}
-	if len(st.Populations) == 0 && len(p.pops) > 0 {
-		// The last population went: so do its instances.
-		p.syncPops(st)
-		if err := s.view.SetPopulations(nil); err != nil {
-			return false, pass, err
-		}
-	}
-	placed := len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField)
-	if placed {
-		t1 := time.Now()
-		if err := p.scatter(ps.ctx, st, tiles, scatterAll, ps.dragging || ps.stroking); err != nil {
-			if !errors.Is(err, context.Canceled) {
-				s.emit(Event{Kind: EventError, Err: fmt.Errorf("scatter: %w", err)})
-			}
-		}
-		pass.Scatter = time.Since(t1)
-	}
-	return false, pass, nil
-}
-
-// fullBatch is how many of n full-resolution tiles fit fullBudget (at least one), at the time
-// per texel the full passes measured (the pages' until one has).
-func (p *pipeline) fullBatch(n int) int {
-	ns := p.fullNs
-	if ns <= 0 {
-		ns = p.nsPerTexel
-	}
-	per := float64(p.s.opts.TileSize*p.s.opts.TileSize) * ns
-	if per <= 0 {
-		return n
-	}
-	return min(n, max(1, int(float64(fullBudget)/per)))
-}
-
-// remark marks tiles (and the placement) again after a failed or cancelled evaluation, so the
-// next pass, with the newest state, covers them.
-func (p *pipeline) remark(tiles []field.Tile, scatterAll bool) {
-	s := p.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, t := range tiles {
-		p.dirty.Mark(t.Index)
-	}
-	if scatterAll {
-		p.scatterAll = true
-	}
-}
 
 // lockGPU orders a pass's GPU work against frames. The Go evaluator writes only memory and the
 // viewport's own locked calls, so it takes nothing: a slow software frame then never delays a

@@ -319,7 +319,7 @@ func TestGPUPagesWithoutResidentField(t *testing.T) {
 	if err := h.s.OpenLandscape(ctx, &bake.Landscape{Stack: stack.Starter(), Field: bake.StressField(2048)}, "big"); err != nil {
 		t.Fatal(err)
 	}
-	if h.s.pipe.fb != nil {
+	if h.s.pipe.res.fb != nil || h.s.pipe.res.uploading() {
 		t.Fatal("the field is resident: the test shows nothing")
 	}
 	c := cameras(h.s)["low"]

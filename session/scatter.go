@@ -223,9 +223,9 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		run = allTiles
 	}
 	var mx float32
-	if p.fb != nil {
+	if p.res.fb != nil {
 		for _, r := range tileRects(fg, run) {
-			if mx, err = ps.kernel.DensityResident(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), p.fb, r); err != nil {
+			if mx, err = ps.kernel.DensityResident(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), p.res.fb, r); err != nil {
 				return err
 			}
 		}

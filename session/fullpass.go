@@ -1,0 +1,150 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"strata/field"
+)
+
+// The full-resolution pass: the tiles behind the view that the populations are placed from
+// (pipeline.pass calls evaluateFull once the view is evaluated).
+
+// fullBudget is how long a pass spends on the full-resolution tiles the populations need (the
+// background work behind the view) before it looks at the view again.
+const fullBudget = 150 * time.Millisecond
+
+// evaluateFull is the background behind the view: the full-resolution tiles the populations
+// need (every dirty tile, for at most fullBudget a pass) and, once none is left, the populations
+// placed on them. A stack with no population needs none: its dirty tiles are dropped.
+func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pass Pass, err error) {
+	s := p.s
+	st := ps.st
+	if p.testHookBeforeDrain != nil {
+		p.testHookBeforeDrain()
+	}
+	s.mu.Lock()
+	if ps.dragging && p.dirty.Len() > 0 {
+		// A layer's slider moves: the populations hold until the release (the full-resolution
+		// weights they read are the release's work). A population's own slider places it live.
+		s.mu.Unlock()
+		return false, pass, nil
+	}
+	var idx []int
+	scatterAll := false
+	if s.doc.stack == st {
+		if len(st.Populations) == 0 {
+			p.dirty.Drain() // no population reads them
+		} else {
+			idx = p.dirty.Drain()
+		}
+		scatterAll = p.scatterAll
+		p.scatterAll = false
+	}
+	// Otherwise a stack edit arrived while this pass prepared: the tiles it marked and the
+	// placement it asked for belong to the next pass, which evaluates them with that stack
+	// (this one would clear them with results of the old one).
+	tiles := make([]field.Tile, 0, len(idx))
+	for _, i := range idx {
+		if t, ok := field.TileAt(&p.geo.Field, s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
+			tiles = append(tiles, t)
+		}
+	}
+	// At most a budget's worth now; the rest stays marked for the next pass (the view first).
+	if n := p.fullBatch(len(tiles)); n < len(tiles) {
+		for _, t := range tiles[n:] {
+			p.dirty.Mark(t.Index)
+		}
+		tiles = tiles[:n]
+		more = true
+		if scatterAll {
+			p.scatterAll, scatterAll = true, false
+		}
+	}
+	p.passIsFull = len(tiles) > 0
+	s.mu.Unlock()
+	if len(tiles) > 0 || scatterAll {
+		// The whole field's tiles, and the populations placed from them, read the field where
+		// it is: its upload must have landed.
+		if err := p.landField(true); err != nil {
+			p.remark(tiles, scatterAll)
+			return true, pass, err
+		}
+		if err := p.syncField(st); err != nil {
+			p.remark(tiles, scatterAll)
+			return true, pass, err
+		}
+	}
+	if len(tiles) > 0 {
+		t0 := time.Now()
+		unlock := p.lockGPU()
+		err := p.full.run(ps.ctx, st, s.land.Field, &p.geo, tiles)
+		if p.mode == GPU {
+			s.dev.Wait()
+		}
+		unlock()
+		pass.Duration = time.Since(t0)
+		pass.Tiles = len(tiles)
+		if err != nil {
+			p.remark(tiles, scatterAll)
+			return true, pass, err
+		}
+		texels := 0
+		for _, t := range tiles {
+			texels += t.W * t.H
+		}
+		p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
+		s.flash(tiles)
+	}
+	if more {
+		return true, pass, nil
+	}
+	if len(st.Populations) == 0 && len(p.pops) > 0 {
+		// The last population went: so do its instances.
+		p.syncPops(st)
+		if err := s.view.SetPopulations(nil); err != nil {
+			return false, pass, err
+		}
+	}
+	placed := len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField)
+	if placed {
+		t1 := time.Now()
+		if err := p.scatter(ps.ctx, st, tiles, scatterAll, ps.dragging || ps.stroking); err != nil {
+			if !errors.Is(err, context.Canceled) {
+				s.emit(Event{Kind: EventError, Err: fmt.Errorf("scatter: %w", err)})
+			}
+		}
+		pass.Scatter = time.Since(t1)
+	}
+	return false, pass, nil
+}
+
+// fullBatch is how many of n full-resolution tiles fit fullBudget (at least one), at the time
+// per texel the full passes measured (the pages' until one has).
+func (p *pipeline) fullBatch(n int) int {
+	ns := p.fullNs
+	if ns <= 0 {
+		ns = p.nsPerTexel
+	}
+	per := float64(p.s.opts.TileSize*p.s.opts.TileSize) * ns
+	if per <= 0 {
+		return n
+	}
+	return min(n, max(1, int(float64(fullBudget)/per)))
+}
+
+// remark marks tiles (and the placement) again after a failed or cancelled evaluation, so the
+// next pass, with the newest state, covers them.
+func (p *pipeline) remark(tiles []field.Tile, scatterAll bool) {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range tiles {
+		p.dirty.Mark(t.Index)
+	}
+	if scatterAll {
+		p.scatterAll = true
+	}
+}
