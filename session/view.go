@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -184,6 +185,13 @@ func (s *Session) flash(tiles []field.Tile) {
 // changed (the pass placed instances or edited the field) or the overlay did: a pass that did
 // neither uploads nothing (the worker, after scatter).
 func (p *pipeline) bindDensity(changed bool) {
+	if err := p.bindOverlayGrid(changed); err != nil {
+		p.s.emit(Event{Kind: EventError, Err: fmt.Errorf("overlay: %w", err)})
+	}
+}
+
+// bindOverlayGrid is bindDensity's work; it returns what the viewport refused.
+func (p *pipeline) bindOverlayGrid(changed bool) error {
 	s := p.s
 	s.mu.Lock()
 	o := s.viewSt.overlay
@@ -191,18 +199,16 @@ func (p *pipeline) bindDensity(changed bool) {
 	p.overlayChanged = false
 	s.mu.Unlock()
 	if o.Mode != viewport.OverlayDensity || !changed {
-		return
+		return nil
 	}
 	if o.Channel != "" {
 		s.fmu.RLock()
 		g := s.land.Field.Channels[o.Channel]
+		defer s.fmu.RUnlock()
 		if g == nil {
-			s.view.SetDensity(nil, 0, 0, nil, 0)
-		} else {
-			s.view.SetDensity(nil, g.W, g.H, g.Data, 1)
+			return s.view.SetDensity(nil, 0, 0, nil, 0)
 		}
-		s.fmu.RUnlock()
-		return
+		return s.view.SetDensity(nil, g.W, g.H, g.Data, 1)
 	}
 	var ps *popState
 	for _, q := range p.pops {
@@ -213,16 +219,17 @@ func (p *pipeline) bindDensity(changed bool) {
 	fg := &p.geo.Field
 	switch {
 	case ps == nil:
-		s.view.SetDensity(nil, 0, 0, nil, 0)
+		return s.view.SetDensity(nil, 0, 0, nil, 0)
 	case ps.kernel != nil:
-		s.view.SetDensity(ps.kernel.DensityBuffer(), fg.WeightsW, fg.WeightsH, nil, ps.kernel.MaxDensity())
+		return s.view.SetDensity(ps.kernel.DensityBuffer(), fg.WeightsW, fg.WeightsH, nil, ps.kernel.MaxDensity())
 	case ps.dens != nil:
 		var mx float32
 		for _, m := range ps.tileMax {
 			mx = max(mx, m)
 		}
-		s.view.SetDensity(nil, ps.dens.W, ps.dens.H, ps.dens.Data, mx)
+		return s.view.SetDensity(nil, ps.dens.W, ps.dens.H, ps.dens.Data, mx)
 	}
+	return nil
 }
 
 // BrushCursor is where the brush ring was last put (world X, Z).

@@ -492,6 +492,20 @@ func TestEditorUpdates(t *testing.T) {
 	if west < 500 || east > 40 {
 		t.Errorf("density overlay changed %d west pixels (dense) and %d east pixels (empty)", west, east)
 	}
+	// The same halves in a grid wider than an overlay keeps (box-filtered by 3): the same picture.
+	bw := 2*overlaySide + 1
+	big := make([]float32, bw*64)
+	for j := 0; j < 64; j++ {
+		for i := 0; i < bw/2; i++ {
+			big[j*bw+i] = 0.01
+		}
+	}
+	if err := r.SetDensity(nil, bw, 64, big, 0.01); err != nil {
+		t.Fatal(err)
+	}
+	if ok, frac, _ := compareImages(render(t, r), over); !ok {
+		t.Errorf("a %dx64 density grid matches the 64x64 one on %.1f%% of pixels", bw, 100*frac)
+	}
 
 	hf := flatTwoLayerScene()
 	rect := image.Rect(60, 60, 64, 64)

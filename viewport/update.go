@@ -1,6 +1,7 @@
 package viewport
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"strata/gpu"
+	"strata/internal/pool"
 )
 
 // Incremental updates for the editor: a re-evaluated tile changes the control textures, a brush
@@ -205,20 +207,25 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := r.terrain
-	t.hasDensity, t.densityMax = false, max
-	target := t.ownDensity
+	limit := r.dev.Limits.MaxStorageBufferBindingSize
+	target, has := t.ownDensity, false
 	switch {
 	case buf != nil:
 		if buf.Buf == nil || buf.Size < uint64(16+4*w*h) || w < 1 || h < 1 {
 			return fmt.Errorf("viewport: set density: a %dx%d grid does not fit the buffer", w, h)
 		}
-		target = buf
-		t.hasDensity = true
+		if need := uint64(16 + 4*w*h); limit > 0 && need > limit {
+			return fmt.Errorf("viewport: set density: a %dx%d grid (%d MiB) is past the device's storage binding (%d MiB)", w, h, need>>20, limit>>20)
+		}
+		target, has = buf, true
 	case values != nil:
 		if w < 1 || h < 1 || len(values) != w*h {
 			return fmt.Errorf("viewport: set density: %d values for %dx%d", len(values), w, h)
 		}
-		// The header, then the values as they are (no copy of a grid that may be 16 MiB).
+		if k := overlayFactor(w, h, limit); k > 1 {
+			values, w, h = boxMean(values, w, h, k)
+		}
+		// The header, then the values as they are (no copy of a grid that fits).
 		if _, err := t.ownDensity.Ensure(uint64(16 + 4*len(values))); err != nil {
 			return fmt.Errorf("viewport: %w", err)
 		}
@@ -228,11 +235,62 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 		if err := t.ownDensity.Write(16, wgpu.ToBytes(values)); err != nil {
 			return fmt.Errorf("viewport: %w", err)
 		}
-		t.hasDensity = true
+		has = true
 	}
-	t.density = target
+	t.density, t.hasDensity, t.densityMax = target, has, max
 	r.dirty = true
-	return t.rebind(r.dev, r.frameBuf)
+	if err := t.rebind(r.dev, r.frameBuf); err != nil {
+		// The ground stays drawn, without the overlay.
+		t.density, t.hasDensity = t.ownDensity, false
+		if e := t.rebind(r.dev, r.frameBuf); e != nil {
+			return fmt.Errorf("viewport: set density: %w (and without the overlay: %v)", err, e)
+		}
+		return err
+	}
+	return nil
+}
+
+// overlaySide is the most texels an overlay grid keeps along a side. A larger one (the mask or
+// the density of an 8K field: 256 MiB, past a software device's 128 MiB storage binding) is
+// shown box-filtered by the smallest integer factor that brings it within this and within the
+// device's binding: the overlay is read once per pixel, and 4096 texels across are finer than
+// any view of the whole field.
+const overlaySide = 4096
+
+// overlayFactor is the factor a w×h overlay grid is box-filtered by (1: none).
+func overlayFactor(w, h int, limit uint64) int {
+	k := 1
+	for {
+		ow, oh := (w+k-1)/k, (h+k-1)/k
+		if ow <= overlaySide && oh <= overlaySide && (limit == 0 || uint64(16+4*ow*oh) <= limit) {
+			return k
+		}
+		k++
+	}
+}
+
+// boxMean is the w×h grid values reduced by k along each axis: each texel the mean of the k×k
+// block it covers (the blocks at the far edges clipped to the grid).
+func boxMean(values []float32, w, h, k int) ([]float32, int, int) {
+	ow, oh := (w+k-1)/k, (h+k-1)/k
+	out := make([]float32, ow*oh)
+	pool.Each(context.Background(), oh, 0, func(j int) {
+		row := out[j*ow : (j+1)*ow]
+		y1 := min((j+1)*k, h)
+		for y := j * k; y < y1; y++ {
+			src := values[y*w : (y+1)*w]
+			for i := range row {
+				for _, v := range src[i*k : min((i+1)*k, w)] {
+					row[i] += v
+				}
+			}
+		}
+		n := y1 - j*k
+		for i := range row {
+			row[i] /= float32(n * (min((i+1)*k, w) - i*k))
+		}
+	}, nil)
+	return out, ow, oh
 }
 
 // SetPopulations replaces the scene's populations (new pools after a scatter run) without

@@ -1,0 +1,40 @@
+package viewport
+
+import "testing"
+
+// An overlay grid is reduced by the smallest factor that fits overlaySide and the binding, each
+// texel the mean of its block, the far edges' blocks clipped.
+func TestOverlayGridReduced(t *testing.T) {
+	for _, c := range []struct {
+		w, h  int
+		limit uint64
+		want  int
+	}{
+		{64, 64, 0, 1},
+		{overlaySide, overlaySide, 0, 1},
+		{overlaySide + 1, 3, 0, 2},
+		{8192, 8192, 128 << 20, 2},
+		{16384, 16384, 0, 4},
+		{1000, 1000, 16 + 4*250*250, 4}, // the binding decides
+	} {
+		if k := overlayFactor(c.w, c.h, c.limit); k != c.want {
+			t.Errorf("overlayFactor(%d, %d, %d) = %d, want %d", c.w, c.h, c.limit, k, c.want)
+		}
+	}
+	// 5×3 by 2: blocks 2×2, 1×2 (east edge), 2×1 (north edge), 1×1 (corner).
+	v := []float32{
+		1, 3, 5, 7, 9,
+		2, 4, 6, 8, 10,
+		100, 200, 300, 400, 500,
+	}
+	got, w, h := boxMean(v, 5, 3, 2)
+	want := []float32{2.5, 6.5, 9.5, 150, 350, 500}
+	if w != 3 || h != 2 || len(got) != len(want) {
+		t.Fatalf("boxMean: %dx%d %v", w, h, got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("boxMean: %v, want %v", got, want)
+		}
+	}
+}
