@@ -27,7 +27,7 @@ func TestOverlayGridReduced(t *testing.T) {
 		2, 4, 6, 8, 10,
 		100, 200, 300, 400, 500,
 	}
-	got, w, h := boxMean(v, 5, 3, 2)
+	got, w, h := boxMean(make([]float32, 1, 64), v, 5, 3, 2)
 	want := []float32{2.5, 6.5, 9.5, 150, 350, 500}
 	if w != 3 || h != 2 || len(got) != len(want) {
 		t.Fatalf("boxMean: %dx%d %v", w, h, got)
@@ -36,5 +36,19 @@ func TestOverlayGridReduced(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("boxMean: %v, want %v", got, want)
 		}
+	}
+}
+
+// BenchmarkBoxMean8192 is the overlay of an 8192² mask reduced for a 128 MiB binding.
+func BenchmarkBoxMean8192(b *testing.B) {
+	v := make([]float32, 8192*8192)
+	for i := range v {
+		v[i] = float32(i & 255)
+	}
+	k := overlayFactor(8192, 8192, 128<<20)
+	var dst []float32
+	b.ResetTimer()
+	for b.Loop() {
+		dst, _, _ = boxMean(dst, v, 8192, 8192, k)
 	}
 }

@@ -46,9 +46,11 @@ type terrain struct {
 	// width×height f32, the scatter kernel's own layout. ownDensity is the renderer's buffer
 	// (uploaded from the CPU, or a 1-texel placeholder); a borrowed one is bound instead.
 	ownDensity *gpu.Buffer
-	density    *gpu.Buffer
-	hasDensity bool
-	densityMax float32
+	// overlayGrid holds a host grid box-filtered for the overlay (reused from pass to pass).
+	overlayGrid []float32
+	density     *gpu.Buffer
+	hasDensity  bool
+	densityMax  float32
 }
 
 func newTerrain(d *gpu.Device) (t *terrain, err error) {

@@ -218,12 +218,16 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 			return fmt.Errorf("viewport: set density: a %dx%d grid (%d MiB) is past the device's storage binding (%d MiB)", w, h, need>>20, limit>>20)
 		}
 		target, has = buf, true
+		t.overlayGrid = nil
 	case values != nil:
 		if w < 1 || h < 1 || len(values) != w*h {
 			return fmt.Errorf("viewport: set density: %d values for %dx%d", len(values), w, h)
 		}
 		if k := overlayFactor(w, h, limit); k > 1 {
-			values, w, h = boxMean(values, w, h, k)
+			t.overlayGrid, w, h = boxMean(t.overlayGrid, values, w, h, k)
+			values = t.overlayGrid
+		} else {
+			t.overlayGrid = nil
 		}
 		// The header, then the values as they are (no copy of a grid that fits).
 		if _, err := t.ownDensity.Ensure(uint64(16 + 4*len(values))); err != nil {
@@ -236,6 +240,9 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 			return fmt.Errorf("viewport: %w", err)
 		}
 		has = true
+	}
+	if !has {
+		t.overlayGrid = nil
 	}
 	t.density, t.hasDensity, t.densityMax = target, has, max
 	r.dirty = true
@@ -270,24 +277,41 @@ func overlayFactor(w, h int, limit uint64) int {
 }
 
 // boxMean is the w×h grid values reduced by k along each axis: each texel the mean of the k×k
-// block it covers (the blocks at the far edges clipped to the grid).
-func boxMean(values []float32, w, h, k int) ([]float32, int, int) {
+// block it covers (the blocks at the far edges clipped to the grid). It writes into dst's
+// storage when that is large enough: an overlay repainted on every stroke reuses one grid, where
+// a fresh 64 MiB one costs more in page faults than the reduction itself.
+func boxMean(dst, values []float32, w, h, k int) ([]float32, int, int) {
 	ow, oh := (w+k-1)/k, (h+k-1)/k
-	out := make([]float32, ow*oh)
+	out := dst[:0]
+	if cap(out) < ow*oh {
+		out = make([]float32, ow*oh)
+	}
+	out = out[:ow*oh]
+	full := w / k // blocks of k texels; the last (w%k) is clipped
 	pool.Each(context.Background(), oh, 0, func(j int) {
 		row := out[j*ow : (j+1)*ow]
+		clear(row)
 		y1 := min((j+1)*k, h)
 		for y := j * k; y < y1; y++ {
 			src := values[y*w : (y+1)*w]
-			for i := range row {
-				for _, v := range src[i*k : min((i+1)*k, w)] {
-					row[i] += v
+			for i := range full {
+				var s float32
+				for _, v := range src[i*k : i*k+k] {
+					s += v
 				}
+				row[i] += s
+			}
+			for _, v := range src[full*k:] {
+				row[ow-1] += v
 			}
 		}
-		n := y1 - j*k
-		for i := range row {
-			row[i] /= float32(n * (min((i+1)*k, w) - i*k))
+		n := float32(y1 - j*k)
+		inv := 1 / (n * float32(k))
+		for i := range row[:full] {
+			row[i] *= inv
+		}
+		if full < ow {
+			row[ow-1] /= n * float32(w-full*k)
 		}
 	}, nil)
 	return out, ow, oh
