@@ -119,17 +119,24 @@ func readR32F(ref *terraindata.Ref, w, h int) (*field.Grid, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("the manifest names no child")
 	}
-	t, err := ref.Read()
+	var g *field.Grid
+	err := streamChild(ref, terraindata.R32F, "a grid", func(cw, ch int) {
+		if cw == w && ch == h {
+			g = field.NewGrid(w, h)
+		}
+	}, func(b terraindata.Block) {
+		if g != nil {
+			copy(g.Data[b.Y0*w:(b.Y0+b.N)*w], b.Float)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if t.Format != terraindata.R32F || len(t.Float) != t.Width*t.Height {
-		return nil, fmt.Errorf("bake: %s: %s: format %s, want r32f", ref.Dir, ref.Field, t.Format)
+	if g == nil {
+		info, _ := ref.Info()
+		return nil, fmt.Errorf("bake: %s: %s: %d×%d, want %d×%d", ref.Dir, ref.Field, info.Width, info.Height, w, h)
 	}
-	if t.Width != w || t.Height != h {
-		return nil, fmt.Errorf("bake: %s: %s: %d×%d, want %d×%d", ref.Dir, ref.Field, t.Width, t.Height, w, h)
-	}
-	return &field.Grid{W: t.Width, H: t.Height, Data: t.Float}, nil
+	return g, nil
 }
 
 // containerHoles reads the holes child into a mask (true = no ground); nil when there is none.
@@ -138,23 +145,32 @@ func containerHoles(c *terraindata.Container, w, h int) ([]bool, error) {
 	if ref == nil {
 		return nil, nil
 	}
-	t, err := ref.Read()
+	var holes []bool
+	var got [2]int
+	err := streamChild(ref, terraindata.RGBA8, "holes", func(cw, ch int) {
+		if got = [2]int{cw, ch}; cw == w && ch == h {
+			holes = make([]bool, w*h)
+		}
+	}, func(b terraindata.Block) {
+		if holes == nil {
+			return
+		}
+		row := holes[b.Y0*w : (b.Y0+b.N)*w]
+		for i := range row {
+			row[i] = b.Bytes[4*i] == 0
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	if t.RGBA8 == nil || t.Width != w || t.Height != h {
-		return nil, fmt.Errorf("bake: %s: holes are %dx%d %s, the height is %dx%d", ref.Dir, t.Width, t.Height, t.Format, w, h)
-	}
-	holes := make([]bool, w*h)
-	for j := 0; j < h; j++ {
-		for i := 0; i < w; i++ {
-			holes[j*w+i] = t.RGBA8.Pix[t.RGBA8.PixOffset(i, j)] == 0
-		}
+	if holes == nil {
+		return nil, fmt.Errorf("bake: %s: holes are %dx%d, the height is %dx%d", ref.Dir, got[0], got[1], w, h)
 	}
 	return holes, nil
 }
 
-// containerWeights reads the control textures into Weights (a missing control1 is zero).
+// containerWeights reads the control textures into Weights (a missing control1 is zero), each
+// streamed row by row into its plane.
 func containerWeights(c *terraindata.Container) (*Weights, error) {
 	refs := c.Controls()
 	if len(refs) == 0 || refs[0] == nil {
@@ -165,26 +181,29 @@ func containerWeights(c *terraindata.Container) (*Weights, error) {
 		if i >= 2 || ref == nil {
 			continue
 		}
-		t, err := ref.Read()
+		var dst []byte
+		var got [2]int
+		err := streamChild(ref, terraindata.RGBA8, "a control", func(cw, ch int) {
+			got = [2]int{cw, ch}
+			if w == nil {
+				w = NewWeights(cw, ch)
+			}
+			if cw == w.W && ch == w.H {
+				dst = w.Lo
+				if i == 1 {
+					dst = w.Hi
+				}
+			}
+		}, func(b terraindata.Block) {
+			if dst != nil {
+				copy(dst[b.Y0*w.W*4:(b.Y0+b.N)*w.W*4], b.Bytes)
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
-		if t.RGBA8 == nil {
-			return nil, fmt.Errorf("bake: %s: control %d is %s, want rgba8", ref.Dir, i, t.Format)
-		}
-		if w == nil {
-			w = NewWeights(t.Width, t.Height)
-		}
-		if t.Width != w.W || t.Height != w.H {
-			return nil, fmt.Errorf("bake: %s: control %d is %dx%d, control 0 is %dx%d", ref.Dir, i, t.Width, t.Height, w.W, w.H)
-		}
-		dst := w.Lo
-		if i == 1 {
-			dst = w.Hi
-		}
-		for j := 0; j < t.Height; j++ {
-			o := t.RGBA8.PixOffset(0, j)
-			copy(dst[j*w.W*4:(j+1)*w.W*4], t.RGBA8.Pix[o:o+4*w.W])
+		if dst == nil {
+			return nil, fmt.Errorf("bake: %s: control %d is %dx%d, control 0 is %dx%d", ref.Dir, i, got[0], got[1], w.W, w.H)
 		}
 	}
 	return w, nil

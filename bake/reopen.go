@@ -8,28 +8,54 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/internal/sysmem"
 	"strata/scatter"
 	"strata/terraindata"
 )
 
-// ContainerHeight reads a container's height child back into a grid of metres (its R channel).
+// ContainerHeight reads a container's height child back into a grid of metres (its R channel),
+// streamed block by block into the grid: the whole RGBA payload (4 GiB at 16384²) is never held.
 func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
 	ref := c.Height()
 	if ref == nil {
 		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
 	}
-	t, err := ref.Read()
+	var g *field.Grid
+	err := streamChild(ref, terraindata.RGBA32F, "a height", func(w, h int) { g = field.NewGrid(w, h) },
+		func(b terraindata.Block) {
+			row := g.Data[b.Y0*g.W : (b.Y0+b.N)*g.W]
+			for i := range row {
+				row[i] = b.Float[4*i]
+			}
+		})
 	if err != nil {
 		return nil, err
 	}
-	if t.Format != terraindata.RGBA32F || len(t.Float) != 4*t.Width*t.Height {
-		return nil, fmt.Errorf("bake: %s: height: %s %dx%d, want rgba32f", ref.Dir, t.Format, t.Width, t.Height)
-	}
-	g := field.NewGrid(t.Width, t.Height)
-	for i := range g.Data {
-		g.Data[i] = t.Float[4*i]
-	}
 	return g, nil
+}
+
+// streamChild streams ref's payload through every check terraindata.Stream makes, after checking
+// its format: alloc is called once with the size, before any block (with the memory a grid of
+// float32 of that size needs checked against what the machine has), then each block goes to put
+// (called one at a time; blocks in any order, each carrying its rows).
+func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, alloc func(w, h int), put func(terraindata.Block)) error {
+	s, err := ref.Stream()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	info := s.Info
+	if info.Format != want {
+		return fmt.Errorf("bake: %s: %s: %s, want %s", ref.Dir, ref.Field, info.Format, want)
+	}
+	if err := sysmem.Check(uint64(info.Width)*uint64(info.Height)*4, fmt.Sprintf("reading %s %s (%dx%d)", what, ref.Field, info.Width, info.Height)); err != nil {
+		return fmt.Errorf("bake: %s: %w", ref.Dir, err)
+	}
+	alloc(info.Width, info.Height)
+	return s.Each(func(b terraindata.Block) error {
+		put(b)
+		return nil
+	})
 }
 
 // PlacedPopulation is one population of a container placed again from what the container keeps:

@@ -60,6 +60,7 @@ func (s *Session) OpenLandscape(ctx context.Context, l *bake.Landscape, name str
 // come back as they were saved. A container with no stack opens with its baked weights shown.
 // On any error the landscape open until now stays open.
 func (s *Session) OpenContainer(ctx context.Context, path string) error {
+	read := stepTimes{last: time.Now()}
 	l, err := bake.Open(path)
 	if err != nil {
 		return err
@@ -67,7 +68,8 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 	if l.Stack != nil {
 		absoluteTextures(l.Stack, path)
 	}
-	return s.load(ctx, l, path, nameOf(path), []string{path})
+	read.add("read the container")
+	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read)
 }
 
 // HeightmapOptions says how to read a heightmap for File → New → From heightmap.
@@ -102,6 +104,7 @@ func (s *Session) reading(name string, done, total int) {
 // reloaded as an undoable step.
 func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOptions) error {
 	name := filepath.Base(path)
+	read := stepTimes{last: time.Now()}
 	f, _, err := bake.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
 		s.reading(name, done, total)
 		if o.Progress != nil {
@@ -112,8 +115,9 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 	if err != nil {
 		return err
 	}
+	read.add("read the heightmap")
 	l := &bake.Landscape{Stack: stack.Starter(), Field: f}
-	if err := s.load(ctx, l, "", nameOf(path), nil); err != nil {
+	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -160,7 +164,11 @@ func absoluteTextures(st *stack.Stack, dir string) {
 // load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
 // shown at once), chooses the evaluator and starts a full evaluation.
 func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string, sources []string) error {
-	parts := stepTimes{last: time.Now()}
+	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()})
+}
+
+// loadAfter is load after the steps in parts (the read of the file), which it goes on timing.
+func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name string, sources []string, parts stepTimes) error {
 	if l.Stack != nil {
 		if _, err := bake.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err

@@ -74,7 +74,9 @@ type Scene struct {
 	// Controls are the two stored weight textures (layers 0–3 in RGBA of [0], 4–7 in [1]); they
 	// may have another size than the height grid, and the renderer fills the weights pyramid's
 	// pages from them. A nil control means "no weight" for its layers, and with both nil (and no
-	// pages written: WeightsSlot, PutWeights) layer 0 covers everything.
+	// pages written: WeightsSlot, PutWeights) layer 0 covers everything. A tightly packed RGBA or
+	// NRGBA control is kept as it is, not copied (two 8K controls are 512 MiB): the caller leaves
+	// it unchanged while the scene is shown, and UpdateControlsRect writes into it.
 	Controls [2]image.Image
 	// WeightsGrid is the weights grid's size when there are no Controls (an evaluator writes its
 	// pages); zero means the height grid.

@@ -112,24 +112,33 @@ func (t *texture) writeLevel(d *gpu.Device, level uint32, w, h uint32, data []by
 	})
 }
 
-// toRGBA returns img as tightly packed RGBA bytes (NRGBA bytes are copied unchanged), row 0 first (image row 0 is the field's
-// minimum Z, SPEC "Orientation").
+// toRGBA returns img as tightly packed RGBA bytes, row 0 first (image row 0 is the field's minimum
+// Z, SPEC "Orientation"). A tightly packed RGBA or NRGBA image is returned over its own bytes,
+// not copied: NRGBA bytes are taken as stored, since a control texture's alpha is layer 3's
+// weight, not opacity (converting to premultiplied colour would corrupt layers 0–2).
 func toRGBA(img image.Image) *image.RGBA {
-	if m, ok := img.(*image.RGBA); ok && m.Stride == 4*m.Rect.Dx() && m.Rect.Min == (image.Point{}) {
-		return m
-	}
 	b := img.Bounds()
-	if n, ok := img.(*image.NRGBA); ok {
-		// Straight bytes as stored: a control texture's alpha is layer 3's weight, not opacity,
-		// so converting to premultiplied colour would corrupt layers 0–2.
-		m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		for y := 0; y < b.Dy(); y++ {
-			o := n.PixOffset(b.Min.X, b.Min.Y+y)
-			copy(m.Pix[y*m.Stride:(y+1)*m.Stride], n.Pix[o:o+4*b.Dx()])
-		}
-		return m
+	w, h := b.Dx(), b.Dy()
+	packed := func(stride int, min image.Point, pix []byte) bool {
+		return stride == 4*w && min == (image.Point{}) && len(pix) >= 4*w*h
 	}
-	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	switch m := img.(type) {
+	case *image.RGBA:
+		if packed(m.Stride, m.Rect.Min, m.Pix) {
+			return m
+		}
+	case *image.NRGBA:
+		if packed(m.Stride, m.Rect.Min, m.Pix) {
+			return &image.RGBA{Pix: m.Pix[:4*w*h], Stride: m.Stride, Rect: m.Rect}
+		}
+		out := image.NewRGBA(image.Rect(0, 0, w, h))
+		for y := 0; y < h; y++ {
+			o := m.PixOffset(b.Min.X, b.Min.Y+y)
+			copy(out.Pix[y*out.Stride:(y+1)*out.Stride], m.Pix[o:o+4*w])
+		}
+		return out
+	}
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(m, m.Rect, img, b.Min, draw.Src)
 	return m
 }
