@@ -34,15 +34,35 @@ func (d *Device) NewBuffer(label string, size uint64, usage wgpu.BufferUsage) (*
 	return b, nil
 }
 
-// NewBufferFrom allocates a buffer holding data (padded to a multiple of 4), written in pieces of
-// uploadPiece bytes, each its own call on the device: every call on the device waits for the one
-// under way (Do), and a 16K field's 1 GiB plane in one call held up the editor's pages and
-// frames for 0.6 s a plane on the H200 (docs/PERFORMANCE.md, "Issue 15"). CopyDst and CopySrc
-// are added to usage.
+// NewBufferFrom allocates a buffer holding data (padded to a multiple of 4). Data of more than a
+// few staging pieces goes up through an Uploader (copied into mapped staging buffers on every
+// core, outside the device's lock, each piece's copy a short submission); less is written with
+// Queue.WriteBuffer in pieces of uploadPiece bytes, each its own call on the device. Every call
+// on the device waits for the one under way (Do): a 16K field's 1 GiB plane in one call held up
+// the editor's pages and frames for 0.6 s a plane on the H200 (docs/PERFORMANCE.md, "Issue 15").
+// CopyDst and CopySrc are added to usage.
 func (d *Device) NewBufferFrom(label string, data []byte, usage wgpu.BufferUsage) (*Buffer, error) {
+	var u *Uploader
+	defer func() { u.Release() }()
+	return d.newBufferFrom(label, data, usage, &u)
+}
+
+// newBufferFrom is NewBufferFrom with the Uploader *u (made here when nil and needed, for the
+// caller to release): several planes share one ring of staging buffers.
+func (d *Device) newBufferFrom(label string, data []byte, usage wgpu.BufferUsage, u **Uploader) (*Buffer, error) {
 	b, err := d.NewBuffer(label, uint64(len(data)), usage)
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > 4*uploadStaging {
+		if *u == nil {
+			*u = d.NewUploader("upload", 4)
+		}
+		if err := (*u).Write(b, 0, data); err != nil {
+			b.Release()
+			return nil, err
+		}
+		return b, nil
 	}
 	for o := 0; o < len(data); o += uploadPiece {
 		if err := b.Write(uint64(o), data[o:min(o+uploadPiece, len(data))]); err != nil {

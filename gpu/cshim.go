@@ -239,14 +239,15 @@ static int strata_map_read(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t
 // ---- pipelined readback: the map requested now, waited for and copied out later ---------------
 // (gpu.Reader). The completion record is the same C-memory strata_map as above.
 
-// strata_map_begin requests a map of size bytes at offset of buf for reading, inside error scopes
-// recorded into scope, and returns its completion record (calloc'd; NULL when out of memory). The
-// callback fires during a later wgpuDevicePoll once the copy filling buf has completed.
-static strata_map *strata_map_begin(WGPUDevice dev, WGPUBuffer buf, size_t offset, size_t size, strata_sink *scope) {
+// strata_map_begin requests a map of size bytes at offset of buf (mode: WGPUMapMode_Read or
+// WGPUMapMode_Write), inside error scopes recorded into scope, and returns its completion record
+// (calloc'd; NULL when out of memory). The callback fires during a later wgpuDevicePoll once the
+// GPU work that uses buf (the copy filling it, or the copy out of it) has completed.
+static strata_map *strata_map_begin(WGPUDevice dev, WGPUBuffer buf, int mode, size_t offset, size_t size, strata_sink *scope) {
 	strata_map *m = (strata_map *)calloc(1, sizeof(strata_map));
 	if (!m) return NULL;
 	strata_push_scopes(dev);
-	wgpuBufferMapAsync(buf, WGPUMapMode_Read, offset, size, strata_map_cb, m);
+	wgpuBufferMapAsync(buf, (WGPUMapModeFlags)mode, offset, size, strata_map_cb, m);
 	strata_pop_scopes(dev, scope);
 	return m;
 }
@@ -264,6 +265,10 @@ static int strata_map_end(strata_map *m) {
 
 static void const *strata_mapped(WGPUBuffer buf, size_t offset, size_t size) {
 	return wgpuBufferGetConstMappedRange(buf, offset, size);
+}
+
+static void *strata_mapped_write(WGPUBuffer buf, size_t offset, size_t size) {
+	return wgpuBufferGetMappedRange(buf, offset, size);
 }
 
 // strata_copy_rows copies rows of row bytes, src_stride apart, into dst, dst_stride apart.
@@ -388,12 +393,12 @@ func mapRead(dev, buf unsafe.Pointer, offset, size uint64, l rowLayout, dst []by
 // memory (SPEC pitfall: no Go handle is held by C across the wait).
 type mapPending struct{ c *C.strata_map }
 
-// beginMap requests a map of size bytes at offset of the MapRead buffer buf, inside error scopes
-// recorded into scope.
-func beginMap(dev, buf unsafe.Pointer, offset, size uint64, scope errSink) (mapPending, error) {
-	m := C.strata_map_begin(C.WGPUDevice(dev), C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size), scope.c)
+// beginMap requests a map (mode: read or write) of size bytes at offset of buf, inside error
+// scopes recorded into scope.
+func beginMap(dev, buf unsafe.Pointer, mode wgpu.MapMode, offset, size uint64, scope errSink) (mapPending, error) {
+	m := C.strata_map_begin(C.WGPUDevice(dev), C.WGPUBuffer(buf), C.int(mode), C.size_t(offset), C.size_t(size), scope.c)
 	if m == nil {
-		return mapPending{}, fmt.Errorf("gpu: map read: out of C memory")
+		return mapPending{}, fmt.Errorf("gpu: map: out of C memory")
 	}
 	return mapPending{m}, nil
 }
@@ -404,7 +409,7 @@ func (m mapPending) done() bool { return C.strata_map_done(m.c) != 0 }
 // end frees the completed map's record and says whether the map succeeded.
 func (m mapPending) end() error {
 	if rc := C.strata_map_end(m.c); rc != 0 {
-		return fmt.Errorf("gpu: map read: %s", wgpu.BufferMapAsyncStatus(rc-1).String())
+		return fmt.Errorf("gpu: map: %s", wgpu.BufferMapAsyncStatus(rc-1).String())
 	}
 	return nil
 }
@@ -412,6 +417,12 @@ func (m mapPending) end() error {
 // mappedRange is the mapped range of a buffer whose map succeeded, or nil.
 func mappedRange(buf unsafe.Pointer, offset, size uint64) unsafe.Pointer {
 	return unsafe.Pointer(C.strata_mapped(C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size)))
+}
+
+// mappedRangeWrite is the writable mapped range of a buffer mapped for writing (or created
+// mapped), or nil.
+func mappedRangeWrite(buf unsafe.Pointer, offset, size uint64) unsafe.Pointer {
+	return unsafe.Pointer(C.strata_mapped_write(C.WGPUBuffer(buf), C.size_t(offset), C.size_t(size)))
 }
 
 // copyRows copies l.rows rows of l.row bytes from src (l.srcStride apart) into dst (l.dstStride

@@ -143,7 +143,13 @@ func StorageTextureLayout(binding uint32, format wgpu.TextureFormat) wgpu.BindGr
 // Submit records commands with record, finishes and submits them, all inside one error scope.
 // The encoder and command buffer are released here.
 func (d *Device) Submit(label string, record func(enc *wgpu.CommandEncoder) error) error {
-	return d.Do(label, func() error {
+	_, err := d.submitIndexed(label, record)
+	return err
+}
+
+// submitIndexed is Submit, returning the submission's index (a map waits on it).
+func (d *Device) submitIndexed(label string, record func(enc *wgpu.CommandEncoder) error) (index wgpu.SubmissionIndex, err error) {
+	err = d.Do(label, func() error {
 		enc, err := d.Dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: label})
 		if err != nil {
 			return err
@@ -157,9 +163,10 @@ func (d *Device) Submit(label string, record func(enc *wgpu.CommandEncoder) erro
 			return err
 		}
 		defer cmd.Release()
-		d.Queue.Submit(cmd)
+		index = d.Queue.Submit(cmd)
 		return nil
 	})
+	return index, err
 }
 
 // ComputePass records one compute pass: record sets pipelines, bind groups and dispatches; the

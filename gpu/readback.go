@@ -301,28 +301,13 @@ func (r *Reader) request(what string, size uint64, l rowLayout, dst []byte, reco
 	} else if _, err := s.staging.Ensure(size); err != nil {
 		return err
 	}
-	var index wgpu.SubmissionIndex
-	err := d.Do("read back "+what, func() error {
-		enc, err := d.Dev.CreateCommandEncoder(&wgpu.CommandEncoderDescriptor{Label: "read back " + what})
-		if err != nil {
-			return err
-		}
-		defer enc.Release()
-		if err := record(enc, s.staging); err != nil {
-			return err
-		}
-		cmd, err := enc.Finish(&wgpu.CommandBufferDescriptor{Label: "read back " + what})
-		if err != nil {
-			return err
-		}
-		defer cmd.Release()
-		index = d.Queue.Submit(cmd)
-		return nil
+	index, err := d.submitIndexed("read back "+what, func(enc *wgpu.CommandEncoder) error {
+		return record(enc, s.staging)
 	})
 	if err != nil {
 		return err
 	}
-	m, mapErr := r.beginMap(s.staging, size)
+	m, mapErr := d.requestMap(s.staging, wgpu.MapModeRead, size)
 	if m.c == nil {
 		return fmt.Errorf("gpu: read %s: %w", what, mapErr)
 	}
@@ -332,9 +317,10 @@ func (r *Reader) request(what string, size uint64, l rowLayout, dst []byte, reco
 	return nil
 }
 
-// beginMap requests the map inside error scopes (one scope user at a time, as Do).
-func (r *Reader) beginMap(staging *Buffer, size uint64) (mapPending, error) {
-	d := r.d
+// requestMap requests a map (mode: read or write) of the first size bytes of staging inside error
+// scopes (one scope user at a time, as Do). A returned record with a nil c failed outright; one
+// with an error was requested but the request was refused (its callback still fires).
+func (d *Device) requestMap(staging *Buffer, mode wgpu.MapMode, size uint64) (mapPending, error) {
 	d.scopeMu.Lock()
 	defer d.scopeMu.Unlock()
 	scope, err := newErrSink()
@@ -342,11 +328,29 @@ func (r *Reader) beginMap(staging *Buffer, size uint64) (mapPending, error) {
 		return mapPending{}, err
 	}
 	defer scope.free()
-	m, err := beginMap(d.raw, rawBuffer(staging.Buf), 0, size, scope)
+	m, err := beginMap(d.raw, rawBuffer(staging.Buf), mode, 0, size, scope)
 	if typ, msg, n := scope.take(); n > 0 && err == nil {
 		err = &wgpu.Error{Type: typ, Message: msg}
 	}
 	return m, err
+}
+
+// awaitMap polls the device until the map m has completed (its callback fired), waiting on the
+// submission index that uses the buffer, and ends it; mapErr is what requestMap said. leaked
+// reports a map that never completed: its record is left, since its callback may still arrive.
+func (d *Device) awaitMap(m mapPending, index wgpu.SubmissionIndex, mapErr error) (leaked bool, err error) {
+	idx := &wgpu.WrappedSubmissionIndex{Queue: d.Queue, SubmissionIndex: index}
+	for tries := 0; !m.done(); tries++ {
+		if tries == 10000 {
+			return true, fmt.Errorf("the map never completed")
+		}
+		d.Dev.Poll(true, idx)
+	}
+	err = m.end()
+	if mapErr != nil {
+		err = errors.Join(mapErr, err)
+	}
+	return false, err
 }
 
 // wait polls the device until s's map has completed (its callback fired), waiting on the
@@ -354,19 +358,8 @@ func (r *Reader) beginMap(staging *Buffer, size uint64) (mapPending, error) {
 func (r *Reader) wait(s *readSlot) error {
 	t0 := time.Now()
 	defer func() { r.stats.Waited += time.Since(t0) }()
-	idx := &wgpu.WrappedSubmissionIndex{Queue: r.d.Queue, SubmissionIndex: s.index}
-	for tries := 0; !s.m.done(); tries++ {
-		if tries == 10000 {
-			s.pending = false // its record is leaked: the callback may still arrive
-			return fmt.Errorf("gpu: read %s: the map never completed", s.what)
-		}
-		r.d.Dev.Poll(true, idx)
-	}
+	_, err := r.d.awaitMap(s.m, s.index, s.mapErr)
 	s.pending = false
-	err := s.m.end()
-	if s.mapErr != nil {
-		err = errors.Join(s.mapErr, err)
-	}
 	if err != nil {
 		return fmt.Errorf("gpu: read %s: %w", s.what, err)
 	}

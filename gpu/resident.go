@@ -72,10 +72,12 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	sized := fb.W == uint32(w) && fb.H == uint32(h)
 	fb.W, fb.H = uint32(w), uint32(h)
 	rect = rect.Intersect(image.Rect(0, 0, w, h))
+	var up *Uploader // whole planes share one ring of staging buffers
+	defer func() { up.Release() }()
 	plane := func(b **Buffer, label string, g *field.Grid, whole bool) error {
 		if whole {
-			// A whole plane: a buffer made holding it, written in pieces (NewBufferFrom).
-			nb, err := fb.dev.NewBufferFrom(label, wgpu.ToBytes(g.Data), wgpu.BufferUsageStorage)
+			// A whole plane: a buffer made holding it (NewBufferFrom).
+			nb, err := fb.dev.newBufferFrom(label, wgpu.ToBytes(g.Data), wgpu.BufferUsageStorage, &up)
 			if err != nil {
 				return err
 			}
