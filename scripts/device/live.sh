@@ -46,6 +46,9 @@ $S bench bake --size 16384 --out $T/g2.terrainData 2>&1 | tail -25
 /usr/bin/time -f "validate: %e s, %M kB" $S validate $T/g2.terrainData 2>&1 | tail -2
 rm -rf $T
 
+step "gpu BenchmarkUpload (256 MiB: 4 MiB WriteBuffer calls against Uploader rings)"
+(cd gpu && $B/gpu.test -test.run XXX -test.bench Upload -test.benchtime 5x 2>&1 | grep -E 'Benchmark|ok|FAIL')
+
 step "GPU tests"
 for p in gpu bake viewport session; do
   (cd $p && timeout 100 $B/$p.test -test.count=1 2>&1 | tail -15)
