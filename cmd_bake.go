@@ -222,9 +222,9 @@ func bakeCommand(ctx context.Context, o *bakeOptions, stdout, stderr io.Writer) 
 		Sources: src,
 		Out:     o.out,
 		EvalOptions: bake.EvalOptions{
-			Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func()},
-			CPU:     o.cpu,
-			Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+			Options: bake.Options{TileSize: o.tile, Resolution: o.resolution, Progress: bar.Func(),
+				Warn: func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) }},
+			CPU: o.cpu,
 		},
 		StackWarning: func(p stack.Problem) { fmt.Fprintf(stderr, "strata bake: %s\n", p) },
 	})
@@ -274,9 +274,9 @@ func bakeFromCommand(ctx context.Context, from string, o *bakeOptions, stdout, s
 		From: from,
 		Out:  o.out,
 		EvalOptions: bake.EvalOptions{
-			Options: bake.Options{TileSize: o.tile, Progress: bar.Func()},
-			CPU:     o.cpu,
-			Warn:    func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
+			Options: bake.Options{TileSize: o.tile, Progress: bar.Func(),
+				Warn: func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) }},
+			CPU: o.cpu,
 		},
 	})
 	if err != nil {

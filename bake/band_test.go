@@ -189,7 +189,7 @@ func TestEvaluateBorrowedGPUFillsTarget(t *testing.T) {
 	}
 	defer g.Release()
 	l := &Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(300)}
-	if _, err := Evaluate(ctx, l, EvalOptions{GPU: g}); err != nil {
+	if _, err := Evaluate(ctx, l, EvalOptions{Evaluator: &GPUEvaluator{g: g}}); err != nil {
 		t.Fatal(err)
 	}
 	if tg := g.Target(); tg == nil || tg.W != 300 || tg.Origin != [2]uint32{} {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"strata/field"
-	"strata/gpu"
-	"strata/scatter"
 	"strata/stack"
 )
 
@@ -15,41 +13,27 @@ import (
 // graph computes masks with the density kernel and weights of its own, then scatters over them.
 
 // EvaluateDensity evaluates population pop of s over f on the weights grid of the given
-// resolution: density · Π band(rule) per texel, on the GPU unless o.CPU (falling back to the Go
-// reference, scatter.Density, with a warning), and returns the grid, its largest value and the
-// evaluator used. A procgen mask is a one-rule population of density 1. No `layer` rule may be
-// read: there are no weights to read it from.
+// resolution: density · Π band(rule) per texel, with o's evaluator (Evaluator.Density), and
+// returns the grid, its largest value and the evaluator used. A procgen mask is a one-rule
+// population of density 1. No `layer` rule may be read: there are no weights to read it from.
 func EvaluateDensity(ctx context.Context, s *stack.Stack, pop int, f *field.Field, o EvalOptions) (*field.Grid, float32, string, error) {
 	geo, err := NewGeometry(s, f, o.Resolution)
 	if err != nil {
 		return nil, 0, "", err
 	}
-	if !o.CPU {
-		g, own, err := o.gpu(ctx)
-		if g != nil {
-			backend := "GPU " + g.Dev.Info.String()
-			dens, mx, err := g.Density(ctx, s, pop, f, &geo, o.Options)
-			if own {
-				g.Release()
-			}
-			if !errors.Is(err, gpu.ErrTooLarge) {
-				return dens, mx, backend, err
-			}
-			o.warn("%s", FallbackWarning(err))
-		} else if err != nil {
-			return nil, 0, "", err
-		}
-	}
-	dens, mx, err := scatter.Density(ctx, s, pop, f, geo.scatterGeometry(), nil, nil)
+	ev, own, err := o.evaluator(ctx)
 	if err != nil {
-		return nil, 0, "", fmt.Errorf("bake: %w", err)
+		return nil, 0, "", err
 	}
-	return dens, mx, o.referenceName(), nil
+	if own {
+		defer ev.Release()
+	}
+	return ev.Density(ctx, s, pop, f, &geo, o.Options)
 }
 
 // EvaluateScatter places every population of l.Stack over weights already in l.Weights (computed
-// elsewhere, e.g. by a procgen graph), on the GPU unless o.CPU, falling back to the Go reference as
-// Evaluate does. It sets l.Geometry and l.Scatter and returns the evaluator used.
+// elsewhere, e.g. by a procgen graph) with o's evaluator (Evaluator.Scatter). It sets l.Geometry
+// and l.Scatter and returns the evaluator used.
 func EvaluateScatter(ctx context.Context, l *Landscape, o EvalOptions) (string, error) {
 	if l.Stack == nil || l.Field == nil || l.Weights == nil {
 		return "", errors.New("bake: scatter: no stack, field or weights")
@@ -65,47 +49,14 @@ func EvaluateScatter(ctx context.Context, l *Landscape, o EvalOptions) (string, 
 		l.Scatter = nil
 		return "", nil
 	}
-	if !o.CPU {
-		g, own, err := o.gpu(ctx)
-		if g != nil {
-			backend := "GPU " + g.Dev.Info.String()
-			err := g.UploadWeights(l.Weights)
-			if err == nil {
-				err = g.Scatter(ctx, l, o.Options)
-			}
-			if own {
-				g.Release()
-			}
-			if !errors.Is(err, gpu.ErrTooLarge) {
-				return backend, err
-			}
-			o.warn("%v; scattering with the Go reference", err)
-		} else if err != nil {
-			return "", err
-		}
+	ev, own, err := o.evaluator(ctx)
+	if err != nil {
+		return "", err
 	}
-	return o.referenceName(), ScatterReference(ctx, l, o.Options)
-}
-
-// gpu returns the evaluator to use: the borrowed one, or a new one the caller must release (own).
-// With no adapter, or a device that cannot be opened, it warns and returns nil, nil: the caller
-// uses the Go reference.
-func (o *EvalOptions) gpu(ctx context.Context) (g *GPU, own bool, err error) {
-	if o.GPU != nil {
-		return o.GPU, false, nil
+	if own {
+		defer ev.Release()
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, false, fmt.Errorf("bake: %w", err)
-	}
-	g = OpenGPUOr(ctx, nil, func(m string) { o.warn("%s", m) })
-	return g, g != nil, nil
-}
-
-func (o *EvalOptions) referenceName() string {
-	if o.CPU {
-		return "Go reference (--cpu)"
-	}
-	return "Go reference (no GPU)"
+	return ev.Scatter(ctx, l, o.Options)
 }
 
 // Density evaluates population pop of s over f on the GPU with terrain_scatter_density, tile by

@@ -41,7 +41,7 @@ func BakeFrom(ctx context.Context, j FromJob) (*Result, error) {
 	if j.From == "" || j.Out == "" {
 		return nil, errors.New("bake: from: both the container to read and the one to write are needed")
 	}
-	if !o.CPU && o.GPU == nil && o.Start == nil {
+	if !o.CPU && o.Evaluator == nil && o.Start == nil {
 		o.Start = StartGPU(ctx)
 		defer o.Start.Release() // when the bake ends before Evaluate takes it
 	}

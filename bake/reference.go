@@ -29,6 +29,9 @@ type Options struct {
 	// Slopes, when set, is the slope of every texel of the weights grid (Slopes.Fill): the Go
 	// reference reads it instead of sampling the height (ReferenceTiles). nil = sample.
 	Slopes *field.Grid
+	// Warn hears what this call did otherwise than asked (work the device cannot hold, done by
+	// the Go reference), one line each; nil: the evaluator's Choice.Warn.
+	Warn func(msg string)
 }
 
 func (o *Options) workers() int {

@@ -35,7 +35,7 @@ type Result struct {
 // it was.
 func Run(ctx context.Context, j Job) (*Result, error) {
 	o := j.EvalOptions
-	if !o.CPU && o.GPU == nil && o.Start == nil {
+	if !o.CPU && o.Evaluator == nil && o.Start == nil {
 		o.Start = StartGPU(ctx)
 		defer o.Start.Release() // when the bake ends before Evaluate takes it
 	}

@@ -15,9 +15,7 @@ type evaluator struct {
 	opt     *Options
 	res     *resolver
 	src     source
-	gpu     *bake.GPU // the evaluator every node shares; nil: the Go reference (or not opened yet)
-	cpu     bool      // the Go reference: asked for, or no GPU could be opened
-	tried   bool
+	ev      bake.Evaluator // the evaluator every node shares, chosen at the first that evaluates
 	backend []string
 	written []string
 	// dest, when set, is where the one write evaluated goes (Rerun: the container itself).
@@ -74,27 +72,38 @@ func (e *evaluator) used(backend string) {
 	e.backend = append(e.backend, backend)
 }
 
-// evalOptions are the bake options node n evaluates with: the run's device (opened on first use;
-// with none, the Go reference and one warning), and progress under the node's stage name.
-func (e *evaluator) evalOptions(n *node) bake.EvalOptions {
-	if !e.cpu && e.gpu == nil && !e.tried {
-		e.tried = true
-		e.gpu = bake.OpenGPUOr(e.ctx, e.opt.Device, func(msg string) { e.warnf("%s", msg) })
-		e.cpu = e.gpu == nil
+// newEvaluator chooses the run's evaluator: the Go reference when Options.CPU, else the GPU
+// (Options.Device, or one of its own), opened at the first node that evaluates and falling back
+// to the Go reference with one warning when there is none.
+func (e *evaluator) newEvaluator() error {
+	c := bake.Choice{Device: e.opt.Device, Warn: func(msg string) { e.warnf("%s", msg) }}
+	if e.opt.CPU {
+		c.Mode = bake.ModeCPU
 	}
+	var err error
+	e.ev, err = bake.NewEvaluator(e.ctx, c)
+	return err
+}
+
+// evalOptions are the bake options node n evaluates with: the run's evaluator, and progress and
+// warnings under the node's name.
+func (e *evaluator) evalOptions(n *node) bake.EvalOptions {
 	stage := e.stage(n)
 	return bake.EvalOptions{
-		Options: bake.Options{Progress: func(s string, done, total int) { e.report(stage+": "+s, done, total) }},
-		CPU:     e.cpu,
-		GPU:     e.gpu,
-		Warn:    func(msg string) { e.warnf("node %s: %s", n.label(), msg) },
+		Options: bake.Options{
+			Progress: func(s string, done, total int) { e.report(stage+": "+s, done, total) },
+			Warn:     func(msg string) { e.warnf("node %s: %s", n.label(), msg) },
+		},
+		Evaluator: e.ev,
 	}
 }
 
 // release frees the run's kernels and targets, and the device when the run opened it.
 func (e *evaluator) release() {
-	e.gpu.Release()
-	e.gpu = nil
+	if e.ev != nil {
+		e.ev.Release()
+		e.ev = nil
+	}
 }
 
 // run evaluates the given write nodes and what they depend on, and writes each. A node's raster

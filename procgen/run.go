@@ -158,8 +158,11 @@ func run(ctx context.Context, file string, text []byte, roots []string, opt Opti
 			return Result{}, fmt.Errorf("procgen: --out: %w", err)
 		}
 	}
-	e := &evaluator{ctx: ctx, opt: &opt, res: newResolver(roots), cpu: opt.CPU, dest: dest,
+	e := &evaluator{ctx: ctx, opt: &opt, res: newResolver(roots), dest: dest,
 		src: source{name: filepath.Base(file), text: text}}
+	if err := e.newEvaluator(); err != nil {
+		return Result{}, err
+	}
 	defer e.release()
 	err := e.run(writes)
 	return Result{Written: e.written, Backend: strings.Join(e.backend, ", ")}, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"slices"
-	"time"
 
 	"strata/bake"
 	"strata/field"
@@ -170,52 +169,3 @@ func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field
 
 func (e *cpuEval) gpuTarget() *gpu.WeightsTarget { return nil }
 func (e *cpuEval) release()                      {}
-
-// measure times one 128² block of st in the middle of the field on the GPU and on the Go
-// reference (the slower twin's time is what the choice saves) and returns nanoseconds per texel
-// for each; gpuNs is 0 when the GPU evaluator could not run. Neither allocates anything the size
-// of the field.
-// The GPU evaluator it compiled is returned for the pipeline to keep (nil without one).
-func measure(ctx context.Context, d *gpu.Device, st *stack.Stack, f *field.Field, geo *bake.Geometry) (gpuNs, cpuNs float64, g *bake.GPU) {
-	const n = 128
-	fg := &geo.Field
-	x0, z0 := max(0, fg.WeightsW/2-n/2), max(0, fg.WeightsH/2-n/2)
-	rect := image.Rect(x0, z0, min(x0+n, fg.WeightsW), min(z0+n, fg.WeightsH))
-	texels := float64(rect.Dx() * rect.Dy())
-	best := func(run func() error) float64 {
-		b := time.Duration(1 << 62)
-		for range 3 {
-			t0 := time.Now()
-			if err := run(); err != nil {
-				return 0
-			}
-			b = min(b, time.Since(t0))
-		}
-		return float64(b) / texels
-	}
-	cpuNs = best(func() error {
-		_, err := bake.ReferenceRect(ctx, st, f, geo, rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y, bake.Options{})
-		return err
-	})
-	if d == nil {
-		return 0, cpuNs, nil
-	}
-	g, err := bake.NewGPU(d)
-	if err != nil {
-		return 0, cpuNs, nil
-	}
-	t, err := d.NewWeightsTarget(uint32(rect.Dx()), uint32(rect.Dy()))
-	if err != nil {
-		return 0, cpuNs, g
-	}
-	defer t.Release()
-	t.Origin = [2]uint32{uint32(rect.Min.X), uint32(rect.Min.Y)}
-	gpuNs = best(func() error {
-		if err := g.RunInto(ctx, st, f, geo, nil, rect, t); err != nil {
-			return err
-		}
-		d.Wait()
-		return nil
-	})
-	return gpuNs, cpuNs, g
-}

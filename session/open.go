@@ -9,8 +9,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/cogentcore/webgpu/wgpu"
-
 	"strata/bake"
 	"strata/field"
 	"strata/progress"
@@ -195,31 +193,10 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 	if err != nil {
 		return err
 	}
-	mode := s.opts.Evaluator
-	var gpuNs, cpuNs float64
-	var g *bake.GPU // the GPU evaluator measure compiled, kept for the pipeline
-	switch {
-	case l.Stack == nil:
-	case mode == Auto && s.dev.Info.Type == wgpu.AdapterTypeCPU:
-		// A software adapter (lavapipe) runs the kernels on the same cores as the Go reference,
-		// about ten times slower: the Go reference, without spending the open on proving it.
-		mode = CPU
-		_, cpuNs, _ = measure(ctx, nil, l.Stack, l.Field, &geo)
-	default:
-		gpuNs, cpuNs, g = measure(ctx, s.dev, l.Stack, l.Field, &geo)
-		if mode == Auto {
-			mode = CPU
-			if gpuNs > 0 && gpuNs <= 1.5*cpuNs {
-				mode = GPU
-			}
-		}
-	}
-	if mode == Auto {
-		mode = GPU
-	}
-	if mode != GPU {
-		g.Release()
-		g = nil
+	choice := s.choice(l, &geo)
+	ev, err := bake.NewEvaluator(ctx, choice)
+	if err != nil {
+		return err
 	}
 	parts.add("choose the evaluator")
 	p := s.pipe
@@ -229,6 +206,7 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 	err = s.view.SetScene(scene)
 	s.rend.gpuMu.Unlock()
 	if err != nil {
+		ev.Release()
 		return err
 	}
 	parts.add("viewport scene (LOD tree)")
@@ -236,17 +214,7 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 	s.fmu.Lock()
 	s.land = l
 	s.fmu.Unlock()
-	p.mode = mode
-	ns := cpuNs
-	if mode == GPU {
-		ns = gpuNs
-	}
-	s.mu.Lock()
-	p.nsPerTexel = ns
-	s.mu.Unlock()
-	if err := p.newEvaluators(g); err != nil {
-		return err
-	}
+	p.newEvaluators(ev, choice.Measure)
 	parts.add("evaluators")
 	channels := make([]string, 0, len(l.Field.Channels))
 	for c := range l.Field.Channels {
@@ -291,28 +259,53 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 	return nil
 }
 
-// newEvaluators creates the page and full-resolution evaluators of the chosen mode: on the GPU
-// one on g (measure's, or a new one) for both, and the field's upload to the device begun
-// (resident.start): until it has landed, pages are the Go reference's on every core, so the
-// first picture does not wait for gigabytes to travel; the full-resolution tiles wait for it
-// (landField). passMu is held.
-func (p *pipeline) newEvaluators(g *bake.GPU) error {
-	if p.mode != GPU {
-		p.full, p.pages = &cpuEval{}, &cpuEval{}
-		return nil
-	}
-	if g == nil {
-		var err error
-		if g, err = bake.NewGPU(p.s.dev); err != nil {
-			return err
+// choice is the evaluator the session's options ask for over landscape l: with a stack, Auto
+// measures both twins on a block of it and keeps the faster (bake.Measure, which takes the Go
+// reference on a software adapter without measuring); without one (baked weights) Auto is the GPU.
+func (s *Session) choice(l *bake.Landscape, geo *bake.Geometry) bake.Choice {
+	c := bake.Choice{Mode: bake.ModeGPU, Device: s.dev}
+	switch s.opts.Evaluator {
+	case CPU:
+		c.Mode = bake.ModeCPU
+	case Auto:
+		if l.Stack != nil {
+			c.Mode = bake.ModeAuto
 		}
 	}
+	if l.Stack != nil {
+		c.Measure = &bake.Measure{Stack: l.Stack, Field: l.Field, Geometry: geo}
+	}
+	return c
+}
+
+// newEvaluators makes the page and full-resolution evaluators over ev, the chosen twin, and
+// records its mode and measured cost: on the GPU one evaluator for both, and the field's upload
+// to the device begun (resident.start): until it has landed, pages are the Go reference's on
+// every core, so the first picture does not wait for gigabytes to travel; the full-resolution
+// tiles wait for it (landField). passMu is held.
+func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure) {
+	ge, ok := ev.(*bake.GPUEvaluator)
+	var ns float64
+	if m != nil {
+		ns = m.CPUNs
+		if ok {
+			ns = m.GPUNs
+		}
+	}
+	p.s.mu.Lock()
+	p.nsPerTexel = ns
+	p.s.mu.Unlock()
+	if !ok {
+		p.mode = CPU
+		p.full, p.pages = &cpuEval{}, &cpuEval{}
+		return
+	}
 	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
-	// target; its kernels are compiled once (measure compiled them).
-	p.gpu = &gpuEval{g: g, res: &p.res}
+	// target; its kernels are compiled once.
+	p.mode = GPU
+	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res}
 	p.full, p.pages = p.gpu, p.gpu
 	p.res.start(p.s, p.s.land)
-	return nil
 }
 
 // sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the
@@ -427,19 +420,25 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if err != nil {
 		return err
 	}
-	var g *bake.GPU
-	if snap.Stack != nil && s.pipe.mode == GPU {
-		if g, err = bake.NewGPU(s.dev); err != nil {
+	var ev bake.Evaluator
+	if snap.Stack != nil {
+		// The pipeline's twin, on kernels of the save's own (the pipeline's target stays the
+		// viewport's).
+		c := bake.Choice{Mode: bake.ModeCPU}
+		if s.pipe.mode == GPU {
+			c = bake.Choice{Mode: bake.ModeGPU, Device: s.dev}
+		}
+		if ev, err = bake.NewEvaluator(ctx, c); err != nil {
 			return err
 		}
-		defer g.Release()
+		defer ev.Release()
 	}
 	if s.watch != nil {
 		s.watch.ownSave(path, true)
 		defer s.watch.ownSave(path, false)
 	}
 	ro := bake.RebakeOptions{EvalOptions: bake.EvalOptions{Options: bake.Options{Resolution: snap.Resolution(), Progress: report},
-		CPU: s.pipe.mode != GPU, GPU: g}}
+		Evaluator: ev}}
 	if s.World() != nil && path == s.Path() {
 		// A world's cell in place: its save takes turns with `strata world bake` of the cell.
 		ro.Lock = terraindata.LockPath(path)

@@ -33,7 +33,8 @@ type pipeline struct {
 	done chan struct{}
 
 	// passMu is held by the worker through a pass and by Open/Save while they swap or read the
-	// landscape, so neither ever sees the other half done.
+	// landscape, so neither ever sees the other half done. The outermost lock (Session's lock
+	// order, at Session.subMu).
 	passMu sync.Mutex
 
 	// Guarded by Session.mu.

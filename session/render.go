@@ -23,10 +23,10 @@ const settle = 250 * time.Millisecond
 type renderLoop struct {
 	s *Session
 	// gpuMu orders the worker's GPU passes against frames, so a frame never samples a target
-	// between two tiles of one pass.
+	// between two tiles of one pass. Taken under passMu, before fmu (Session's lock order).
 	gpuMu sync.Mutex
 
-	mu          sync.Mutex
+	mu          sync.Mutex // guards the fields below; a leaf
 	cond        *sync.Cond
 	want        bool
 	interactive time.Time // last interactive request

@@ -82,8 +82,36 @@ type Session struct {
 	view   *viewport.Renderer
 	now    func() time.Time
 
+	// Lock order. A goroutine that holds more than one of the session's locks takes them in this
+	// order (outer first) and never the other way round:
+	//
+	//	pipeline.passMu → renderLoop.gpuMu → (viewport.Renderer's own) → fmu → mu
+	//	leaves, held alone or innermost, taking nothing: subMu, renderLoop.mu, watcher.mu,
+	//	benchRun.errMu
+	//
+	// Where two are held at once (checked against the code):
+	//   - loadAfter holds passMu, then takes gpuMu (SetScene, which reads the ground: fmu.R under
+	//     the viewport's lock), releases it, then fmu (write), releases it, then mu.
+	//   - StartStack and snapshot hold passMu and take fmu, then mu, one after the other.
+	//   - the worker's pass holds passMu throughout; lockGPU (evaluateFull, evaluatePage) and
+	//     placeGPU take gpuMu under it; applyFieldOps takes fmu (write) under it, then mu.
+	//   - the render loop holds gpuMu while the viewport draws; the viewport's lock is then held
+	//     and reading the ground takes fmu.R (ground.Lock).
+	//   - mu and fmu are never held together: every function releases one before taking the
+	//     other (Field, FitCamera, ProbeAt, reload, bindOverlayGrid). Nothing takes gpuMu or
+	//     passMu while holding mu or fmu, except below.
+	// One exception to the order: bindOverlayGrid holds fmu.R while it calls the viewport
+	// (SetDensity takes the viewport's lock), the reverse of a frame's viewport → fmu.R. It cannot
+	// deadlock because it runs in the worker's pass under passMu, and fmu's only writers are that
+	// same worker and holders of passMu, so no writer can be waiting on fmu to block a frame's
+	// RLock meanwhile. Code that adds a writer of fmu outside passMu must change it.
+	//
+	// subMu guards subs; emit holds it only to copy them, so subscribers run with no lock held.
 	subMu sync.Mutex
 	subs  []func(Event)
+
+	// mu guards the document (doc, hist, viewSt, version, …) and the pipeline's fields marked
+	// "Guarded by Session.mu". Held briefly; nothing else is taken under it.
 
 	mu      sync.Mutex
 	doc     document
@@ -107,7 +135,9 @@ type Session struct {
 	openParts stepTimes
 
 	// fmu guards the landscape's field data (height, channels, holes) for readers other than
-	// the worker; the worker is its only writer and takes it for writing only while applying.
+	// the worker; the worker is its only writer and takes it for writing only while applying
+	// (open and StartStack swap the landscape under it too, holding passMu). Taken after passMu
+	// and gpuMu, never together with mu (the lock order above).
 	fmu  sync.RWMutex
 	land *bake.Landscape
 

@@ -99,10 +99,13 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
-	var dev cellGPU
+	dev, err := o.newEvaluator(ctx)
+	if err != nil {
+		return nil, err
+	}
 	tm := &bake.Timings{}
-	ev, err := w.evaluate(ctx, &dev, tm, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
-	dev.release() // before placing and writing: with a software Vulkan its memory is this process's
+	ev, err := w.evaluate(ctx, dev, tm, s, geo, b.eval, b.read, len(s.Populations) > 0, &o)
+	dev.Release() // before placing and writing: with a software Vulkan its memory is this process's
 	if err != nil {
 		return nil, err
 	}

@@ -2,15 +2,11 @@ package world
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"strata/bake"
 	"strata/field"
-	"strata/gpu"
 	"strata/progress"
-	"strata/scatter"
 	"strata/stack"
 )
 
@@ -24,12 +20,6 @@ type Options struct {
 	Progress progress.Func
 	// Warn receives fallbacks and other notes, one line each.
 	Warn func(msg string)
-}
-
-func (o *Options) warn(format string, a ...any) {
-	if o.Warn != nil {
-		o.Warn(fmt.Sprintf(format, a...))
-	}
 }
 
 func (o *Options) report() progress.Func {
@@ -55,35 +45,23 @@ func (w *World) geometry(s *stack.Stack) (bake.Geometry, error) {
 	return bake.WorldGeometry(s, w.Placement(), w.HeightGrid[0], w.HeightGrid[1], w.Resolution)
 }
 
-// cellGPU is the GPU the cells of one operation share (a plan's density pass, a cell bake),
-// opened at the first evaluation that wants it — a device and its kernels take a while to make —
-// and nil for the Go reference: asked for (Options.CPU), or no GPU could be opened (Options.Warn
-// hears why, once).
-type cellGPU struct {
-	g     *bake.GPU
-	tried bool
-}
-
-// get opens the GPU on first use.
-func (c *cellGPU) get(ctx context.Context, o *Options) *bake.GPU {
-	if !o.CPU && !c.tried {
-		c.tried = true
-		c.g = bake.OpenGPUOr(ctx, nil, o.Warn)
+// newEvaluator is the evaluator the cells of one operation share (a plan's density pass, a cell
+// bake): the Go reference when Options.CPU, else the GPU, opened at the first evaluation — a
+// device and its kernels take a while to make — falling back to the Go reference when there is
+// none (Options.Warn hears why, once).
+func (o *Options) newEvaluator(ctx context.Context) (bake.Evaluator, error) {
+	c := bake.Choice{Warn: o.Warn}
+	if o.CPU {
+		c.Mode = bake.ModeCPU
 	}
-	return c.g
-}
-
-// release frees the GPU; the next get does not open it again. Safe when never opened.
-func (c *cellGPU) release() {
-	c.g.Release()
-	c.g = nil
+	return bake.NewEvaluator(ctx, c)
 }
 
 // evaluate evaluates block eval of the weights grid (and each population's density when withDensity),
-// reading block hrect of the sources (which must hold eval's apron): on dev's GPU, falling back to
-// the Go reference (with a warning) when the block does not fit the device or the device fails,
-// or with the Go reference when there is none. tm (nil: none) times its phases, read and evaluate.
-func (w *World) evaluate(ctx context.Context, dev *cellGPU, tm *bake.Timings, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
+// reading block hrect of the sources (which must hold eval's apron), with ev (bake.Evaluator.Window:
+// a block the device cannot hold is the Go reference's, with a warning). tm (nil: none) times its
+// phases, read and evaluate.
+func (w *World) evaluate(ctx context.Context, ev bake.Evaluator, tm *bake.Timings, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
 	report := o.report()
 	report("read", 0, 1)
 	t0 := time.Now()
@@ -94,56 +72,11 @@ func (w *World) evaluate(ctx context.Context, dev *cellGPU, tm *bake.Timings, s 
 	report("read", 1, 1)
 	t0 = tm.Since("read", t0)
 	defer tm.Since("evaluate", t0)
-	ev := &evaluation{geo: geo, eval: eval, wins: wins}
-	if g := dev.get(ctx, o); g != nil {
-		err := w.evaluateGPU(ctx, g, s, ev, withDensity, o)
-		switch {
-		case err == nil:
-			return ev, nil
-		case ctx.Err() != nil && !errors.Is(err, gpu.ErrTooLarge):
-			return nil, err
-		}
-		o.warn("%s", bake.FallbackWarning(err))
-	}
-	return ev, w.evaluateCPU(ctx, s, ev, withDensity, o)
-}
-
-// evaluateCPU is evaluate with the Go reference.
-func (w *World) evaluateCPU(ctx context.Context, s *stack.Stack, ev *evaluation, withDensity bool, o *Options) error {
-	ev.backend = "Go reference"
-	if o.CPU {
-		ev.backend = "Go reference (--cpu)"
-	}
-	var err error
-	ev.weights, err = bake.ReferenceWindow(ctx, s, &ev.geo, ev.wins, ev.eval, bake.Options{TileSize: w.Tile, Progress: o.Progress})
+	b, err := ev.Window(ctx, s, &geo, wins, eval, withDensity, bake.Options{TileSize: w.Tile, Progress: o.Progress, Warn: o.Warn})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ev.density = nil
-	if !withDensity {
-		return nil
-	}
-	sg := scatter.Geometry{Field: ev.geo.Field, Stack: ev.geo.Stack}
-	return ev.densities(s, o, func(p int) (*field.Grid, error) {
-		d, _, err := scatter.DensityWindow(ctx, s, p, ev.wins.Height, ev.wins.Channels, sg, ev.eval, ev.weights.Lo, ev.weights.Hi)
-		return d, err
-	})
-}
-
-// densities fills ev.density with each population's density(p), reporting progress.
-func (ev *evaluation) densities(s *stack.Stack, o *Options, density func(p int) (*field.Grid, error)) error {
-	ev.density = nil
-	report := o.report()
-	for p := range s.Populations {
-		report("density", p, len(s.Populations))
-		d, err := density(p)
-		if err != nil {
-			return fmt.Errorf("world: population %q: %w", s.Populations[p].Name, err)
-		}
-		ev.density = append(ev.density, d)
-	}
-	report("density", len(s.Populations), len(s.Populations))
-	return nil
+	return &evaluation{geo: geo, eval: eval, wins: wins, weights: b.Weights, density: b.Density, backend: b.Backend}, nil
 }
 
 // cropWeights copies block r (weights texels, inside ev.eval) of the evaluated weights.

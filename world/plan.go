@@ -157,14 +157,17 @@ func (w *World) planPopulations(ctx context.Context, s *stack.Stack, o *Options)
 		}
 		maxes := make([]float32, len(s.Populations))
 		report := o.report()
-		var dev cellGPU
-		defer dev.release()
+		dev, err := o.newEvaluator(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer dev.Release()
 		for i := range w.CellList {
 			report("measure density", i, len(w.CellList))
 			r := w.CellList[i].WeightsRect()
 			co := *o
 			co.Progress = nil
-			ev, err := w.evaluate(ctx, &dev, nil, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
+			ev, err := w.evaluate(ctx, dev, nil, s, geo, r, geo.Field.ApronRect(r, geo.Stack.GradientStep), true, &co)
 			if err != nil {
 				return nil, fmt.Errorf("world: measuring the density of cell %d: %w", i, err)
 			}
