@@ -67,7 +67,7 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 		absoluteTextures(l.Stack, path)
 	}
 	read.add("read the container")
-	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read)
+	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read, nil)
 }
 
 // HeightmapOptions says how to read a heightmap for File → New → From heightmap.
@@ -103,7 +103,7 @@ func (s *Session) reading(name string, done, total int) {
 func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOptions) error {
 	name := filepath.Base(path)
 	read := stepTimes{last: time.Now()}
-	f, _, err := bake.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
+	f, rng, err := bake.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
 		s.reading(name, done, total)
 		if o.Progress != nil {
 			o.Progress("read "+name, done, total)
@@ -115,7 +115,9 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 	}
 	read.add("read the heightmap")
 	l := &bake.Landscape{Stack: stack.Starter(), Field: f}
-	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read); err != nil {
+	// The import found the height's lowest and highest value as it read: no second scan.
+	hr := [2]float64{float64(rng.Min), float64(rng.Max)}
+	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -162,11 +164,13 @@ func absoluteTextures(st *stack.Stack, dir string) {
 // load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
 // shown at once), chooses the evaluator and starts a full evaluation.
 func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string, sources []string) error {
-	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()})
+	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()}, nil)
 }
 
-// loadAfter is load after the steps in parts (the read of the file), which it goes on timing.
-func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name string, sources []string, parts stepTimes) error {
+// loadAfter is load after the steps in parts (the read of the file), which it goes on timing;
+// heightRange is the height's lowest and highest value when the read found them (nil: scanned
+// here).
+func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64) error {
 	if l.Stack != nil {
 		if _, err := bake.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
@@ -187,7 +191,12 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 	}
 	l.Geometry = geo
 	parts.add("check and place")
-	ranges := map[string][2]float64{"": gridRange(l.Field.Height)}
+	hr := heightRange
+	if hr == nil {
+		r := gridRange(l.Field.Height)
+		hr = &r
+	}
+	ranges := map[string][2]float64{"": *hr}
 	parts.add("height range")
 	scene, err := s.sceneFor(l, ranges[""])
 	if err != nil {

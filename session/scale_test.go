@@ -304,6 +304,10 @@ func TestOpenSaysItReads(t *testing.T) {
 	if r := h.s.Status().Reading; r != "" {
 		t.Errorf("after the open the status still says %q", r)
 	}
+	// The height's range is the one the import found while it read, the grid's own.
+	if got, want := h.s.Field().HeightRange, gridRange(g); got != want {
+		t.Errorf("height range %v, the grid's %v", got, want)
+	}
 }
 
 // On the GPU with the field not resident (its planes past the budget's share), pages are cut
