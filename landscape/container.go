@@ -1,4 +1,10 @@
-package bake
+// Package landscape is the landscape document: a stack, the field it is evaluated over, the
+// weights and scatter it gave, and their container on disk — Open, Write (and the staged save
+// bake.Rebake runs beside an evaluation), CheckContainer/Validate, the stored instances, the
+// children's names, a procgen script's copy and loading from sources (Load, LoadField). It
+// evaluates nothing: package bake, which imports it, fills a Landscape's Weights and Scatter with
+// the GPU kernels or the Go reference (docs/design.md "The landscape document and its evaluation").
+package landscape
 
 import (
 	"fmt"
