@@ -16,7 +16,7 @@ import (
 )
 
 // storedContainer bakes the stress field with the Go reference and stores its instances in the
-// container as a world cell does (WriteExtra, WriteInstances), returning the path and the pool.
+// container as a world cell does (WriteOptions.Instances), returning the path and the pool.
 func storedContainer(t *testing.T) (string, []float32) {
 	t.Helper()
 	ctx := context.Background()
@@ -26,12 +26,8 @@ func storedContainer(t *testing.T) (string, []float32) {
 		t.Fatal(err)
 	}
 	pops := l.Scatter
-	l.WriteExtra = func(dir string) error {
-		_, err := landscape.WriteInstances(filepath.Join(dir, landscape.InstancesDir), pops)
-		return err
-	}
 	path := filepath.Join(t.TempDir(), "cell.terrainData")
-	if err := landscape.Write(path, l); err != nil {
+	if err := landscape.WriteContext(ctx, path, l, landscape.WriteOptions{Instances: true}); err != nil {
 		t.Fatal(err)
 	}
 	if pops[0].Count == 0 {

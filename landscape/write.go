@@ -47,6 +47,17 @@ type WriteOptions struct {
 	Timings  Timer         // encode per child, validate, sync + swap; nil = none
 	// Lock is a lock file held for the whole save (terraindata.SaveOptions.Lock); "" = none.
 	Lock string
+
+	// What a world cell's save adds (package world; nothing else sets them):
+	//
+	// HeightEdge, when set, is the ground just beyond the field (the cell's neighbours): the
+	// height payload's gradients at the field's edges are then the ones a bake of the whole world
+	// writes there (terraindata.HeightEdge).
+	HeightEdge *terraindata.HeightEdge
+	// Instances stores the populations' placed instances (Population.Matrices) in the container,
+	// under InstancesDir (WriteInstances), inside the same atomic save: a world cell's placement,
+	// which its own density cannot reproduce (StoredInstances reads them back).
+	Instances bool
 }
 
 // WriteContext is Write with cancellation and progress: the payloads are compressed on every core
@@ -79,13 +90,15 @@ func WriteContext(ctx context.Context, path string, l *Landscape, o WriteOptions
 // — Rebake does it while the stack is evaluated — and the rest once the weights and the scatter
 // are in. WriteContext runs the same steps one after the other.
 type Writer struct {
-	l      *Landscape
-	c      *terraindata.Container
-	s      *terraindata.Saving
-	enc    *terraindata.Encoder // the controls, channels and densities (StageEncode)
-	gnd    *terraindata.Encoder // the height and holes (StageEncodeHeight)
-	tm     Timer
-	report progress.Func
+	l         *Landscape
+	c         *terraindata.Container
+	s         *terraindata.Saving
+	enc       *terraindata.Encoder // the controls, channels and densities (StageEncode)
+	gnd       *terraindata.Encoder // the height and holes (StageEncodeHeight)
+	tm        Timer
+	report    progress.Func
+	edge      *terraindata.HeightEdge // WriteOptions.HeightEdge
+	instances bool                    // WriteOptions.Instances
 }
 
 // BeginWrite starts the save of l at path. W, H is the weights grid and pops the texels of each
@@ -131,7 +144,8 @@ func BeginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, 
 			report(stage, mib(done.Add(n)), mib(total))
 		}}
 	}
-	return &Writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings, report: report}, nil
+	return &Writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings, report: report,
+		edge: o.HeightEdge, instances: o.Instances}, nil
 }
 
 // payloadBytes is the raw size of the payloads a save compresses (the progress totals): the
@@ -176,7 +190,7 @@ func (w *Writer) Ground() error {
 	l, c, enc, dir := w.l, w.c, w.gnd, w.s.Dir()
 	f := l.Field
 	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: l.HeightEdge}
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: w.edge}
 	var rng [2]float64 // the ground's height range, found beside the encoding
 	ranged := make(chan struct{})
 	go func() {
@@ -351,8 +365,8 @@ func (w *Writer) payloads(waits *[]func() error) error {
 		t0 = since(tm, "encode "+child, t0)
 	}
 	c.SetScatter(pops)
-	if l.WriteExtra != nil {
-		if err := l.WriteExtra(dir); err != nil {
+	if w.instances && len(l.Scatter) > 0 {
+		if _, err := WriteInstances(filepath.Join(dir, InstancesDir), l.Scatter); err != nil {
 			return err
 		}
 	}

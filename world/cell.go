@@ -3,7 +3,6 @@ package world
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -115,14 +114,17 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
+	edge := heightEdge(ev.wins.Height, b.cellH)
 	tm.Since("place", t0)
 	backend := ev.backend
 	ev = nil
 	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
 	t0 = time.Now()
 	// The save holds the cell's lock file from its start to its swap, so two tasks baking one
-	// cell, or one and the editor saving it, take turns.
-	if err := landscape.WriteContext(ctx, path, l, landscape.WriteOptions{Progress: o.Progress, Lock: w.lockPath(i)}); err != nil {
+	// cell, or one and the editor saving it, take turns. The cell keeps its instances (the
+	// world's placement) and the ground beyond its edges (seam-exact gradients).
+	wo := landscape.WriteOptions{Progress: o.Progress, Lock: w.lockPath(i), HeightEdge: edge, Instances: true}
+	if err := landscape.WriteContext(ctx, path, l, wo); err != nil {
 		return nil, err
 	}
 	tm.Since("write", t0)
@@ -131,7 +133,7 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 }
 
 // cellLandscape is cell i's container content: its field (height, channels) and weights cut out
-// of the evaluation, the height edges, and each population's density and instances.
+// of the evaluation, and each population's density and instances.
 func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackDir string, ev *evaluation, b *blocks, o *Options) (*landscape.Landscape, []int, error) {
 	c := &w.CellList[i]
 	hwin := ev.wins.Height
@@ -153,7 +155,7 @@ func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackD
 		}
 	}
 	l := &landscape.Landscape{Stack: s, StackDir: stackDir, Field: f, Weights: ev.cropWeights(b.cell),
-		GUID: w.cellGUID(i), HeightEdge: heightEdge(hwin, b.cellH)}
+		GUID: w.cellGUID(i)}
 	report := o.report()
 	counts := make([]int, len(s.Populations))
 	for p := range s.Populations {
@@ -177,13 +179,6 @@ func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackD
 		counts[p] = n
 	}
 	report("place", len(s.Populations), len(s.Populations))
-	if len(l.Scatter) > 0 {
-		pops := l.Scatter
-		l.WriteExtra = func(dir string) error {
-			_, err := landscape.WriteInstances(filepath.Join(dir, landscape.InstancesDir), pops)
-			return err
-		}
-	}
 	return l, counts, nil
 }
 
