@@ -115,3 +115,28 @@ func TestLoadHostile(t *testing.T) {
 		})
 	}
 }
+
+// The rule every reader of sources applies, with the words strata bake, world plan and
+// world.yaml report it in.
+func TestSourcesCheck(t *testing.T) {
+	for _, tc := range []struct {
+		src  Sources
+		want string
+	}{
+		{Sources{Sample: "dunes"}, ""},
+		{Sources{Sample: "dunes", StackPath: "s.yaml"}, ""},
+		{Sources{Height: "h.png", StackPath: "s.yaml"}, ""},
+		{Sources{}, "give exactly one of a heightmap and a sample"},
+		{Sources{Height: "h.png", Sample: "dunes", StackPath: "s.yaml"}, "give exactly one of a heightmap and a sample"},
+		{Sources{Sample: "hills"}, `sample "hills": the built-in sample is "dunes"`},
+		{Sources{Height: "h.png"}, "a heightmap needs a stack (only the sample has a stack of its own)"},
+	} {
+		err := tc.src.Check()
+		if (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.src, err, tc.want)
+		}
+		if _, _, lerr := Load(tc.src); tc.want != "" && (lerr == nil || lerr.Error() != "bake: "+tc.want) {
+			t.Errorf("Load(%+v): %v, want bake: %s", tc.src, lerr, tc.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package bake
+package landscape_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"strata/bake"
 	"strata/field"
 	"strata/landscape"
 	"strata/stack"
@@ -31,7 +32,7 @@ func TestOpenRoundTrip(t *testing.T) {
 	}
 	l := &landscape.Landscape{Stack: s, Field: f, Holes: make([]bool, 96*96)}
 	l.Holes[5*96+7] = true
-	if _, err := Evaluate(ctx, l, EvalOptions{CPU: true}); err != nil {
+	if _, err := bake.Evaluate(ctx, l, bake.EvalOptions{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "r.terrainData")
@@ -82,7 +83,7 @@ func TestOpenRoundTrip(t *testing.T) {
 func TestOpenBakedContainer(t *testing.T) {
 	ctx := context.Background()
 	l := &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(64)}
-	if _, err := Evaluate(ctx, l, EvalOptions{CPU: true}); err != nil {
+	if _, err := bake.Evaluate(ctx, l, bake.EvalOptions{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "b.terrainData")
@@ -116,30 +117,5 @@ func TestOpenBakedContainer(t *testing.T) {
 	}
 	if ps := terraindata.Validate(again); len(ps) > 0 {
 		t.Errorf("re-saved baked container is invalid: %v", ps)
-	}
-}
-
-// ProbeWeights is the whole-field reference at that texel, byte for byte.
-func TestProbeWeights(t *testing.T) {
-	s, f := stack.StressStack(), StressField(80)
-	g, err := landscape.NewGeometry(s, f, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := Reference(context.Background(), s, f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range [][2]int{{0, 0}, {79, 79}, {13, 57}, {40, 0}, {66, 12}} {
-		got, err := ProbeWeights(s, f, &g, p[0], p[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := w.Texel(p[0], p[1]); got != want {
-			t.Errorf("texel %v: probe %v, reference %v", p, got, want)
-		}
-	}
-	if _, err := ProbeWeights(s, f, &g, 80, 0); err == nil {
-		t.Error("a texel outside the grid: no error")
 	}
 }
