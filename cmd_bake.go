@@ -14,6 +14,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/progress"
 	"strata/stack"
 )
@@ -131,7 +132,7 @@ func (o *bakeOptions) sourceFlags(fs *flag.FlagSet) {
 
 // checkSources reports a combination of source flags no bake can use (a usage error).
 func (o *bakeOptions) checkSources() error {
-	if err := (bake.Sources{StackPath: o.stackPath, Sample: o.sample, Height: o.height}).Check(); err != nil {
+	if err := (landscape.Sources{StackPath: o.stackPath, Sample: o.sample, Height: o.height}).Check(); err != nil {
 		return usageErr{err}
 	}
 	switch {
@@ -161,9 +162,9 @@ func parsePair(flagName, v, sep string) ([2]float64, error) {
 	return [2]float64{x, y}, nil
 }
 
-// sources turns the flags into bake.Sources (malformed numbers are usage errors).
-func (o *bakeOptions) sources() (bake.Sources, error) {
-	src := bake.Sources{StackPath: o.stackPath, Sample: o.sample, Height: o.height}
+// sources turns the flags into landscape.Sources (malformed numbers are usage errors).
+func (o *bakeOptions) sources() (landscape.Sources, error) {
+	src := landscape.Sources{StackPath: o.stackPath, Sample: o.sample, Height: o.height}
 	if o.heightRange != "" {
 		r, err := parsePair("height-range", o.heightRange, ",")
 		if err != nil {
@@ -206,7 +207,7 @@ func (o *bakeOptions) sources() (bake.Sources, error) {
 		if !ok || name == "" || file == "" {
 			return src, usageErr{fmt.Errorf("--channel %q: want NAME=FILE", ch)}
 		}
-		src.Channels = append(src.Channels, bake.ChannelSource{Name: name, File: file})
+		src.Channels = append(src.Channels, landscape.ChannelSource{Name: name, File: file})
 	}
 	return src, nil
 }
@@ -295,7 +296,7 @@ func bakeFromCommand(ctx context.Context, from string, o *bakeOptions, stdout, s
 func newBakeBar(w io.Writer) *progress.Bar {
 	bar := progress.NewBar(w)
 	bar.SetUnit(bake.StageReadBack, "MiB")
-	bar.SetUnit(bake.StageEncode, "MiB")
-	bar.SetUnit(bake.StageEncodeHeight, "MiB")
+	bar.SetUnit(landscape.StageEncode, "MiB")
+	bar.SetUnit(landscape.StageEncodeHeight, "MiB")
 	return bar
 }

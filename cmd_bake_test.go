@@ -130,7 +130,7 @@ func TestBakeUsageAndInputErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", a, code, exitUsage)
 		}
 	}
-	// The source rules, in bake.Sources.Check's words.
+	// The source rules, in landscape.Sources.Check's words.
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"strata/bake"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -37,7 +37,7 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	unreadable := printInfo(stdout, ct)
-	probs := bake.CheckContainer(ct)
+	probs := landscape.CheckContainer(ct)
 	for _, p := range probs {
 		fmt.Fprintln(stderr, p.String())
 	}

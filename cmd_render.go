@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"strata/bake"
 	"strata/gpu"
 	"strata/internal/safeio"
+	"strata/landscape"
 	"strata/session"
 	"strata/terraindata"
 	"strata/viewport"
@@ -97,7 +97,7 @@ func renderContainer(path, out string, w, h int, view string, stdout io.Writer) 
 	if err := safeio.RefuseInside(path, out, "--out"); err != nil {
 		return err
 	}
-	if probs := bake.CheckContainer(c); len(probs) > 0 {
+	if probs := landscape.CheckContainer(c); len(probs) > 0 {
 		return fmt.Errorf("%s cannot be rendered:\n%w", path, probs)
 	}
 	dev, err := gpu.Open(context.Background(), gpu.Options{Label: "strata render"})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"strata/bake"
+	"strata/landscape"
 )
 
 func init() {
@@ -29,7 +29,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return usageError(c, stderr, "want exactly one PATH.terrainData")
 	}
 	path := args[0]
-	probs := bake.Validate(path)
+	probs := landscape.Validate(path)
 	if len(probs) == 0 {
 		fmt.Fprintf(stdout, "%s: valid\n", path)
 		return exitOK

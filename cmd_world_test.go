@@ -16,8 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"strata/bake"
 	"strata/internal/worldtest"
+	"strata/landscape"
 	"strata/terraindata"
 	"strata/world"
 )
@@ -247,7 +247,7 @@ func TestWorldEmitK8sSlurm(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "baked cell 1") {
 		t.Fatalf("the script as task 1: %v\n%s", err, out)
 	}
-	if probs := bake.Validate(filepath.Join(wd, "x1_z0.terrainData")); len(probs) > 0 {
+	if probs := landscape.Validate(filepath.Join(wd, "x1_z0.terrainData")); len(probs) > 0 {
 		t.Fatalf("cell 1 after the script: %v", probs)
 	}
 	// A source outside the claim's root is refused: a pod could not read it.
@@ -298,7 +298,7 @@ func TestWorldKilledCellRetried(t *testing.T) {
 		if !fileExists(filepath.Join(cell, terraindata.ManifestFile)) {
 			at = filepath.Join(wd, ".x1_z1.terrainData.old")
 		}
-		if probs := bake.Validate(at); len(probs) > 0 {
+		if probs := landscape.Validate(at); len(probs) > 0 {
 			t.Fatalf("kill %d: %v", k, probs)
 		}
 		if got := treeBytes(t, at); !equalTrees(before, got) {
@@ -345,7 +345,7 @@ func TestWorldConcurrentDuplicateCell(t *testing.T) {
 				t.Fatalf("round %d process %d: %v\n%s", round, p, errs[p], outs[p])
 			}
 		}
-		if probs := bake.Validate(cell); len(probs) > 0 {
+		if probs := landscape.Validate(cell); len(probs) > 0 {
 			t.Fatalf("round %d: %v", round, probs)
 		}
 		got := treeBytes(t, cell)

@@ -10,9 +10,9 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
-	"strata/terraindata"
 )
 
 // Stage names a bake reports to its progress.Func, one bar each on the command line.
@@ -21,16 +21,6 @@ const (
 	StageEvaluate = "evaluate"  // weights (and, on the GPU, density) tiles run
 	StageReadBack = "read back" // MiB copied from the GPU into the landscape
 	StageScatter  = "scatter"   // populations placed (the Go reference: density too)
-	StageEncode   = "encode"    // MiB of payload compressed into the container (weights, scatter)
-	// StageEncodeHeight is the height payload (and holes): written while the stack is evaluated.
-	StageEncodeHeight = "encode height"
-	// StageValidateHeight is the height payload (and holes) read back and flushed to the disk as
-	// soon as it is written (0/1, 1/1): the commit's validation then only reads the rest.
-	StageValidateHeight = "validate height"
-	// StageValidateControls is the control textures read back and flushed while the densities
-	// encode (0/1, 1/1).
-	StageValidateControls = "validate controls"
-	StageValidate         = terraindata.StageValidate // the written container checked, made durable and swapped in
 )
 
 // GPUTileSize is the tile side a GPU bake uses when Options.TileSize is 0: every tile is a
@@ -50,17 +40,17 @@ const GPUTileSize = 1024
 // band and it and the height fit a binding, else with the Go reference from the density the GPU
 // computed — the same instances, bit for bit (placement from one density is exact between the
 // twins, gpu.TestScatterPlaceMatchesReference).
-func (g *GPU) Bake(ctx context.Context, l *Landscape, opt Options) error {
+func (g *GPU) Bake(ctx context.Context, l *landscape.Landscape, opt Options) error {
 	return g.bake(ctx, l, opt, true, nil)
 }
 
 // Weights evaluates s over f on the GPU band by band, as Bake does, and returns the weights.
-func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*Weights, error) {
-	geo, err := NewGeometry(s, f, opt.Resolution)
+func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*landscape.Weights, error) {
+	geo, err := landscape.NewGeometry(s, f, opt.Resolution)
 	if err != nil {
 		return nil, err
 	}
-	l := &Landscape{Stack: s, Field: f, Geometry: geo}
+	l := &landscape.Landscape{Stack: s, Field: f, Geometry: geo}
 	if err := g.bake(ctx, l, opt, false, nil); err != nil {
 		return nil, err
 	}
@@ -68,7 +58,7 @@ func (g *GPU) Weights(ctx context.Context, s *stack.Stack, f *field.Field, opt O
 }
 
 // bake is Bake (withScatter) or Weights, timing its phases into tm (may be nil).
-func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter bool, tm *Timings) error {
+func (g *GPU) bake(ctx context.Context, l *landscape.Landscape, opt Options, withScatter bool, tm *Timings) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {
@@ -101,7 +91,7 @@ func (g *GPU) bake(ctx context.Context, l *Landscape, opt Options, withScatter b
 // host grids the bands are read into.
 type bakeRun struct {
 	g                    *GPU
-	l                    *Landscape
+	l                    *landscape.Landscape
 	tm                   *Timings
 	report               func(stage string, done, total int)
 	params               []uint32
@@ -109,7 +99,7 @@ type bakeRun struct {
 	chans                []string
 	tiles                []field.Tile
 	bands                []band
-	w                    *Weights
+	w                    *landscape.Weights
 	readHi               bool          // more than four layers: layers 4–7 are read back
 	dens                 []*field.Grid // per population, the weights grid
 	maxD                 []float32     // per population, the largest density reached
@@ -131,7 +121,7 @@ func readerSlots(perBand int, t wgpu.AdapterType) int {
 	return 2 * perBand
 }
 
-func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timings) (*bakeRun, error) {
+func (g *GPU) newBakeRun(l *landscape.Landscape, opt Options, withScatter bool, tm *Timings) (*bakeRun, error) {
 	s, geo := l.Stack, &l.Geometry
 	r := &bakeRun{g: g, l: l, tm: tm, report: opt.progress(), chans: s.Channels(), readHi: len(s.Layers) > 4}
 	var err error
@@ -170,7 +160,7 @@ func (g *GPU) newBakeRun(l *Landscape, opt Options, withScatter bool, tm *Timing
 	}
 	// Layers 4–7 exist only in stacks of more than four layers: otherwise Hi is all zero by
 	// construction and not read back, so its pages are never touched (1 GiB at 16384²).
-	r.w = NewWeights(W, H)
+	r.w = landscape.NewWeights(W, H)
 	r.dens = make([]*field.Grid, pops)
 	r.maxD = make([]float32, pops)
 	for p := range r.dens {
@@ -278,7 +268,7 @@ func (r *bakeRun) place(ctx context.Context) error {
 	}
 	for p := range pops {
 		pop := &l.Stack.Populations[p]
-		out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: r.dens[p]}
+		out := landscape.Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: r.dens[p]}
 		var err error
 		if onGPU {
 			out, err = g.placeGPU(ctx, l, p, r.maxD[p], p < pops-1, r.tiles, out)
@@ -309,7 +299,7 @@ func (g *GPU) densityBand(ctx context.Context, params []uint32, b band, target *
 
 // placeGPU places population p from the whole-grid density in the scatter kernel: the last
 // population's is still there from its density run; an earlier one's (upload) is put back first.
-func (g *GPU) placeGPU(ctx context.Context, l *Landscape, p int, maxD float32, upload bool, tiles []field.Tile, out Population) (Population, error) {
+func (g *GPU) placeGPU(ctx context.Context, l *landscape.Landscape, p int, maxD float32, upload bool, tiles []field.Tile, out landscape.Population) (landscape.Population, error) {
 	sp := scatter.ParamsFor(&l.Stack.Populations[p], maxD)
 	out.Spacing = sp.Spacing
 	if sp.Spacing == 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -110,12 +111,12 @@ func TestGPUBakeBands(t *testing.T) {
 	defer g.Release()
 	s := stack.StressStack()
 	f := StressField(150)
-	run := func(budget int64, bands string) *Landscape {
-		geo, err := NewGeometry(s, f, 0)
+	run := func(budget int64, bands string) *landscape.Landscape {
+		geo, err := landscape.NewGeometry(s, f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := &Landscape{Stack: s, Field: f, Geometry: geo}
+		l := &landscape.Landscape{Stack: s, Field: f, Geometry: geo}
 		tm := &Timings{}
 		if err := g.bake(ctx, l, Options{TileSize: 64, BandBytes: budget}, true, tm); err != nil {
 			t.Fatal(err)
@@ -188,7 +189,7 @@ func TestEvaluateBorrowedGPUFillsTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Release()
-	l := &Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(300)}
+	l := &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(300)}
 	if _, err := Evaluate(ctx, l, EvalOptions{Evaluator: &GPUEvaluator{g: g}}); err != nil {
 		t.Fatal(err)
 	}

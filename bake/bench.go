@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -72,12 +73,12 @@ func BenchWeights(ctx context.Context, g *GPU, c BenchCase, tileSize int) (*Weig
 	if tileSize <= 0 {
 		tileSize = field.DefaultTileSize
 	}
-	geo, err := NewGeometry(c.Stack, c.Field, 0)
+	geo, err := landscape.NewGeometry(c.Stack, c.Field, 0)
 	if err != nil {
 		return nil, err
 	}
 	fig := &WeightsFigures{Case: c.Name, W: geo.Field.WeightsW, H: geo.Field.WeightsH, TileSize: tileSize}
-	var ref *Weights
+	var ref *landscape.Weights
 	fig.CPU, err = timeRepeated(2*time.Second, 3, func() error {
 		ref, err = Reference(ctx, c.Stack, c.Field, Options{})
 		return err
@@ -171,7 +172,7 @@ func residentTime(g *GPU) (time.Duration, error) {
 }
 
 // CompareWeights returns the share of equal bytes between a and b and the largest difference.
-func CompareWeights(a, b *Weights) (equal float64, worst int) {
+func CompareWeights(a, b *landscape.Weights) (equal float64, worst int) {
 	if a == nil || b == nil || len(a.Lo) != len(b.Lo) {
 		return 0, 255
 	}
@@ -243,7 +244,7 @@ func BenchEdit(ctx context.Context, g *GPU, c BenchCase, tileSize, strokes int) 
 	}
 	f := *c.Field
 	f.Height = c.Field.Height.Clone() // the benchmark paints; the caller's field stays as it was
-	geo, err := NewGeometry(c.Stack, &f, 0)
+	geo, err := landscape.NewGeometry(c.Stack, &f, 0)
 	if err != nil {
 		return nil, err
 	}

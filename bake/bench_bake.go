@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -43,7 +44,7 @@ func BenchBake(ctx context.Context, n int, cpu bool, out string) (*BakeFigures, 
 	tm := &Timings{}
 	t0 := time.Now()
 	r, err := Run(ctx, Job{
-		Sources:     Sources{Sample: "dunes"},
+		Sources:     landscape.Sources{Sample: "dunes"},
 		Out:         out,
 		EvalOptions: EvalOptions{Options: Options{Resolution: field.DunesSize / float64(n)}, CPU: cpu, Timings: tm},
 	})
@@ -98,12 +99,12 @@ func (f *BakeFigures) Print(w io.Writer) {
 // bytes and the largest difference over the controls they hold (control1 only when both have
 // one): `strata bench bake --compare` holds a GPU bake to the Go reference's.
 func CompareControls(a, b string) (equal float64, worst int, err error) {
-	read := func(p string) (*Weights, int, error) {
+	read := func(p string) (*landscape.Weights, int, error) {
 		c, err := terraindata.Open(p)
 		if err != nil {
 			return nil, 0, err
 		}
-		w, err := containerWeights(c)
+		w, err := landscape.ContainerWeights(c)
 		if err == nil && w == nil {
 			err = fmt.Errorf("bake: %s has no control textures", p)
 		}

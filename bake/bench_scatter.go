@@ -8,6 +8,7 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -50,7 +51,7 @@ func benchGrassStack() *stack.Stack {
 func BenchScatter(ctx context.Context, g *GPU, n int) (*ScatterFigures, error) {
 	s := benchGrassStack()
 	f := field.SampleDunesSized(n)
-	geo, err := NewGeometry(s, f, 0)
+	geo, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func BenchScatter(ctx context.Context, g *GPU, n int) (*ScatterFigures, error) {
 	if err != nil {
 		return nil, err
 	}
-	sg := geo.scatterGeometry()
+	sg := scatterGeometry(&geo)
 	var dens *field.Grid
 	var maxD float32
 	fig.CPUDensity, err = timeRepeated(0, 1, func() error {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -17,9 +18,9 @@ func TestValidateContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	probs, pools := ValidateContainer(c)
-	if len(probs) > 0 || len(Validate(path)) > 0 {
-		t.Fatalf("%v / %v", probs, Validate(path))
+	probs, pools := landscape.ValidateContainer(c)
+	if len(probs) > 0 || len(landscape.Validate(path)) > 0 {
+		t.Fatalf("%v / %v", probs, landscape.Validate(path))
 	}
 	if len(pools) != 1 {
 		t.Fatalf("%d pools, want 1", len(pools))
@@ -34,34 +35,9 @@ func TestValidateContainer(t *testing.T) {
 			}
 		}
 	}
-	poke(filepath.Join(path, InstancesDir), math.Float32bits(float32(math.Inf(1))))
-	probs, pools = ValidateContainer(c)
-	if len(probs) == 0 || pools != nil || probs.Error() != Validate(path).Error() {
-		t.Fatalf("broken instances: %v, %d pools; Validate: %v", probs, len(pools), Validate(path))
-	}
-}
-
-// The rule every reader of sources applies, with the words strata bake, world plan and
-// world.yaml report it in.
-func TestSourcesCheck(t *testing.T) {
-	for _, tc := range []struct {
-		src  Sources
-		want string
-	}{
-		{Sources{Sample: "dunes"}, ""},
-		{Sources{Sample: "dunes", StackPath: "s.yaml"}, ""},
-		{Sources{Height: "h.png", StackPath: "s.yaml"}, ""},
-		{Sources{}, "give exactly one of a heightmap and a sample"},
-		{Sources{Height: "h.png", Sample: "dunes", StackPath: "s.yaml"}, "give exactly one of a heightmap and a sample"},
-		{Sources{Sample: "hills"}, `sample "hills": the built-in sample is "dunes"`},
-		{Sources{Height: "h.png"}, "a heightmap needs a stack (only the sample has a stack of its own)"},
-	} {
-		err := tc.src.Check()
-		if (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.src, err, tc.want)
-		}
-		if _, _, lerr := Load(tc.src); tc.want != "" && (lerr == nil || lerr.Error() != "bake: "+tc.want) {
-			t.Errorf("Load(%+v): %v, want bake: %s", tc.src, lerr, tc.want)
-		}
+	poke(filepath.Join(path, landscape.InstancesDir), math.Float32bits(float32(math.Inf(1))))
+	probs, pools = landscape.ValidateContainer(c)
+	if len(probs) == 0 || pools != nil || probs.Error() != landscape.Validate(path).Error() {
+		t.Fatalf("broken instances: %v, %d pools; Validate: %v", probs, len(pools), landscape.Validate(path))
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -37,12 +38,12 @@ func (e *GPUEvaluator) fallback(opt *Options, msg string) *ReferenceEvaluator {
 }
 
 // Landscape is GPU.Bake with the scatter, timed into tm.
-func (e *GPUEvaluator) Landscape(ctx context.Context, l *Landscape, opt Options, tm *Timings) (string, error) {
+func (e *GPUEvaluator) Landscape(ctx context.Context, l *landscape.Landscape, opt Options, tm *Timings) (string, error) {
 	return e.Name(), e.g.bake(ctx, l, opt, true, tm)
 }
 
 // Density is GPU.Density; a grid past the device's limits is the Go reference's.
-func (e *GPUEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *Geometry, opt Options) (*field.Grid, float32, string, error) {
+func (e *GPUEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *landscape.Geometry, opt Options) (*field.Grid, float32, string, error) {
 	dens, mx, err := e.g.Density(ctx, s, pop, f, geo, opt)
 	if !errors.Is(err, gpu.ErrTooLarge) {
 		return dens, mx, e.Name(), err
@@ -52,7 +53,7 @@ func (e *GPUEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *
 
 // Scatter uploads l.Weights and runs GPU.Scatter; a grid past the device's limits is scattered by
 // the Go reference.
-func (e *GPUEvaluator) Scatter(ctx context.Context, l *Landscape, opt Options) (string, error) {
+func (e *GPUEvaluator) Scatter(ctx context.Context, l *landscape.Landscape, opt Options) (string, error) {
 	err := e.g.UploadWeights(l.Weights)
 	if err == nil {
 		err = e.g.Scatter(ctx, l, opt)
@@ -69,7 +70,7 @@ func (e *GPUEvaluator) Scatter(ctx context.Context, l *Landscape, opt Options) (
 // weights; densities to the kernel's documented tolerance, docs/scatter.md), so a GPU cell and a
 // CPU cell write the same weights. A block the device cannot hold, or a device that fails, is the
 // Go reference's, with a warning.
-func (e *GPUEvaluator) Window(ctx context.Context, s *stack.Stack, geo *Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error) {
+func (e *GPUEvaluator) Window(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error) {
 	b, err := e.window(ctx, s, geo, wins, r, withDensity, opt)
 	switch {
 	case err == nil:
@@ -84,7 +85,7 @@ func (e *GPUEvaluator) Window(ctx context.Context, s *stack.Stack, geo *Geometry
 // kernels write each texel at its global index minus that corner (params head lane 4), and the
 // density grid is the same band (gpu.ScatterKernel.DensityBand). A block whose target exceeds the
 // device is refused with gpu.ErrTooLarge.
-func (e *GPUEvaluator) window(ctx context.Context, s *stack.Stack, geo *Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error) {
+func (e *GPUEvaluator) window(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error) {
 	g := e.g
 	dev := g.Dev
 	withDensity = withDensity && len(s.Populations) > 0
@@ -133,7 +134,7 @@ func (e *GPUEvaluator) window(ctx context.Context, s *stack.Stack, geo *Geometry
 		return nil, fmt.Errorf("bake: %w", err)
 	}
 	// The target is r's block, read back tightly: the weights as they are.
-	b := &Block{Weights: &Weights{W: r.W(), H: r.H(), Lo: lo, Hi: hi}, Backend: e.Name()}
+	b := &Block{Weights: &landscape.Weights{W: r.W(), H: r.H(), Lo: lo, Hi: hi}, Backend: e.Name()}
 	if !withDensity {
 		return b, nil
 	}
@@ -151,7 +152,7 @@ func (e *GPUEvaluator) window(ctx context.Context, s *stack.Stack, geo *Geometry
 
 // densityWindow runs population p's density kernel k over the kept tiles and returns r's values
 // (the kernel's grid is r's block, target's).
-func densityWindow(ctx context.Context, k *gpu.ScatterKernel, s *stack.Stack, p int, geo *Geometry, r field.Rect, target *gpu.WeightsTarget, tiles []gpu.WeightsTile) (*field.Grid, error) {
+func densityWindow(ctx context.Context, k *gpu.ScatterKernel, s *stack.Stack, p int, geo *landscape.Geometry, r field.Rect, target *gpu.WeightsTarget, tiles []gpu.WeightsTile) (*field.Grid, error) {
 	pp, err := stack.PackPopulation(s, p, geo.Stack)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -20,7 +21,7 @@ type ReferenceEvaluator struct {
 func (r *ReferenceEvaluator) Name() string { return r.name }
 
 // Landscape is Reference and ScatterReference.
-func (r *ReferenceEvaluator) Landscape(ctx context.Context, l *Landscape, opt Options, tm *Timings) (string, error) {
+func (r *ReferenceEvaluator) Landscape(ctx context.Context, l *landscape.Landscape, opt Options, tm *Timings) (string, error) {
 	t0 := time.Now()
 	w, err := Reference(ctx, l.Stack, l.Field, opt)
 	tm.Add(StageEvaluate, time.Since(t0))
@@ -35,8 +36,8 @@ func (r *ReferenceEvaluator) Landscape(ctx context.Context, l *Landscape, opt Op
 }
 
 // Density is scatter.Density.
-func (r *ReferenceEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *Geometry, opt Options) (*field.Grid, float32, string, error) {
-	dens, mx, err := scatter.Density(ctx, s, pop, f, geo.scatterGeometry(), nil, nil)
+func (r *ReferenceEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *landscape.Geometry, opt Options) (*field.Grid, float32, string, error) {
+	dens, mx, err := scatter.Density(ctx, s, pop, f, scatterGeometry(geo), nil, nil)
 	if err != nil {
 		return nil, 0, "", fmt.Errorf("bake: %w", err)
 	}
@@ -44,12 +45,12 @@ func (r *ReferenceEvaluator) Density(ctx context.Context, s *stack.Stack, pop in
 }
 
 // Scatter is ScatterReference.
-func (r *ReferenceEvaluator) Scatter(ctx context.Context, l *Landscape, opt Options) (string, error) {
+func (r *ReferenceEvaluator) Scatter(ctx context.Context, l *landscape.Landscape, opt Options) (string, error) {
 	return r.name, ScatterReference(ctx, l, opt)
 }
 
 // Window is ReferenceWindow and scatter.DensityWindow.
-func (r *ReferenceEvaluator) Window(ctx context.Context, s *stack.Stack, geo *Geometry, wins *Windows, rect field.Rect, withDensity bool, opt Options) (*Block, error) {
+func (r *ReferenceEvaluator) Window(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, wins *Windows, rect field.Rect, withDensity bool, opt Options) (*Block, error) {
 	w, err := ReferenceWindow(ctx, s, geo, wins, rect, opt)
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (r *ReferenceEvaluator) Window(ctx context.Context, s *stack.Stack, geo *Ge
 	if !withDensity {
 		return b, nil
 	}
-	sg := geo.scatterGeometry()
+	sg := scatterGeometry(geo)
 	b.Density, err = densities(s, &opt, func(p int) (*field.Grid, error) {
 		d, _, err := scatter.DensityWindow(ctx, s, p, wins.Height, wins.Channels, sg, rect, w.Lo, w.Hi)
 		return d, err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"strata/landscape"
 )
 
 // EvalOptions control Evaluate: the tiling, progress and warnings of Options, the evaluator (one
@@ -51,14 +53,14 @@ func (o *EvalOptions) evaluator(ctx context.Context) (ev Evaluator, own bool, er
 // evaluator it used, in words. This is the one bake both `strata bake` and the editor run. On the
 // GPU, a field of any size is evaluated band by band within the device's limits (GPU.Bake); one
 // the device truly cannot hold is refused before any work, by name.
-func Evaluate(ctx context.Context, l *Landscape, o EvalOptions) (backend string, err error) {
+func Evaluate(ctx context.Context, l *landscape.Landscape, o EvalOptions) (backend string, err error) {
 	if l.Stack == nil || l.Field == nil {
 		return "", errors.New("bake: evaluate: no stack or no field")
 	}
-	if l.Geometry, err = NewGeometry(l.Stack, l.Field, o.Resolution); err != nil {
+	if l.Geometry, err = landscape.NewGeometry(l.Stack, l.Field, o.Resolution); err != nil {
 		return "", err
 	}
-	if err := l.checkMemory(); err != nil {
+	if err := checkMemory(l); err != nil {
 		return "", err
 	}
 	l.Weights = nil

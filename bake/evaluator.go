@@ -8,6 +8,7 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -20,17 +21,17 @@ import (
 // caller only hears which evaluator did the work (the backend string each call returns).
 type Evaluator interface {
 	// Landscape fills l.Weights and l.Scatter from l.Stack over l.Field on l.Geometry (set by the
-	// caller, NewGeometry), timing its phases into tm (nil: none): the whole-field bake.
-	Landscape(ctx context.Context, l *Landscape, opt Options, tm *Timings) (backend string, err error)
+	// caller, landscape.NewGeometry), timing its phases into tm (nil: none): the whole-field bake.
+	Landscape(ctx context.Context, l *landscape.Landscape, opt Options, tm *Timings) (backend string, err error)
 	// Density evaluates population pop of s over f on geo's weights grid (no `layer` rule may be
 	// read) and returns the grid and its largest value: a procgen mask.
-	Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *Geometry, opt Options) (*field.Grid, float32, string, error)
+	Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *landscape.Geometry, opt Options) (*field.Grid, float32, string, error)
 	// Scatter places every population of l.Stack over the weights already in l.Weights (computed
 	// elsewhere, a procgen graph's), on l.Geometry.
-	Scatter(ctx context.Context, l *Landscape, opt Options) (string, error)
+	Scatter(ctx context.Context, l *landscape.Landscape, opt Options) (string, error)
 	// Window evaluates block r of geo's weights grid from windows of a larger field (a world's
 	// cell) and, when withDensity, each population's density over it.
-	Window(ctx context.Context, s *stack.Stack, geo *Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error)
+	Window(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error)
 	// Release frees what the evaluator holds (its kernels, and its device when it opened one).
 	// Safe on nil and twice.
 	Release()
@@ -156,19 +157,19 @@ func (l *lazyEvaluator) get(ctx context.Context) Evaluator {
 	return l.ev
 }
 
-func (l *lazyEvaluator) Landscape(ctx context.Context, la *Landscape, opt Options, tm *Timings) (string, error) {
+func (l *lazyEvaluator) Landscape(ctx context.Context, la *landscape.Landscape, opt Options, tm *Timings) (string, error) {
 	return l.get(ctx).Landscape(ctx, la, opt, tm)
 }
 
-func (l *lazyEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *Geometry, opt Options) (*field.Grid, float32, string, error) {
+func (l *lazyEvaluator) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *landscape.Geometry, opt Options) (*field.Grid, float32, string, error) {
 	return l.get(ctx).Density(ctx, s, pop, f, geo, opt)
 }
 
-func (l *lazyEvaluator) Scatter(ctx context.Context, la *Landscape, opt Options) (string, error) {
+func (l *lazyEvaluator) Scatter(ctx context.Context, la *landscape.Landscape, opt Options) (string, error) {
 	return l.get(ctx).Scatter(ctx, la, opt)
 }
 
-func (l *lazyEvaluator) Window(ctx context.Context, s *stack.Stack, geo *Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error) {
+func (l *lazyEvaluator) Window(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error) {
 	return l.get(ctx).Window(ctx, s, geo, wins, r, withDensity, opt)
 }
 
@@ -188,7 +189,7 @@ func (l *lazyEvaluator) Release() {
 // Block is a block of a larger field's weights grid evaluated (Evaluator.Window): its weights
 // and each population's density, r's texels, row 0 at r.J0.
 type Block struct {
-	Weights *Weights
+	Weights *landscape.Weights
 	Density []*field.Grid // per population; nil without density
 	Backend string        // the evaluator that did it, in words
 }

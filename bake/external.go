@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -17,7 +18,7 @@ import (
 // returns the grid, its largest value and the evaluator used. A procgen mask is a one-rule
 // population of density 1. No `layer` rule may be read: there are no weights to read it from.
 func EvaluateDensity(ctx context.Context, s *stack.Stack, pop int, f *field.Field, o EvalOptions) (*field.Grid, float32, string, error) {
-	geo, err := NewGeometry(s, f, o.Resolution)
+	geo, err := landscape.NewGeometry(s, f, o.Resolution)
 	if err != nil {
 		return nil, 0, "", err
 	}
@@ -34,12 +35,12 @@ func EvaluateDensity(ctx context.Context, s *stack.Stack, pop int, f *field.Fiel
 // EvaluateScatter places every population of l.Stack over weights already in l.Weights (computed
 // elsewhere, e.g. by a procgen graph) with o's evaluator (Evaluator.Scatter). It sets l.Geometry
 // and l.Scatter and returns the evaluator used.
-func EvaluateScatter(ctx context.Context, l *Landscape, o EvalOptions) (string, error) {
+func EvaluateScatter(ctx context.Context, l *landscape.Landscape, o EvalOptions) (string, error) {
 	if l.Stack == nil || l.Field == nil || l.Weights == nil {
 		return "", errors.New("bake: scatter: no stack, field or weights")
 	}
 	var err error
-	if l.Geometry, err = NewGeometry(l.Stack, l.Field, o.Resolution); err != nil {
+	if l.Geometry, err = landscape.NewGeometry(l.Stack, l.Field, o.Resolution); err != nil {
 		return "", err
 	}
 	if w := l.Weights; w.W != l.Geometry.Field.WeightsW || w.H != l.Geometry.Field.WeightsH {
@@ -62,7 +63,7 @@ func EvaluateScatter(ctx context.Context, l *Landscape, o EvalOptions) (string, 
 // Density evaluates population pop of s over f on the GPU with terrain_scatter_density, tile by
 // tile, and reads the grid back: the GPU twin of scatter.Density for a population with no `layer`
 // rule.
-func (g *GPU) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *Geometry, opt Options) (*field.Grid, float32, error) {
+func (g *GPU) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo *landscape.Geometry, opt Options) (*field.Grid, float32, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {
@@ -85,7 +86,7 @@ func (g *GPU) Density(ctx context.Context, s *stack.Stack, pop int, f *field.Fie
 
 // UploadWeights makes w the GPU weights target, for Scatter's `layer` rules to read, when the
 // weights were computed elsewhere rather than by RunTiles.
-func (g *GPU) UploadWeights(w *Weights) error {
+func (g *GPU) UploadWeights(w *landscape.Weights) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -18,7 +19,7 @@ import (
 // fromLandscape is a small landscape with everything a container carries for editing: five
 // layers (two controls), a mask channel a rule reads, a hole, a population, and a weights grid
 // coarser than the height grid.
-func fromLandscape(t *testing.T) *Landscape {
+func fromLandscape(t *testing.T) *landscape.Landscape {
 	t.Helper()
 	s := stack.SampleDunes()
 	for _, name := range []string{"grass", "mud"} {
@@ -35,7 +36,7 @@ func fromLandscape(t *testing.T) *Landscape {
 	if err := f.AddChannel("mask.snow", mask); err != nil {
 		t.Fatal(err)
 	}
-	l := &Landscape{Stack: s, Field: f, Holes: make([]bool, 96*96)}
+	l := &landscape.Landscape{Stack: s, Field: f, Holes: make([]bool, 96*96)}
 	l.Holes[5*96+7], l.Holes[40*96+41] = true, true
 	return l
 }
@@ -88,7 +89,7 @@ func TestRebakeIsEvaluateThenWrite(t *testing.T) {
 	if _, err := Evaluate(ctx, la, EvalOptions{CPU: true, Options: Options{Resolution: 4000.0 / 64}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteContext(ctx, a, la, WriteOptions{}); err != nil {
+	if err := landscape.WriteContext(ctx, a, la, landscape.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	lb := fromLandscape(t)
@@ -132,7 +133,7 @@ func TestBakeFromRoundTrip(t *testing.T) {
 		t.Errorf("re-evaluated %d² weights with %s", r.Landscape.Weights.W, r.Backend)
 	}
 	sameTree(t, src, out)
-	for _, s := range []string{StageLoad, StageEvaluate, StageEncode, StageValidate} {
+	for _, s := range []string{StageLoad, StageEvaluate, landscape.StageEncode, landscape.StageValidate} {
 		if !strings.Contains(strings.Join(stages, ","), s) {
 			t.Errorf("progress stages %v lack %q", stages, s)
 		}
@@ -151,7 +152,7 @@ func TestBakeFromRoundTrip(t *testing.T) {
 			t.Errorf("in place: %s changed", k)
 		}
 	}
-	if probs := Validate(src); len(probs) > 0 {
+	if probs := landscape.Validate(src); len(probs) > 0 {
 		t.Errorf("in place: %v", probs)
 	}
 }
@@ -194,7 +195,7 @@ func TestBakeFromRefuses(t *testing.T) {
 			os.WriteFile(filepath.Join(filepath.Dir(p), "world.yaml"), []byte("version: 1\n"), 0o644)
 		}, []string{"terrain.yaml", "cell of the world", "strata world bake"}, nil},
 		{"stored instances", func(t *testing.T, p string) {
-			os.Mkdir(filepath.Join(p, InstancesDir), 0o755)
+			os.Mkdir(filepath.Join(p, landscape.InstancesDir), 0o755)
 		}, []string{"terrain.yaml: instances", "strata world bake"}, nil},
 		{"height payload cut short", func(t *testing.T, p string) {
 			os.Truncate(filepath.Join(p, "height.texture", "data.exr"), 1000)

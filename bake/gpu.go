@@ -9,6 +9,7 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -96,7 +97,7 @@ func (g *GPU) ensureSized(t **gpu.WeightsTarget, w, h int) error {
 
 // RunTiles queues the given tiles of s over f into the GPU target (sized for geo's weights grid).
 // Nothing is read back: call Read, or let the viewport sample Target.
-func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo *Geometry, tiles []field.Tile, opt Options) error {
+func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo *landscape.Geometry, tiles []field.Tile, opt Options) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {
@@ -121,7 +122,7 @@ func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo 
 // target, reading the field where fb holds it on the device (FieldBuffers.Upload with
 // s.Channels() first): one dispatch a rect and no upload but the params. The editor keeps its
 // field there between edits; the bytes are those of RunTiles.
-func (g *GPU) RunResident(ctx context.Context, s *stack.Stack, geo *Geometry, fb *gpu.FieldBuffers, rects []image.Rectangle) error {
+func (g *GPU) RunResident(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, fb *gpu.FieldBuffers, rects []image.Rectangle) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {
@@ -154,7 +155,7 @@ func (g *GPU) runTiles(ctx context.Context, target *gpu.WeightsTarget, params []
 }
 
 // Read waits for queued work and reads the weights target back.
-func (g *GPU) Read() (*Weights, error) {
+func (g *GPU) Read() (*landscape.Weights, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.target == nil {
@@ -164,14 +165,14 @@ func (g *GPU) Read() (*Weights, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bake: %w", err)
 	}
-	return &Weights{W: int(g.target.W), H: int(g.target.H), Lo: lo, Hi: hi}, nil
+	return &landscape.Weights{W: int(g.target.W), H: int(g.target.H), Lo: lo, Hi: hi}, nil
 }
 
 // RunInto queues the weights texels rect (of geo's weights grid: a page of a level of its
 // pyramid) of s into target — the viewport's atlas slot (viewport.Renderer.WeightsSlot) — reading
 // the field where fb holds it on the device, or, with fb nil, from tiles cut out of f and
 // uploaded. Nothing is read back.
-func (g *GPU) RunInto(ctx context.Context, s *stack.Stack, f *field.Field, geo *Geometry, fb *gpu.FieldBuffers, rect image.Rectangle, target *gpu.WeightsTarget) error {
+func (g *GPU) RunInto(ctx context.Context, s *stack.Stack, f *field.Field, geo *landscape.Geometry, fb *gpu.FieldBuffers, rect image.Rectangle, target *gpu.WeightsTarget) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.weights == nil {

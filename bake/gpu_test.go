@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -27,7 +28,7 @@ func TestGPUWeightsMatchReference(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ref := mustRef(t, tc.s, tc.f, Options{})
-			var first *Weights
+			var first *landscape.Weights
 			for _, ts := range []int{64, 128, 0} {
 				got, err := g.Weights(context.Background(), tc.s, tc.f, Options{TileSize: ts})
 				if err != nil {

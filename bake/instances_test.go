@@ -9,28 +9,25 @@ import (
 	"strings"
 	"testing"
 
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 	"strata/terraindata"
 )
 
 // storedContainer bakes the stress field with the Go reference and stores its instances in the
-// container as a world cell does (WriteExtra, WriteInstances), returning the path and the pool.
+// container as a world cell does (WriteOptions.Instances), returning the path and the pool.
 func storedContainer(t *testing.T) (string, []float32) {
 	t.Helper()
 	ctx := context.Background()
 	s, f := stack.StressStack(), StressField(64)
-	l := &Landscape{Stack: s, Field: f}
+	l := &landscape.Landscape{Stack: s, Field: f}
 	if _, err := Evaluate(ctx, l, EvalOptions{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	pops := l.Scatter
-	l.WriteExtra = func(dir string) error {
-		_, err := WriteInstances(filepath.Join(dir, InstancesDir), pops)
-		return err
-	}
 	path := filepath.Join(t.TempDir(), "cell.terrainData")
-	if err := Write(path, l); err != nil {
+	if err := landscape.WriteContext(ctx, path, l, landscape.WriteOptions{Instances: true}); err != nil {
 		t.Fatal(err)
 	}
 	if pops[0].Count == 0 {
@@ -43,7 +40,7 @@ func storedContainer(t *testing.T) (string, []float32) {
 // them (whatever the device), and validation accepts them.
 func TestStoredInstancesRead(t *testing.T) {
 	path, want := storedContainer(t)
-	if probs := Validate(path); len(probs) > 0 {
+	if probs := landscape.Validate(path); len(probs) > 0 {
 		t.Fatal(probs)
 	}
 	c, err := terraindata.Open(path)
@@ -82,8 +79,8 @@ func TestStoredInstancesRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path, _ := storedContainer(t)
-			tc.spoil(filepath.Join(path, InstancesDir))
-			probs := Validate(path)
+			tc.spoil(filepath.Join(path, landscape.InstancesDir))
+			probs := landscape.Validate(path)
 			if len(probs) == 0 || !strings.Contains(probs.Error(), tc.want) {
 				t.Fatalf("validate: %v, want %q", probs, tc.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -35,21 +36,18 @@ func TestLevelsSubsampleTheGrid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base, err := NewGeometry(tc.s, tc.f, tc.res)
+			base, err := landscape.NewGeometry(tc.s, tc.f, tc.res)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for k := 1; k <= 3; k++ {
 				want := full.Level(k)
-				geo, err := geometryOf(tc.s, base.Field.Level(k), tc.f.TexelSize())
-				if err != nil {
-					t.Fatal(err)
-				}
+				geo := base.Level(k) // landscape.TestGeometryLevel holds it to the level's own geometry
 				if geo.Field.WeightsW != want.W || geo.Field.WeightsH != want.H {
 					t.Fatalf("level %d: grid %d×%d, the subsample %d×%d", k, geo.Field.WeightsW, geo.Field.WeightsH, want.W, want.H)
 				}
 				for _, ts := range []int{16, 0} {
-					got := NewWeights(want.W, want.H)
+					got := landscape.NewWeights(want.W, want.H)
 					if err := ReferenceTiles(context.Background(), tc.s, tc.f, &geo, got, geo.Tiles(ts), Options{}); err != nil {
 						t.Fatal(err)
 					}

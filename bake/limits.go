@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"strata/internal/sysmem"
+	"strata/landscape"
 )
 
 // What a bake holds per texel beyond the field it was given, calibrated on the 8192² bakes of
@@ -17,10 +18,10 @@ const (
 	bakeBytesPerHeightTexel     = 8
 )
 
-// checkMemory refuses a bake whose working set would not fit in the memory the machine can give
-// now (internal/sysmem: MemAvailable, the cgroup limit, STRATA_MEMORY_LIMIT), before anything is
+// checkMemory refuses a bake of l whose working set would not fit in the memory the machine can
+// give now (internal/sysmem: MemAvailable, the cgroup limit, STRATA_MEMORY_LIMIT), before anything is
 // allocated: the texel count grows with --size and --resolution far faster than the inputs do.
-func (l *Landscape) checkMemory() error {
+func checkMemory(l *landscape.Landscape) error {
 	fg := &l.Geometry.Field
 	wt := uint64(fg.WeightsW) * uint64(fg.WeightsH)
 	ht := uint64(fg.HeightW) * uint64(fg.HeightH)

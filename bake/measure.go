@@ -8,6 +8,7 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -17,7 +18,7 @@ import (
 type Measure struct {
 	Stack    *stack.Stack
 	Field    *field.Field
-	Geometry *Geometry
+	Geometry *landscape.Geometry
 	// GPUNs and CPUNs are the nanoseconds per texel measured on the GPU (0: not measured, or the
 	// kernels could not run) and on the Go reference; NewEvaluator writes them.
 	GPUNs, CPUNs float64

@@ -7,6 +7,7 @@ import (
 
 	"strata/field"
 	"strata/internal/pool"
+	"strata/landscape"
 	"strata/progress"
 	"strata/stack"
 )
@@ -51,12 +52,12 @@ func (o *Options) progress() progress.Func {
 // Reference evaluates stack s over field f with the Go reference, tile by tile on every core, and
 // returns the weights. It is the exact semantics the GPU kernel is checked against, and the
 // fallback when a machine has no GPU.
-func Reference(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*Weights, error) {
-	g, err := NewGeometry(s, f, opt.Resolution)
+func Reference(ctx context.Context, s *stack.Stack, f *field.Field, opt Options) (*landscape.Weights, error) {
+	g, err := landscape.NewGeometry(s, f, opt.Resolution)
 	if err != nil {
 		return nil, err
 	}
-	w := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+	w := landscape.NewWeights(g.Field.WeightsW, g.Field.WeightsH)
 	if err := referenceTiles(ctx, s, f, &g, w, g.Tiles(opt.TileSize), opt, true); err != nil {
 		return nil, err
 	}
@@ -66,13 +67,13 @@ func Reference(ctx context.Context, s *stack.Stack, f *field.Field, opt Options)
 // ReferenceTiles re-evaluates only the given tiles of w in place — the dirty tiles of an edit.
 // Texels outside them are untouched; because every read is placed from the field minimum, the
 // result equals a whole-field evaluation byte for byte.
-func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geometry, w *Weights, tiles []field.Tile, opt Options) error {
+func ReferenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *landscape.Geometry, w *landscape.Weights, tiles []field.Tile, opt Options) error {
 	return referenceTiles(ctx, s, f, g, w, tiles, opt, false)
 }
 
 // referenceTiles is ReferenceTiles; freshHi says w.Hi is all zero (just allocated), so a texel
 // whose layers 4–7 are 0 need not read it (evalTileInto).
-func referenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *Geometry, w *Weights, tiles []field.Tile, opt Options, freshHi bool) error {
+func referenceTiles(ctx context.Context, s *stack.Stack, f *field.Field, g *landscape.Geometry, w *landscape.Weights, tiles []field.Tile, opt Options, freshHi bool) error {
 	c, err := stack.Compile(s, g.Stack)
 	if err != nil {
 		return fmt.Errorf("bake: %w", err)
@@ -141,13 +142,13 @@ func channelNames(f *field.Field) []string {
 // evalTile evaluates one tile's interior through tp (reading height and channels through the
 // tile's apron-inclusive block exactly as the kernel reads its tile buffer) into w, whose texel
 // (0, 0) is weights texel at. c is the stack tp was built from (tp alone is read).
-func evalTile(c *stack.Compiled, tp stack.Taps, t field.Tile, w *Weights, at [2]int) {
+func evalTile(c *stack.Compiled, tp stack.Taps, t field.Tile, w *landscape.Weights, at [2]int) {
 	evalTileInto(tp, t, w, at, false)
 }
 
 // evalTileInto is evalTile; freshHi says w.Hi is all zero, so it is not read where the texel's
 // layers 4–7 are 0 (reading untouched memory costs a page fault per 4 KiB: 10 ns a texel).
-func evalTileInto(tp stack.Taps, t field.Tile, w *Weights, at [2]int, freshHi bool) {
+func evalTileInto(tp stack.Taps, t field.Tile, w *landscape.Weights, at [2]int, freshHi bool) {
 	row := make([]stack.TexelInputs, t.W)
 	qs := make([][8]uint8, t.W)
 	for j := t.J0; j < t.J0+t.H; j++ {

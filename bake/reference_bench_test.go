@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -135,14 +136,14 @@ func BenchmarkDensityDEM(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := NewGeometry(s, f, 0)
+	g, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var texels int
 	cpu0 := cpuSeconds()
 	for b.Loop() {
-		if _, _, err := scatter.Density(context.Background(), s, 0, f, g.scatterGeometry(), w.Lo, w.Hi); err != nil {
+		if _, _, err := scatter.Density(context.Background(), s, 0, f, scatterGeometry(&g), w.Lo, w.Hi); err != nil {
 			b.Fatal(err)
 		}
 		texels += w.W * w.H

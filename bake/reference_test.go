@@ -11,10 +11,11 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
-func mustRef(t testing.TB, s *stack.Stack, f *field.Field, opt Options) *Weights {
+func mustRef(t testing.TB, s *stack.Stack, f *field.Field, opt Options) *landscape.Weights {
 	t.Helper()
 	w, err := Reference(context.Background(), s, f, opt)
 	if err != nil {
@@ -23,7 +24,7 @@ func mustRef(t testing.TB, s *stack.Stack, f *field.Field, opt Options) *Weights
 	return w
 }
 
-func checkSum255(t *testing.T, w *Weights) {
+func checkSum255(t *testing.T, w *landscape.Weights) {
 	t.Helper()
 	for j := 0; j < w.H; j++ {
 		for i := 0; i < w.W; i++ {
@@ -85,13 +86,13 @@ func TestStressStackCoversEveryLayer(t *testing.T) {
 // Re-evaluating one tile in place leaves the others untouched and reproduces the whole-field bytes.
 func TestReferenceTilesInPlace(t *testing.T) {
 	s, f := stack.StressStack(), StressField(128)
-	g, err := NewGeometry(s, f, 0)
+	g, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := mustRef(t, s, f, Options{})
 	tiles := g.Tiles(32)
-	w := NewWeights(want.W, want.H)
+	w := landscape.NewWeights(want.W, want.H)
 	copy(w.Lo, want.Lo)
 	copy(w.Hi, want.Hi)
 	tile := tiles[5]
@@ -177,7 +178,7 @@ func TestReferenceProgress(t *testing.T) {
 // (Bilinear, Slope, Curvature), whether the stack reads it or not, and stack.Compiled.Weights.
 // The evaluator's fast paths (stack's taps_fast.go, weights_fast.go, slope_fast.go, the inputs
 // it leaves out, and evalTileInto) must give its bytes exactly.
-func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *Geometry) *Weights {
+func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *landscape.Geometry) *landscape.Weights {
 	t.Helper()
 	c, err := stack.Compile(s, g.Stack)
 	if err != nil {
@@ -193,7 +194,7 @@ func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *Geometry) *W
 		cs[k] = g.Field.Sampler(grids[k])
 	}
 	step := g.Stack.GradientStep
-	w := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+	w := landscape.NewWeights(g.Field.WeightsW, g.Field.WeightsH)
 	for j := range w.H {
 		for i := range w.W {
 			var in stack.TexelInputs
@@ -214,7 +215,7 @@ func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *Geometry) *W
 }
 
 // firstDiff names the first texel where two weights differ ("" when they are equal).
-func firstDiff(got, want *Weights) string {
+func firstDiff(got, want *landscape.Weights) string {
 	if got.W != want.W || got.H != want.H {
 		return fmt.Sprintf("size %d×%d, want %d×%d", got.W, got.H, want.W, want.H)
 	}
@@ -316,7 +317,7 @@ func TestReferenceMatchesSlowReference(t *testing.T) {
 					s.GradientStep = stack.F(v.step * max(texel[0], texel[1]))
 				}
 				desc := fmt.Sprintf("%s, %s, resolution ×%v, step ×%v, level %d", fc.name, sc.name, v.res, v.step, v.level)
-				g0, err := NewGeometry(s, fc.f, v.res*texel[0])
+				g0, err := landscape.NewGeometry(s, fc.f, v.res*texel[0])
 				if err != nil {
 					t.Fatalf("%s: %v", desc, err)
 				}
@@ -340,7 +341,7 @@ func TestReferenceMatchesSlowReference(t *testing.T) {
 					t.Fatalf("%s: ReferenceRect: %s", desc, d)
 				}
 				// In place over other bytes, a few tiles: the Hi bytes are read, not assumed 0.
-				inPlace := NewWeights(want.W, want.H)
+				inPlace := landscape.NewWeights(want.W, want.H)
 				rng.Read(inPlace.Lo)
 				rng.Read(inPlace.Hi)
 				tiles := g.Tiles(ts)
@@ -367,7 +368,7 @@ func TestReferenceMatchesSlowReference(t *testing.T) {
 
 // checkWindow evaluates a random block of g's grid through windows of the field — the height's
 // the block's apron, the channels' a larger block (another row stride) — against want's block.
-func checkWindow(t *testing.T, desc string, s *stack.Stack, f *field.Field, g *Geometry, want *Weights, rng *rand.Rand) {
+func checkWindow(t *testing.T, desc string, s *stack.Stack, f *field.Field, g *landscape.Geometry, want *landscape.Weights, rng *rand.Rand) {
 	t.Helper()
 	i0, j0 := rng.Intn(want.W), rng.Intn(want.H)
 	r := field.Rect{I0: i0, J0: j0, I1: i0 + 1 + rng.Intn(want.W-i0), J1: j0 + 1 + rng.Intn(want.H-j0)}
@@ -397,7 +398,7 @@ func checkWindow(t *testing.T, desc string, s *stack.Stack, f *field.Field, g *G
 func checkSlopes(t *testing.T, desc string, f *field.Field) {
 	t.Helper()
 	s := slopeRock()
-	g, err := NewGeometry(s, f, 0)
+	g, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,61 +8,16 @@ import (
 
 	"strata/field"
 	"strata/gpu"
-	"strata/internal/sysmem"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/terraindata"
 )
-
-// ContainerHeight reads a container's height child back into a grid of metres (its R channel),
-// streamed block by block into the grid: the whole RGBA payload (4 GiB at 16384²) is never held.
-func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
-	ref := c.Height()
-	if ref == nil {
-		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
-	}
-	var g *field.Grid
-	err := streamChild(ref, terraindata.RGBA32F, "a height", func(w, h int) { g = field.NewGrid(w, h) },
-		func(b terraindata.Block) {
-			row := g.Data[b.Y0*g.W : (b.Y0+b.N)*g.W]
-			for i := range row {
-				row[i] = b.Float[4*i]
-			}
-		})
-	if err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
-// streamChild streams ref's payload through every check terraindata.Stream makes, after checking
-// its format: alloc is called once with the size, before any block (with the memory a grid of
-// float32 of that size needs checked against what the machine has), then each block goes to put
-// (called one at a time; blocks in any order, each carrying its rows).
-func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, alloc func(w, h int), put func(terraindata.Block)) error {
-	s, err := ref.Stream()
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	info := s.Info
-	if info.Format != want {
-		return fmt.Errorf("bake: %s: %s: %s, want %s", ref.Dir, ref.Field, info.Format, want)
-	}
-	if err := sysmem.Check(uint64(info.Width)*uint64(info.Height)*4, fmt.Sprintf("reading %s %s (%dx%d)", what, ref.Field, info.Width, info.Height)); err != nil {
-		return fmt.Errorf("bake: %s: %w", ref.Dir, err)
-	}
-	alloc(info.Width, info.Height)
-	return s.Each(func(b terraindata.Block) error {
-		put(b)
-		return nil
-	})
-}
 
 // PlacedPopulation is one population of a container placed again from what the container keeps:
 // its density child, spacing, seed and scale. Placement is deterministic, so this is the forest
 // the bake placed. On the GPU the pool stays in Kernel's buffer for the viewport to draw.
 type PlacedPopulation struct {
-	Population
+	landscape.Population
 	Kernel *gpu.ScatterKernel // GPU placement: Kernel.Pool() holds Count mat4s; nil on the Go path
 }
 
@@ -78,19 +33,19 @@ func (p *PlacedPopulation) Release() {
 // grid when the caller has already read it (nil: read it here). With dev nil it uses the Go
 // reference and fills Matrices; with a device it places on the GPU and keeps the pool there
 // (Matrices stays nil; read them with Kernel.ReadMatrices when needed). A container that stores
-// its instances (a world cell's, StoredInstances) gets those, in Matrices, whatever dev is: they
-// are the world's placement, which the cell's own density alone cannot reproduce.
+// its instances (a world cell's, landscape.StoredInstances) gets those, in Matrices, whatever dev
+// is: they are the world's placement, which the cell's own density alone cannot reproduce.
 func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *field.Grid, dev *gpu.Device) ([]*PlacedPopulation, error) {
 	pops := c.Manifest().Scatter
 	if len(pops) == 0 {
 		return nil, nil
 	}
-	stored, haveStored, err := StoredInstances(c)
+	stored, haveStored, err := landscape.StoredInstances(c)
 	if err != nil {
 		return nil, err
 	}
 	if height == nil {
-		if height, err = ContainerHeight(c); err != nil {
+		if height, err = landscape.ContainerHeight(c); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +75,7 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 			return fail(fmt.Errorf("bake: %s: %s: format %s, want r32f", dref.Dir, dref.Field, t.Format))
 		}
 		dens := &field.Grid{W: t.Width, H: t.Height, Data: t.Float}
-		geo, err := weightsGeometry(p, height.W, height.H, t.Width, t.Height)
+		geo, err := landscape.WeightsGeometry(p, height.W, height.H, t.Width, t.Height)
 		if err != nil {
 			return fail(where("density", err))
 		}
@@ -128,7 +83,7 @@ func PlaceFromContainer(ctx context.Context, c *terraindata.Container, height *f
 			return fail(where("spacing", fmt.Errorf("spacing %v, count %d: the manifest is invalid (strata validate lists why)", mp.Spacing, mp.Count)))
 		}
 		params := scatter.Params{Seed: mp.Seed, Scale: [2]float32{float32(mp.Scale[0]), float32(mp.Scale[1])}, Spacing: float32(mp.Spacing)}
-		pp := &PlacedPopulation{Population: Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
+		pp := &PlacedPopulation{Population: landscape.Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
 			Density: dens, Spacing: params.Spacing}}
 		out = append(out, pp)
 		if haveStored {

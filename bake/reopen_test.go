@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 	"strata/terraindata"
@@ -15,11 +16,11 @@ import (
 func TestPlaceFromContainer(t *testing.T) {
 	ctx := context.Background()
 	s, f := stack.SampleDunes(), field.SampleDunesSized(200)
-	geo, err := NewGeometry(s, f, 0)
+	geo, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &Landscape{Stack: s, Field: f, Geometry: geo}
+	l := &landscape.Landscape{Stack: s, Field: f, Geometry: geo}
 	if l.Weights, err = Reference(ctx, s, f, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestPlaceFromContainer(t *testing.T) {
 		t.Fatalf("the sample placed %+v; want one population with trees", l.Scatter)
 	}
 	path := filepath.Join(t.TempDir(), "d.terrainData")
-	if err := Write(path, l); err != nil {
+	if err := landscape.Write(path, l); err != nil {
 		t.Fatal(err)
 	}
 	c, err := terraindata.Open(path)

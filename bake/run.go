@@ -1,3 +1,6 @@
+// Package bake turns a layer stack and a field into weights (and scatter pools): it cuts the
+// weights grid into tiles, schedules dirty tiles, runs the GPU kernels or the Go reference, and
+// fills a terrainData container.
 package bake
 
 import (
@@ -5,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -15,7 +19,7 @@ const StageLoad = "load"
 // Job is one bake from its sources to a container on disk: what `strata bake` runs, and `strata
 // bench bake` times.
 type Job struct {
-	Sources Sources
+	Sources landscape.Sources
 	Out     string
 	EvalOptions
 	// StackWarning receives each warning of the stack's validation (its String says "warning:");
@@ -25,7 +29,7 @@ type Job struct {
 
 // Result is what a Job made.
 type Result struct {
-	Landscape *Landscape
+	Landscape *landscape.Landscape
 	Backend   string // the evaluator, in words (Evaluate)
 }
 
@@ -42,7 +46,7 @@ func Run(ctx context.Context, j Job) (*Result, error) {
 	report := o.progress()
 	t0 := time.Now()
 	report(StageLoad, 0, 1)
-	l, warnings, err := Load(j.Sources)
+	l, warnings, err := landscape.Load(j.Sources)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +78,15 @@ type RebakeOptions struct {
 // payload, which the stack does not change) is compressed and read back while the stack is
 // evaluated — behind the GPU's start and its kernels, or beside the Go reference — and the rest
 // once the weights are in. A landscape with no stack (baked elsewhere) is saved as it is
-// (WriteContext). A cancelled ctx stops it at the next block and leaves the container already at
-// path as it was.
-func Rebake(ctx context.Context, l *Landscape, path string, o RebakeOptions) (*Result, error) {
-	wo := WriteOptions{Progress: o.Progress, Timings: o.Timings, Lock: o.Lock}
+// (landscape.WriteContext). A cancelled ctx stops it at the next block and leaves the container
+// already at path as it was.
+func Rebake(ctx context.Context, l *landscape.Landscape, path string, o RebakeOptions) (*Result, error) {
+	wo := landscape.WriteOptions{Progress: o.Progress, Lock: o.Lock}
+	if o.Timings != nil {
+		wo.Timings = o.Timings // not a nil *Timings in a non-nil Timer
+	}
 	if l.Stack == nil {
-		if err := WriteContext(ctx, path, l, wo); err != nil {
+		if err := landscape.WriteContext(ctx, path, l, wo); err != nil {
 			return nil, err
 		}
 		return &Result{Landscape: l, Backend: "carried over (no stack)"}, nil
@@ -87,7 +94,7 @@ func Rebake(ctx context.Context, l *Landscape, path string, o RebakeOptions) (*R
 	if l.Field == nil {
 		return nil, fmt.Errorf("bake: save %s: no field", path)
 	}
-	geo, err := NewGeometry(l.Stack, l.Field, o.Resolution)
+	geo, err := landscape.NewGeometry(l.Stack, l.Field, o.Resolution)
 	if err != nil {
 		return nil, err
 	}
@@ -95,28 +102,28 @@ func Rebake(ctx context.Context, l *Landscape, path string, o RebakeOptions) (*R
 	for i := range pops {
 		pops[i] = int64(geo.Field.WeightsW) * int64(geo.Field.WeightsH)
 	}
-	w, err := beginWrite(ctx, path, l, wo, geo.Field.WeightsW, geo.Field.WeightsH, pops)
+	w, err := landscape.BeginWrite(ctx, path, l, wo, geo.Field.WeightsW, geo.Field.WeightsH, pops)
 	if err != nil {
 		return nil, err
 	}
 	ground := make(chan error, 1)
-	go func() { ground <- w.ground() }()
+	go func() { ground <- w.Ground() }()
 	backend, err := Evaluate(ctx, l, o.EvalOptions)
 	if err != nil {
 		<-ground
-		w.s.Abort()
+		w.Abort()
 		return nil, err
 	}
 	// The rest of the save starts as soon as the weights are in, beside the ground if that is
 	// still being written or read back.
-	rerr := w.rest()
+	rerr := w.Rest()
 	switch gerr := <-ground; {
 	case gerr != nil:
-		return nil, w.s.Fail(gerr)
+		return nil, w.Fail(gerr)
 	case rerr != nil:
-		return nil, w.s.Fail(rerr)
+		return nil, w.Fail(rerr)
 	}
-	if err := w.commit(); err != nil {
+	if err := w.Commit(); err != nil {
 		return nil, err
 	}
 	return &Result{Landscape: l, Backend: backend}, nil

@@ -6,21 +6,22 @@ import (
 
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
 
 // scatterGeometry is the scatter package's view of the bake geometry (the same numbers).
-func (g *Geometry) scatterGeometry() scatter.Geometry {
+func scatterGeometry(g *landscape.Geometry) scatter.Geometry {
 	return scatter.Geometry{Field: g.Field, Stack: g.Stack}
 }
 
 // ScatterReference evaluates every population of l.Stack with the Go reference: its density over
 // the weights grid (reading l.Weights for `layer` rules), the spacing from the largest density
 // reached, and the placement, grown to the full count.
-func ScatterReference(ctx context.Context, l *Landscape, opt Options) error {
+func ScatterReference(ctx context.Context, l *landscape.Landscape, opt Options) error {
 	l.Scatter = l.Scatter[:0]
-	geo := l.Geometry.scatterGeometry()
+	geo := scatterGeometry(&l.Geometry)
 	tiles := l.Geometry.Tiles(opt.TileSize)
 	report := opt.progress()
 	n := len(l.Stack.Populations)
@@ -45,9 +46,9 @@ func ScatterReference(ctx context.Context, l *Landscape, opt Options) error {
 }
 
 // placeReference places one population from its density with the Go reference.
-func placeReference(ctx context.Context, pop *stack.Population, maxD float32, geo *field.Geometry, dens, height *field.Grid, tiles []field.Tile) (Population, error) {
+func placeReference(ctx context.Context, pop *stack.Population, maxD float32, geo *field.Geometry, dens, height *field.Grid, tiles []field.Tile) (landscape.Population, error) {
 	params := scatter.ParamsFor(pop, maxD)
-	out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: params.Spacing}
+	out := landscape.Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: params.Spacing}
 	if params.Spacing == 0 {
 		return out, nil
 	}
@@ -75,7 +76,7 @@ const MaxInstances = scatter.MaxInstances
 // Scatter evaluates every population on the GPU: density from the weights target the last
 // RunTiles left (no readback of the weights), placement into a GPU pool grown to the full count,
 // and both read back for the container.
-func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
+func (g *GPU) Scatter(ctx context.Context, l *landscape.Landscape, opt Options) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.target == nil {
@@ -104,19 +105,19 @@ func (g *GPU) Scatter(ctx context.Context, l *Landscape, opt Options) error {
 	return nil
 }
 
-func (g *GPU) scatterOne(ctx context.Context, l *Landscape, p int, tiles []field.Tile) (Population, error) {
+func (g *GPU) scatterOne(ctx context.Context, l *landscape.Landscape, p int, tiles []field.Tile) (landscape.Population, error) {
 	pop := &l.Stack.Populations[p]
 	params, err := stack.PackPopulation(l.Stack, p, l.Geometry.Stack)
 	if err != nil {
-		return Population{}, err
+		return landscape.Population{}, err
 	}
 	fg := &l.Geometry.Field
 	dens, maxD, err := g.densityWhole(ctx, params, fg.WeightsW, fg.WeightsH, g.target, l.Field, l.Stack.Channels(), tiles)
 	if err != nil {
-		return Population{}, err
+		return landscape.Population{}, err
 	}
 	sp := scatter.ParamsFor(pop, maxD)
-	out := Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: sp.Spacing}
+	out := landscape.Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale, Density: dens, Spacing: sp.Spacing}
 	if sp.Spacing == 0 {
 		return out, nil
 	}

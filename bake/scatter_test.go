@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -15,11 +16,11 @@ import (
 func TestScatterGPUMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	s, f := stack.StressStack(), StressField(128)
-	geo, err := NewGeometry(s, f, 0)
+	geo, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := &Landscape{Stack: s, Field: f, Geometry: geo}
+	ref := &landscape.Landscape{Stack: s, Field: f, Geometry: geo}
 	if ref.Weights, err = Reference(ctx, s, f, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestScatterGPUMatchesReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Release()
-	got := &Landscape{Stack: s, Field: f, Geometry: geo}
+	got := &landscape.Landscape{Stack: s, Field: f, Geometry: geo}
 	if err := g.Bake(ctx, got, Options{TileSize: 64}); err != nil {
 		t.Fatal(err)
 	}

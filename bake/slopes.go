@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -18,7 +19,7 @@ import (
 type Slopes struct {
 	grid   *field.Grid
 	height *field.Grid
-	geo    Geometry
+	geo    landscape.Geometry
 }
 
 // Reset forgets the slopes: the height's values changed.
@@ -27,7 +28,7 @@ func (s *Slopes) Reset() { s.grid = nil }
 // Fill returns the slopes of f's height under geometry g, on every core, computing them when it
 // holds none for this height grid and geometry. The grid is the whole weights grid (texel (i, j)
 // at j·W+i), for Options.Slopes and scatter's density.
-func (s *Slopes) Fill(ctx context.Context, st *stack.Stack, f *field.Field, g *Geometry) (*field.Grid, error) {
+func (s *Slopes) Fill(ctx context.Context, st *stack.Stack, f *field.Field, g *landscape.Geometry) (*field.Grid, error) {
 	if s.grid != nil && s.height == f.Height && s.geo == *g {
 		return s.grid, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -16,7 +17,7 @@ func TestSlopesChangeNothing(t *testing.T) {
 	ctx := context.Background()
 	f := StressField(96)
 	for _, st := range []*stack.Stack{stack.SampleDunes(), stack.StressStack()} {
-		g, err := NewGeometry(st, f, 0)
+		g, err := landscape.NewGeometry(st, f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,8 +27,8 @@ func TestSlopesChangeNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		tiles := g.Tiles(32)
-		want := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
-		got := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+		want := landscape.NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+		got := landscape.NewWeights(g.Field.WeightsW, g.Field.WeightsH)
 		if err := ReferenceTiles(ctx, st, f, &g, want, tiles, Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestSlopesKeptUntilTheGroundChanges(t *testing.T) {
 	ctx := context.Background()
 	st := stack.SampleDunes()
 	f := StressField(64)
-	g, err := NewGeometry(st, f, 0)
+	g, err := landscape.NewGeometry(st, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestSlopesKeptUntilTheGroundChanges(t *testing.T) {
 		t.Error("Fill under another gradient step kept the old slopes")
 	}
 	small := field.NewGrid(3, 3)
-	w := NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+	w := landscape.NewWeights(g.Field.WeightsW, g.Field.WeightsH)
 	if err := ReferenceTiles(ctx, st, f, &g, w, g.Tiles(32), Options{Slopes: small}); err == nil {
 		t.Error("slopes of another size were taken")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -12,21 +13,6 @@ import (
 // whole, only windows of its height and channels that hold the block's apron, and every read is
 // placed from the whole field's minimum with its texel sizes, so the block's bytes are the whole
 // field's there.
-
-// WorldGeometry places stack s over a field of placement p with a heightW×heightH height grid and
-// a weights grid of the given resolution (0 = the height grid): the numbers NewGeometry gives a
-// field of that placement and grid, for grids up to field.MaxWorldSide a side.
-func WorldGeometry(s *stack.Stack, p field.Placement, heightW, heightH int, resolution float64) (Geometry, error) {
-	ww, wh, err := field.WorldWeightsGrid(p, heightW, heightH, resolution)
-	if err != nil {
-		return Geometry{}, fmt.Errorf("bake: %w", err)
-	}
-	fg, err := field.WorldGeometry(p, heightW, heightH, ww, wh)
-	if err != nil {
-		return Geometry{}, fmt.Errorf("bake: %w", err)
-	}
-	return geometryOf(s, fg, [2]float64{p.Size[0] / float64(heightW), p.Size[1] / float64(heightH)})
-}
 
 // Windows are the parts of a field a block's evaluation reads: the height and each channel the
 // stack names, all over the same block of the height grid.
@@ -54,7 +40,7 @@ func (w *Windows) slots(s *stack.Stack) ([4]*field.Window, error) {
 // ReferenceWindow evaluates block r of g's weights grid with the Go reference, reading w (which
 // must hold g.Field.ApronRect(r, g.Stack.GradientStep)), tile by tile on every core. The result
 // is r's texels, row 0 at r.J0: byte for byte the block of a whole-field Reference.
-func ReferenceWindow(ctx context.Context, s *stack.Stack, g *Geometry, w *Windows, r field.Rect, opt Options) (*Weights, error) {
+func ReferenceWindow(ctx context.Context, s *stack.Stack, g *landscape.Geometry, w *Windows, r field.Rect, opt Options) (*landscape.Weights, error) {
 	c, err := stack.Compile(s, g.Stack)
 	if err != nil {
 		return nil, fmt.Errorf("bake: %w", err)
@@ -66,7 +52,7 @@ func ReferenceWindow(ctx context.Context, s *stack.Stack, g *Geometry, w *Window
 	if err != nil {
 		return nil, err
 	}
-	out := NewWeights(r.W(), r.H())
+	out := landscape.NewWeights(r.W(), r.H())
 	tiles := field.RegionTiles(&g.Field, r, opt.TileSize, g.Stack.GradientStep)
 	// "weights", not StageEvaluate: the phase package world reports for a cell's weights, on the
 	// GPU as here (world.Options.Progress).

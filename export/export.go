@@ -15,9 +15,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"strata/bake"
 	"strata/exr"
 	"strata/internal/safeio"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -62,7 +62,7 @@ func Run(path string, o Options, out io.Writer) error {
 			return err
 		}
 	}
-	if probs := bake.CheckContainer(ct); len(probs) > 0 {
+	if probs := landscape.CheckContainer(ct); len(probs) > 0 {
 		return fmt.Errorf("%s cannot be exported:\n%v", path, probs)
 	}
 	if err := export(ct, o, out); err != nil {

@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 
 	"strata/bake"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
 // Index is index.yaml beside the exported pools: each population's file, count, mesh and scale
 // (the format bake writes a world cell's stored instances in).
-type Index = bake.InstanceIndex
+type Index = landscape.InstanceIndex
 
 // exportInstances places every population again from the container (the Go reference: placement
 // is deterministic, so this is the bake's forest) and writes each pool as raw matrices.
@@ -21,11 +22,11 @@ func exportInstances(ct *terraindata.Container, dir string, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
-	placed := make([]bake.Population, len(pops))
+	placed := make([]landscape.Population, len(pops))
 	for i, p := range pops {
 		placed[i] = p.Population
 	}
-	idx, err := bake.WriteInstances(dir, placed)
+	idx, err := landscape.WriteInstances(dir, placed)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,9 @@ import (
 	"math"
 	"sort"
 
-	"strata/bake"
 	"strata/field"
 	"strata/internal/pool"
+	"strata/landscape"
 	"strata/noise"
 )
 
@@ -159,7 +159,7 @@ func evalImport(e *evaluator, n *node, _ map[string]*raster) (*raster, error) {
 		s := n.vec2("size", [2]float64{})
 		size = &s
 	}
-	f, err := bake.LoadField(a.Path, opt, size)
+	f, err := landscape.LoadField(a.Path, opt, size)
 	if err != nil {
 		return nil, n.paramErr("file", "%v", err)
 	}
@@ -179,7 +179,7 @@ func evalImport(e *evaluator, n *node, _ map[string]*raster) (*raster, error) {
 			if err != nil {
 				return nil, n.paramErr("channels", "%s: %v", name, err)
 			}
-			if err := bake.AddChannelFile(f, name, ca.Path); err != nil {
+			if err := landscape.AddChannelFile(f, name, ca.Path); err != nil {
 				return nil, n.paramErr("channels", "%v", err)
 			}
 		}

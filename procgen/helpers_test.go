@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"strata/bake"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -62,12 +62,12 @@ func mustRun(t *testing.T, script string, files map[string][]byte, tweak func(*O
 }
 
 // openValid validates the container at path and opens it.
-func openValid(t *testing.T, path string) *bake.Landscape {
+func openValid(t *testing.T, path string) *landscape.Landscape {
 	t.Helper()
 	if probs := terraindata.Validate(path); len(probs) > 0 {
 		t.Fatalf("%s does not validate: %v", path, terraindata.Problems(probs))
 	}
-	l, err := bake.Open(path)
+	l, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

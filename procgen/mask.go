@@ -10,6 +10,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -162,7 +163,7 @@ func evalStack(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 	if err != nil {
 		return nil, n.paramErr("stack", "%v", err)
 	}
-	warnings, err := bake.CheckStack(s, a.Rel)
+	warnings, err := landscape.CheckStack(s, a.Rel)
 	if err != nil {
 		return nil, n.paramErr("stack", "%v", err)
 	}
@@ -176,7 +177,7 @@ func evalStack(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 	}
 	layersOnly := *s
 	layersOnly.Populations = nil
-	l := &bake.Landscape{Stack: &layersOnly, StackDir: filepath.Dir(a.Path), Field: src.field}
+	l := &landscape.Landscape{Stack: &layersOnly, StackDir: filepath.Dir(a.Path), Field: src.field}
 	opt := e.evalOptions(n)
 	e.report(e.stage(n), 0, 1)
 	backend, err := bake.Evaluate(e.ctx, l, opt)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -362,7 +362,7 @@ func TestValleyScript(t *testing.T) {
 	}
 }
 
-// The editor saving a script's landscape again (bake.Open → bake.Write, the Baked path) keeps
+// The editor saving a script's landscape again (landscape.Open → landscape.Write, the Baked path) keeps
 // its script and assets, so it can still be run again; validation names a missing copy.
 func TestResaveKeepsScript(t *testing.T) {
 	r := mustRun(t, `
@@ -373,7 +373,7 @@ g:node("w", "terrain.write"):input("raster", m):param("name", "x"):param("layers
 `, map[string][]byte{"textures/a.png": pngBytes(t, 4, 4)}, nil)
 	l := openValid(t, r.res.Written[0])
 	saved := filepath.Join(t.TempDir(), "saved.terrainData")
-	if err := bake.Write(saved, l); err != nil {
+	if err := landscape.Write(saved, l); err != nil {
 		t.Fatal(err)
 	}
 	again := openValid(t, saved)

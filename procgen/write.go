@@ -13,12 +13,13 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/internal/pool"
+	"strata/landscape"
 	"strata/stack"
 )
 
 // terrain.write: the raster's masks become the container's weights (normalized to sum to one,
 // then quantized to bytes summing to exactly 255, stack.Quantize's rule), the populations are
-// placed over them, and bake.Write saves the whole container atomically with a copy of the script.
+// placed over them, and landscape.Write saves the whole container atomically with a copy of the script.
 
 func checkWrite(n *node) error {
 	if err := requireParams(n, "name", "layers"); err != nil {
@@ -39,7 +40,7 @@ func checkWrite(n *node) error {
 // whatever the masks evaluated to, then quantized with stack.Quantize (bytes summing to exactly
 // 255). Where every mask is zero — their sum below MinMaskSum — the texel goes to the first
 // layer. At most 8 masks, one grid.
-func Normalize(masks []*field.Grid) (*bake.Weights, error) {
+func Normalize(masks []*field.Grid) (*landscape.Weights, error) {
 	if len(masks) == 0 || len(masks) > stack.MaxLayers {
 		return nil, fmt.Errorf("procgen: %d masks; want 1 to %d", len(masks), stack.MaxLayers)
 	}
@@ -49,7 +50,7 @@ func Normalize(masks []*field.Grid) (*bake.Weights, error) {
 			return nil, fmt.Errorf("procgen: masks of %d×%d and %d×%d", w, h, m.W, m.H)
 		}
 	}
-	out := bake.NewWeights(w, h)
+	out := landscape.NewWeights(w, h)
 	pool.Each(context.Background(), h, 0, func(j int) {
 		for i := j * w; i < (j+1)*w; i++ {
 			q := normalizeTexel(masks, i)
@@ -107,7 +108,7 @@ func (e *evaluator) evalWrite(n *node, r *raster) error {
 	if err != nil {
 		return err
 	}
-	l := &bake.Landscape{Stack: s, Field: r.field, Weights: w, Script: e.script(n, tints)}
+	l := &landscape.Landscape{Stack: s, Field: r.field, Weights: w, Script: e.script(n, tints)}
 	if n.has("holes") {
 		name := n.str("holes", "")
 		hm := r.mask(name)
@@ -136,7 +137,7 @@ func (e *evaluator) evalWrite(n *node, r *raster) error {
 	if err := e.ctx.Err(); err != nil {
 		return fmt.Errorf("procgen: node %s: not writing %s: %w", n.label(), path, err)
 	}
-	if err := bake.Write(path, l); err != nil {
+	if err := landscape.Write(path, l); err != nil {
 		return n.errf(n.pos, "", "%v", err)
 	}
 	e.written = append(e.written, path)
@@ -197,7 +198,7 @@ func (e *evaluator) writeStack(n *node, layers []layerSpec, r *raster) (*stack.S
 		}
 		s.Populations = append(s.Populations, p.spec)
 	}
-	if _, err := bake.CheckStack(s, ""); err != nil {
+	if _, err := landscape.CheckStack(s, ""); err != nil {
 		var ve *stack.ValidationError
 		if errors.As(err, &ve) && len(ve.Problems) > 0 {
 			return nil, nil, populationErr(n, r, ve.Problems[0])
@@ -257,8 +258,8 @@ func (n *node) paramPos(key string) Pos {
 
 // script is the copy of the script a container written by n carries: the source, the write's
 // name and every file the nodes it depends on read.
-func (e *evaluator) script(n *node, tints []string) *bake.Script {
-	s := &bake.Script{Name: e.src.name, Source: e.src.text, Write: n.str("name", ""), Assets: map[string]string{}, Tints: tints}
+func (e *evaluator) script(n *node, tints []string) *landscape.Script {
+	s := &landscape.Script{Name: e.src.name, Source: e.src.text, Write: n.str("name", ""), Assets: map[string]string{}, Tints: tints}
 	deps, _ := order([]*node{n}) // already ordered once: cannot fail
 	for _, d := range deps {
 		for _, a := range e.res.used[d] {

@@ -19,8 +19,8 @@ import (
 )
 
 // Geometry is the float32 placement of one bake, field and stack view of the same numbers. It has
-// bake.Geometry's shape exactly, so bake converts with scatter.Geometry(g) and no number is rounded
-// twice.
+// landscape.Geometry's shape exactly, so bake converts with scatter.Geometry(g) and no number is
+// rounded twice.
 type Geometry struct {
 	Field field.Geometry
 	Stack stack.Geometry

@@ -9,6 +9,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	testfix "strata/internal/fixture"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 )
@@ -27,7 +28,7 @@ type fixture struct {
 func newFixture(t testing.TB, n int, texel float64, s *stack.Stack) *fixture {
 	t.Helper()
 	f := testfix.StressField(n, texel)
-	bg, err := bake.NewGeometry(s, f, 0)
+	bg, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,14 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/stack"
 )
 
 // LiveCase is one workload of `strata bench live`: a landscape and the rule a slider drags.
 type LiveCase struct {
 	Name      string
-	Landscape func() *bake.Landscape
+	Landscape func() *landscape.Landscape
 	// Drag returns the stack with the dragged value at step k of n.
 	Drag func(base *stack.Stack, k, n int) *stack.Stack
 }
@@ -28,11 +29,11 @@ type LiveCase struct {
 // from 10° to 30°) and the stress stack over an n×n dunes field (its rock layer's slope rule).
 func LiveCases(n int) []LiveCase {
 	return []LiveCase{
-		{Name: "sample", Landscape: func() *bake.Landscape {
-			return &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
+		{Name: "sample", Landscape: func() *landscape.Landscape {
+			return &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
 		}, Drag: dragMin("rock", 10, 30)},
-		{Name: "stress16", Landscape: func() *bake.Landscape {
-			return &bake.Landscape{Stack: stack.StressStack(), Field: bake.StressField(n)}
+		{Name: "stress16", Landscape: func() *landscape.Landscape {
+			return &landscape.Landscape{Stack: stack.StressStack(), Field: bake.StressField(n)}
 		}, Drag: dragMin("rock", 10, 30)},
 	}
 }

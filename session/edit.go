@@ -5,7 +5,7 @@ import (
 	"image/color"
 	"slices"
 
-	"strata/bake"
+	"strata/landscape"
 	"strata/stack"
 	"strata/viewport"
 )
@@ -109,7 +109,7 @@ func (s *Session) checkStack(st *stack.Stack) error {
 	if st == nil {
 		return fmt.Errorf("session: no stack")
 	}
-	if _, err := bake.CheckStack(st, "the stack"); err != nil {
+	if _, err := landscape.CheckStack(st, "the stack"); err != nil {
 		return err
 	}
 	have := s.Channels()

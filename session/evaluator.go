@@ -8,6 +8,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/stack"
 	"strata/viewport"
 )
@@ -18,7 +19,7 @@ import (
 type pageEvaluator interface {
 	// page evaluates rect (the page's texels, viewport.Renderer.PageRect) of st over f on the
 	// level geometry geo and writes it into v as page key of weights generation gen.
-	page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error
+	page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *landscape.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error
 	release()
 }
 
@@ -27,7 +28,7 @@ type pageEvaluator interface {
 // layer rules read it there), on the CPU the Go reference's bytes.
 type evaluator interface {
 	// run evaluates tiles of st over f into the grid of geo (re-sized when geo's grid changed).
-	run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error
+	run(ctx context.Context, st *stack.Stack, f *field.Field, geo *landscape.Geometry, tiles []field.Tile) error
 	// gpuTarget is the GPU target (nil for the Go twin), read by the scatter kernels' layer rules.
 	gpuTarget() *gpu.WeightsTarget
 	release()
@@ -44,7 +45,7 @@ type gpuEval struct {
 	res *resident // the pipeline's
 }
 
-func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
+func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *landscape.Geometry, tiles []field.Tile) error {
 	if e.res.fb == nil {
 		return e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
 	}
@@ -59,7 +60,7 @@ var maxPageBlock = int64(16 << 20)
 // page writes the page into the viewport's atlas slot on the device. Without the field resident,
 // a page whose block of the field is larger than maxPageBlock texels is evaluated by the Go
 // reference instead (the twins agree within their usual tolerance).
-func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *landscape.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
 	if e.res.uploading() {
 		return (&cpuEval{}).page(ctx, v, st, f, geo, key, gen, rect)
 	}
@@ -131,16 +132,16 @@ func (e *gpuEval) release()                      { e.g.Release() }
 
 // cpuEval keeps the weights in memory, evaluated by the Go reference on every core.
 type cpuEval struct {
-	w *bake.Weights
+	w *landscape.Weights
 	// slopes are the ground's slopes under this evaluator's geometry, kept from pass to pass (a
 	// rule edit does not move the ground; pipeline.resetSlopes forgets them when the height
 	// changes). The density pass of the full evaluator's grid reads them too.
 	slopes bake.Slopes
 }
 
-func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry, tiles []field.Tile) error {
+func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *landscape.Geometry, tiles []field.Tile) error {
 	if e.w == nil || e.w.W != geo.Field.WeightsW || e.w.H != geo.Field.WeightsH {
-		e.w = bake.NewWeights(geo.Field.WeightsW, geo.Field.WeightsH)
+		e.w = landscape.NewWeights(geo.Field.WeightsW, geo.Field.WeightsH)
 	}
 	slopes, err := e.slopesFor(ctx, st, f, geo)
 	if err != nil {
@@ -150,7 +151,7 @@ func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo 
 }
 
 // page evaluates the page with the Go reference and uploads it.
-func (e *cpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *bake.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+func (e *cpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *landscape.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
 	w, err := bake.ReferenceRect(ctx, st, f, geo, rect.Min.X, rect.Min.Y, rect.Max.X, rect.Max.Y, bake.Options{})
 	if err != nil {
 		return err
@@ -160,7 +161,7 @@ func (e *cpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stac
 
 // slopesFor is the slope grid when the stack reads slope anywhere (a layer or a population), nil
 // otherwise (nothing to gain from computing it).
-func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field, geo *bake.Geometry) (*field.Grid, error) {
+func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field, geo *landscape.Geometry) (*field.Grid, error) {
 	if !st.ReadsSlope() {
 		return nil, nil
 	}

@@ -1,7 +1,7 @@
 package session
 
 import (
-	"strata/bake"
+	"strata/landscape"
 	"strata/terraindata"
 	"strata/viewport"
 )
@@ -13,7 +13,7 @@ import (
 // the viewport reads it under the read side of the same lock.
 type ground struct {
 	s *Session
-	l *bake.Landscape
+	l *landscape.Landscape
 }
 
 var _ viewport.HeightSource = (*ground)(nil)

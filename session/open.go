@@ -11,6 +11,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/progress"
 	"strata/stack"
 	"strata/terraindata"
@@ -23,7 +24,7 @@ func (s *Session) OpenSample(ctx context.Context) error {
 	ahead := s.sample
 	s.sample = nil
 	s.mu.Unlock()
-	var l *bake.Landscape
+	var l *landscape.Landscape
 	if ahead != nil {
 		select {
 		case l = <-ahead:
@@ -37,8 +38,8 @@ func (s *Session) OpenSample(ctx context.Context) error {
 }
 
 // sampleLandscape is the built-in sample: its stack on its ground.
-func sampleLandscape() *bake.Landscape {
-	return &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
+func sampleLandscape() *landscape.Landscape {
+	return &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunes()}
 }
 
 // OpenSampleSized is OpenSample at n×n height texels (tests and benchmarks keep fields small).
@@ -46,11 +47,11 @@ func (s *Session) OpenSampleSized(ctx context.Context, n int, st *stack.Stack) e
 	if st == nil {
 		st = stack.SampleDunes()
 	}
-	return s.load(ctx, &bake.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil)
+	return s.load(ctx, &landscape.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil)
 }
 
 // OpenLandscape opens an assembled landscape (a benchmark's field and stack) under name.
-func (s *Session) OpenLandscape(ctx context.Context, l *bake.Landscape, name string) error {
+func (s *Session) OpenLandscape(ctx context.Context, l *landscape.Landscape, name string) error {
 	return s.load(ctx, l, "", name, nil)
 }
 
@@ -59,7 +60,7 @@ func (s *Session) OpenLandscape(ctx context.Context, l *bake.Landscape, name str
 // On any error the landscape open until now stays open.
 func (s *Session) OpenContainer(ctx context.Context, path string) error {
 	read := stepTimes{last: time.Now()}
-	l, err := bake.Open(path)
+	l, err := landscape.Open(path)
 	if err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func (s *Session) reading(name string, done, total int) {
 func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOptions) error {
 	name := filepath.Base(path)
 	read := stepTimes{last: time.Now()}
-	f, rng, err := bake.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
+	f, rng, err := landscape.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
 		s.reading(name, done, total)
 		if o.Progress != nil {
 			o.Progress("read "+name, done, total)
@@ -114,7 +115,7 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 		return err
 	}
 	read.add("read the heightmap")
-	l := &bake.Landscape{Stack: stack.Starter(), Field: f}
+	l := &landscape.Landscape{Stack: stack.Starter(), Field: f}
 	// The import found the height's lowest and highest value as it read: no second scan.
 	hr := [2]float64{float64(rng.Min), float64(rng.Max)}
 	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr); err != nil {
@@ -146,7 +147,7 @@ func (s *Session) NewFlat(ctx context.Context, size [2]float64, texels [2]int, h
 	st := stack.New()
 	st.Layers = []stack.Layer{stack.NewLayer("ground")}
 	st.Layers[0].Tint = stack.Color{0x8a, 0x7a, 0x5a}
-	return s.load(ctx, &bake.Landscape{Stack: st, Field: f}, "", "untitled", nil)
+	return s.load(ctx, &landscape.Landscape{Stack: st, Field: f}, "", "untitled", nil)
 }
 
 // absoluteTextures makes a stack's relative texture paths absolute against dir, so the stack
@@ -163,16 +164,16 @@ func absoluteTextures(st *stack.Stack, dir string) {
 
 // load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
 // shown at once), chooses the evaluator and starts a full evaluation.
-func (s *Session) load(ctx context.Context, l *bake.Landscape, path, name string, sources []string) error {
+func (s *Session) load(ctx context.Context, l *landscape.Landscape, path, name string, sources []string) error {
 	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()}, nil)
 }
 
 // loadAfter is load after the steps in parts (the read of the file), which it goes on timing;
 // heightRange is the height's lowest and highest value when the read found them (nil: scanned
 // here).
-func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64) error {
+func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64) error {
 	if l.Stack != nil {
-		if _, err := bake.CheckStack(l.Stack, name+": stack"); err != nil {
+		if _, err := landscape.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
 		}
 		for _, c := range l.Stack.Channels() {
@@ -185,7 +186,7 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 	if st == nil {
 		st = stack.New()
 	}
-	geo, err := bake.NewGeometry(st, l.Field, l.Resolution())
+	geo, err := landscape.NewGeometry(st, l.Field, l.Resolution())
 	if err != nil {
 		return err
 	}
@@ -271,7 +272,7 @@ func (s *Session) loadAfter(ctx context.Context, l *bake.Landscape, path, name s
 // choice is the evaluator the session's options ask for over landscape l: with a stack, Auto
 // measures both twins on a block of it and keeps the faster (bake.Measure, which takes the Go
 // reference on a software adapter without measuring); without one (baked weights) Auto is the GPU.
-func (s *Session) choice(l *bake.Landscape, geo *bake.Geometry) bake.Choice {
+func (s *Session) choice(l *landscape.Landscape, geo *landscape.Geometry) bake.Choice {
 	c := bake.Choice{Mode: bake.ModeGPU, Device: s.dev}
 	switch s.opts.Evaluator {
 	case CPU:
@@ -320,7 +321,7 @@ func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure) {
 // sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the
 // layer table and atlas, and the stored weights when there are any (shown until the first pass
 // writes pages of the weights).
-func (s *Session) sceneFor(l *bake.Landscape, heightRange [2]float64) (*viewport.Scene, error) {
+func (s *Session) sceneFor(l *landscape.Landscape, heightRange [2]float64) (*viewport.Scene, error) {
 	f := l.Field
 	sc := &viewport.Scene{
 		Placement:   viewport.Placement{Size: f.Size, Origin: f.Origin},
@@ -484,7 +485,7 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 }
 
 // snapshot copies what a save writes, with the worker idle so no half-applied edit is copied.
-func (s *Session) snapshot() (*bake.Landscape, uint64, error) {
+func (s *Session) snapshot() (*landscape.Landscape, uint64, error) {
 	p := s.pipe
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
@@ -511,7 +512,7 @@ func (s *Session) snapshot() (*bake.Landscape, uint64, error) {
 	for k, g := range l.Field.Channels {
 		f.Channels[k] = g.Clone()
 	}
-	snap := &bake.Landscape{Stack: st, StackDir: l.StackDir, Field: f, GUID: l.GUID, AtlasSize: l.AtlasSize, Baked: l.Baked, Script: l.Script}
+	snap := &landscape.Landscape{Stack: st, StackDir: l.StackDir, Field: f, GUID: l.GUID, AtlasSize: l.AtlasSize, Baked: l.Baked, Script: l.Script}
 	if l.Holes != nil {
 		snap.Holes = append([]bool(nil), l.Holes...)
 	}
@@ -537,7 +538,7 @@ func (p *pipeline) takeOps() []fieldOp {
 func (s *Session) StartStack() error {
 	s.fmu.RLock()
 	l := s.land
-	var baked *bake.Baked
+	var baked *landscape.Baked
 	if l != nil {
 		baked = l.Baked
 	}

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 	"strata/viewport"
 )
@@ -60,7 +60,7 @@ type pipeline struct {
 	mode       Evaluator // GPU or CPU, chosen at open
 	full       evaluator // the full-resolution grid, for the populations
 	pages      pageEvaluator
-	geo        bake.Geometry
+	geo        landscape.Geometry
 	nsPerTexel float64 // measured cost of the chosen evaluator; written under Session.mu (frames read it)
 	fullNs     float64 // measured cost of the full-resolution tiles, per texel (0: none yet)
 	pops       []*popState
@@ -229,7 +229,7 @@ func (p *pipeline) stackChanged(old, st *stack.Stack) {
 
 // weightsDiffer compares what the weights kernel would be given: the packed params and the
 // channels bound to the slots. Equal params mean byte-identical weights.
-func weightsDiffer(a, b *stack.Stack, geo *bake.Geometry) bool {
+func weightsDiffer(a, b *stack.Stack, geo *landscape.Geometry) bool {
 	if !slices.Equal(a.Channels(), b.Channels()) {
 		return true
 	}
@@ -240,7 +240,7 @@ func weightsDiffer(a, b *stack.Stack, geo *bake.Geometry) bool {
 
 // populationsDiffer reports a change in any population (its rules, density, seed, scale, mesh
 // or name, or the list itself).
-func populationsDiffer(a, b *stack.Stack, geo *bake.Geometry) bool {
+func populationsDiffer(a, b *stack.Stack, geo *landscape.Geometry) bool {
 	if len(a.Populations) != len(b.Populations) {
 		return true
 	}
@@ -520,7 +520,7 @@ func stackGeometryEqual(a, b *stack.Stack) bool {
 // regeometry recomputes the geometry for st (its gradientStep moves the aprons).
 func (p *pipeline) regeometry(st *stack.Stack) error {
 	l := p.s.land
-	geo, err := bake.NewGeometry(st, l.Field, l.Resolution())
+	geo, err := landscape.NewGeometry(st, l.Field, l.Resolution())
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -233,7 +233,7 @@ func TestWhatEditsTouch(t *testing.T) {
 	if err := h.s.SaveAs(ctx, path, nil); err != nil {
 		t.Fatal(err)
 	}
-	l, err := bake.Open(path)
+	l, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

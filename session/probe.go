@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"strata/bake"
+	"strata/landscape"
 )
 
 // Probe is what the status bar shows for the ground under the cursor.
@@ -43,7 +44,7 @@ func (s *Session) ProbeAt(x, z float64) Probe {
 	}
 	geo := l.Geometry
 	if st != nil {
-		g, err := bake.NewGeometry(st, f, l.Resolution())
+		g, err := landscape.NewGeometry(st, f, l.Resolution())
 		if err != nil {
 			return Probe{}
 		}

@@ -4,9 +4,9 @@ import (
 	"image"
 	"time"
 
-	"strata/bake"
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 )
 
 // resident is the landscape's field kept on the GPU for the kernels (GPU mode, when one binding
@@ -28,7 +28,7 @@ type resident struct {
 // start begins uploading l's field to the device — when one binding holds a plane and the planes
 // fit the kernels' share of the budget (the atlases take the rest: viewport.SetMemoryBudget);
 // otherwise nothing is resident and each page and tile uploads its block.
-func (r *resident) start(s *Session, l *bake.Landscape) {
+func (r *resident) start(s *Session, l *landscape.Landscape) {
 	if l.Stack == nil || !s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) ||
 		residentBytes(l) > s.opts.GPUBudget*2/5 {
 		return
@@ -49,7 +49,7 @@ func (r *resident) start(s *Session, l *bake.Landscape) {
 
 // residentBytes is what the field's planes take resident on the device: the height and every
 // channel (a stack binds at most four).
-func residentBytes(l *bake.Landscape) int64 {
+func residentBytes(l *landscape.Landscape) int64 {
 	f := l.Field
 	return 4 * int64(f.Height.W) * int64(f.Height.H) * int64(1+min(len(f.Channels), 4))
 }

@@ -11,6 +11,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 	"strata/terraindata"
 	"strata/viewport"
@@ -120,7 +121,7 @@ func TestSettledFrameIsTheBakesFrame(t *testing.T) {
 	const w, hgt = 240, 150
 	h := newHarness(t, Options{Evaluator: CPU, Width: w, Height: hgt})
 	ctx := context.Background()
-	l := &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(1024)}
+	l := &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(1024)}
 	if err := h.s.OpenLandscape(ctx, l, "dunes"); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestSettledFrameIsTheBakesFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	baked := filepath.Join(dir, "baked.terrainData")
-	fresh := &bake.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(1024)}
+	fresh := &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(1024)}
 	if _, err := bake.Rebake(ctx, fresh, baked, bake.RebakeOptions{EvalOptions: bake.EvalOptions{CPU: true}}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestFirstFrameEvaluatesTheView(t *testing.T) {
 	h := newHarness(t, Options{Evaluator: CPU, Width: 240, Height: 150})
 	ctx := context.Background()
 	st := stack.Starter()
-	l := &bake.Landscape{Stack: st, Field: field.SampleDunesSized(2048)}
+	l := &landscape.Landscape{Stack: st, Field: field.SampleDunesSized(2048)}
 	if err := h.s.OpenLandscape(ctx, l, "big"); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestResidencyWithinBudget(t *testing.T) {
 	now0, _ := dev.Memory()
 	dev.ResetPeak()
 	ctx := context.Background()
-	if err := h.s.OpenLandscape(ctx, &bake.Landscape{Stack: stack.Starter(), Field: field.SampleDunesSized(2048)}, "big"); err != nil {
+	if err := h.s.OpenLandscape(ctx, &landscape.Landscape{Stack: stack.Starter(), Field: field.SampleDunesSized(2048)}, "big"); err != nil {
 		t.Fatal(err)
 	}
 	h.waitFrame(h.s.Version())
@@ -226,7 +227,7 @@ func TestPaintFarFromTheCamera(t *testing.T) {
 	const w, hgt = 240, 150
 	h := newHarness(t, Options{Evaluator: CPU, Width: w, Height: hgt})
 	ctx := context.Background()
-	l := &bake.Landscape{Stack: stack.Starter(), Field: field.SampleDunesSized(1024)}
+	l := &landscape.Landscape{Stack: stack.Starter(), Field: field.SampleDunesSized(1024)}
 	if err := h.s.OpenLandscape(ctx, l, "far"); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestPaintFarFromTheCamera(t *testing.T) {
 	if err := h.s.SaveAs(ctx, saved, nil); err != nil {
 		t.Fatal(err)
 	}
-	got, err := bake.Open(saved)
+	got, err := landscape.Open(saved)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestGPUPagesWithoutResidentField(t *testing.T) {
 	// 2048² with two channels is 48 MiB of planes, past 40% of a 96 MiB budget.
 	h := newHarness(t, Options{Evaluator: GPU, Width: w, Height: hgt, GPUBudget: 96 << 20})
 	ctx := context.Background()
-	if err := h.s.OpenLandscape(ctx, &bake.Landscape{Stack: stack.Starter(), Field: bake.StressField(2048)}, "big"); err != nil {
+	if err := h.s.OpenLandscape(ctx, &landscape.Landscape{Stack: stack.Starter(), Field: bake.StressField(2048)}, "big"); err != nil {
 		t.Fatal(err)
 	}
 	if h.s.pipe.res.fb != nil || h.s.pipe.res.uploading() {

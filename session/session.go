@@ -22,10 +22,10 @@ import (
 	"sync"
 	"time"
 
-	"strata/bake"
 	"strata/field"
 	"strata/gpu"
 	"strata/internal/sysmem"
+	"strata/landscape"
 	"strata/stack"
 	"strata/viewport"
 )
@@ -122,7 +122,7 @@ type Session struct {
 	versionAt time.Time
 	closed    bool
 	// sample is the landscape Options.PrepareSample is building; the first OpenSample takes it.
-	sample chan *bake.Landscape
+	sample chan *landscape.Landscape
 	// ranges are the lowest and highest value of the height ("") and of each stored channel (a
 	// mask's is 0…1 by definition and not kept): computed at open and by the worker after an
 	// edit of those grids, so a panel never scans an 8K grid to set a slider.
@@ -139,7 +139,7 @@ type Session struct {
 	// (open and StartStack swap the landscape under it too, holding passMu). Taken after passMu
 	// and gpuMu, never together with mu (the lock order above).
 	fmu  sync.RWMutex
-	land *bake.Landscape
+	land *landscape.Landscape
 
 	pipe *pipeline
 	rend *renderLoop
@@ -189,7 +189,7 @@ func New(ctx context.Context, o Options) (*Session, error) {
 	}
 	s := &Session{opts: o, dev: o.Device, now: o.Now}
 	if o.PrepareSample {
-		ch := make(chan *bake.Landscape, 1)
+		ch := make(chan *landscape.Landscape, 1)
 		go func() { ch <- sampleLandscape() }()
 		s.sample = ch
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"strata/bake"
+	"strata/landscape"
 	"strata/stack"
 	"strata/viewport"
 )
@@ -122,7 +123,7 @@ func TestSaveReopen(t *testing.T) {
 		}
 	}
 	h.waitFrame(h.s.Version())
-	l, err := bake.Open(path)
+	l, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestSaveReopen(t *testing.T) {
 	if painted < 100 {
 		t.Errorf("the saved mask has %d painted texels", painted)
 	}
-	ref := &bake.Landscape{Stack: l.Stack, Field: l.Field}
+	ref := &landscape.Landscape{Stack: l.Stack, Field: l.Field}
 	if _, err := bake.Evaluate(ctx, ref, bake.EvalOptions{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestArtistSitting(t *testing.T) {
 	if err := h.s.SaveAs(ctx, path, nil); err != nil {
 		t.Fatal(err)
 	}
-	if probs := bake.Validate(path); len(probs) > 0 {
+	if probs := landscape.Validate(path); len(probs) > 0 {
 		t.Fatalf("validate: %v", probs)
 	}
 	h2 := newHarness(t, Options{Evaluator: CPU})

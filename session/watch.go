@@ -12,8 +12,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -239,7 +239,7 @@ func (s *Session) reload(src string) error {
 	if fi, err := os.Stat(src); err != nil {
 		return err
 	} else if fi.IsDir() {
-		l, err := bake.Open(src)
+		l, err := landscape.Open(src)
 		if err != nil {
 			return err
 		}
@@ -256,7 +256,7 @@ func (s *Session) reload(src string) error {
 		if imp != nil {
 			o = *imp
 		}
-		f, err := bake.LoadField(src, o.Import, o.Size)
+		f, err := landscape.LoadField(src, o.Import, o.Size)
 		if err != nil {
 			return err
 		}
@@ -300,7 +300,7 @@ func (s *Session) reload(src string) error {
 		for _, a := range added {
 			have[a.name] = true
 		}
-		if _, err := bake.CheckStack(newStack, filepath.Join(src, "stack.yaml")); err != nil {
+		if _, err := landscape.CheckStack(newStack, filepath.Join(src, "stack.yaml")); err != nil {
 			return err
 		}
 		for _, c := range newStack.Channels() {

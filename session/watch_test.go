@@ -11,6 +11,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -164,14 +165,14 @@ g:node("bake", "terrain.write"):input("raster", high):param("name", "small"):par
 		t.Fatalf("after Run script: path %q baked %v script %v", h.s.Path(), h.s.Baked(), h.s.HasScript())
 	}
 	h.waitFrame(h.s.Version())
-	c1, err := bake.Open(path)
+	c1, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := h.s.RerunScript(ctx, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := bake.Open(path)
+	c2, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

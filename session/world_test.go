@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"strata/bake"
 	"strata/field"
 	"strata/internal/safeio"
+	"strata/landscape"
 	"strata/terraindata"
 	"strata/world"
 )
@@ -25,7 +25,7 @@ func TestWorldCell(t *testing.T) {
 	if err := os.WriteFile(st, []byte("version: 1\nlayers:\n  - {name: low}\n  - name: high\n    rules: [{input: height, min: 500, softness: 50}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := bake.Sources{StackPath: st, Height: "../testdata/maps/topobathy_120x91_f32le.raw",
+	src := landscape.Sources{StackPath: st, Height: "../testdata/maps/topobathy_120x91_f32le.raw",
 		Import: field.ImportOptions{Size: [2]int{120, 91}}, Size: &[2]float64{288000, 218400}}
 	w, err := world.Plan(ctx, world.PlanOptions{Sources: src, Cells: [2]int{2, 2}, Out: filepath.Join(dir, "dem.world"), Options: world.Options{CPU: true}})
 	if err != nil {
@@ -116,7 +116,7 @@ func TestWorldCell(t *testing.T) {
 	if n := notices(); len(n) != 2 {
 		t.Errorf("an edit of a container saved out of the world: %d notices", len(n))
 	}
-	if l, err := bake.Open(path); err != nil || l.Stack == nil || *l.Stack.Layers[1].Rules[0].Min != 700 {
+	if l, err := landscape.Open(path); err != nil || l.Stack == nil || *l.Stack.Layers[1].Rules[0].Min != 700 {
 		t.Errorf("the cell as saved: %v", err)
 	}
 }

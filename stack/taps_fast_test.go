@@ -106,7 +106,7 @@ func randomGround(t testing.TB, r *rand.Rand) fastGround {
 	}
 }
 
-// geometry is what bake.NewGeometry gives for stack s over the ground.
+// geometry is what landscape.NewGeometry gives for stack s over the ground.
 func (fg *fastGround) geometry(s *Stack) Geometry {
 	return Geometry{
 		FieldMin:     fg.fg.FieldMin,

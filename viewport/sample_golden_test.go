@@ -8,6 +8,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -21,11 +22,11 @@ import (
 func TestGoldenDunesSample(t *testing.T) {
 	ctx := context.Background()
 	s, f := stack.SampleDunes(), field.SampleDunesSized(512)
-	geo, err := bake.NewGeometry(s, f, 0)
+	geo, err := landscape.NewGeometry(s, f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &bake.Landscape{Stack: s, Field: f, Geometry: geo}
+	l := &landscape.Landscape{Stack: s, Field: f, Geometry: geo}
 	if l.Weights, err = bake.Reference(ctx, s, f, bake.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestGoldenDunesSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "dunes.terrainData")
-	if err := bake.Write(path, l); err != nil {
+	if err := landscape.Write(path, l); err != nil {
 		t.Fatal(err)
 	}
 	c, err := terraindata.Open(path)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/world"
 )
 
@@ -48,7 +48,7 @@ func benchWorld(b *testing.B, n int) *world.World {
 	}
 	size := [2]float64{float64(4 * n), float64(2 * n)} // 2 m texels
 	w, err := world.Plan(context.Background(), world.PlanOptions{
-		Sources: bake.Sources{StackPath: stack, Height: src, Import: field.ImportOptions{Size: [2]int{2 * n, n}}, Size: &size},
+		Sources: landscape.Sources{StackPath: stack, Height: src, Import: field.ImportOptions{Size: [2]int{2 * n, n}}, Size: &size},
 		Cells:   [2]int{2, 1}, Out: filepath.Join(dir, fmt.Sprintf("bench%d.world", n)), Spacing: world.SpacingDeclared})
 	if err != nil {
 		b.Fatal(err)

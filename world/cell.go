@@ -3,12 +3,12 @@ package world
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"time"
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 	"strata/terraindata"
@@ -37,7 +37,7 @@ type blocks struct {
 }
 
 // blocksOf is what cell i needs of the world for stack s.
-func (w *World) blocksOf(i int, s *stack.Stack, geo *bake.Geometry) (blocks, error) {
+func (w *World) blocksOf(i int, s *stack.Stack, geo *landscape.Geometry) (blocks, error) {
 	c := &w.CellList[i]
 	b := blocks{cell: c.WeightsRect(), cellH: c.HeightRect()}
 	wholeH := field.Rect{I1: w.HeightGrid[0], J1: w.HeightGrid[1]}
@@ -81,7 +81,7 @@ func (w *World) checkPopulations(s *stack.Stack) error {
 // the old container or the new one, and two tasks baking the same cell at once write one after
 // the other, the same bytes (the cell's guid derives from the world's). Idempotent: baking again
 // from the same sources rewrites the same bytes. A ctx cancelled before the new container is
-// swapped in leaves the old one (bake.WriteContext).
+// swapped in leaves the old one (landscape.WriteContext).
 func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, error) {
 	path, err := w.Cell(i)
 	if err != nil {
@@ -114,14 +114,17 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 	if err != nil {
 		return nil, err
 	}
+	edge := heightEdge(ev.wins.Height, b.cellH)
 	tm.Since("place", t0)
 	backend := ev.backend
 	ev = nil
 	runtime.GC() // the evaluation's blocks are garbage now: don't let the write's peak stack on them
 	t0 = time.Now()
 	// The save holds the cell's lock file from its start to its swap, so two tasks baking one
-	// cell, or one and the editor saving it, take turns.
-	if err := bake.WriteContext(ctx, path, l, bake.WriteOptions{Progress: o.Progress, Lock: w.lockPath(i)}); err != nil {
+	// cell, or one and the editor saving it, take turns. The cell keeps its instances (the
+	// world's placement) and the ground beyond its edges (seam-exact gradients).
+	wo := landscape.WriteOptions{Progress: o.Progress, Lock: w.lockPath(i), HeightEdge: edge, Instances: true}
+	if err := landscape.WriteContext(ctx, path, l, wo); err != nil {
 		return nil, err
 	}
 	tm.Since("write", t0)
@@ -130,8 +133,8 @@ func (w *World) BakeCell(ctx context.Context, i int, o Options) (*CellResult, er
 }
 
 // cellLandscape is cell i's container content: its field (height, channels) and weights cut out
-// of the evaluation, the height edges, and each population's density and instances.
-func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackDir string, ev *evaluation, b *blocks, o *Options) (*bake.Landscape, []int, error) {
+// of the evaluation, and each population's density and instances.
+func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackDir string, ev *evaluation, b *blocks, o *Options) (*landscape.Landscape, []int, error) {
 	c := &w.CellList[i]
 	hwin := ev.wins.Height
 	hg, err := hwin.Crop(b.cellH)
@@ -151,8 +154,8 @@ func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackD
 			return nil, nil, fmt.Errorf("world: cell %d: %w", i, err)
 		}
 	}
-	l := &bake.Landscape{Stack: s, StackDir: stackDir, Field: f, Weights: ev.cropWeights(b.cell),
-		GUID: w.cellGUID(i), HeightEdge: heightEdge(hwin, b.cellH)}
+	l := &landscape.Landscape{Stack: s, StackDir: stackDir, Field: f, Weights: ev.cropWeights(b.cell),
+		GUID: w.cellGUID(i)}
 	report := o.report()
 	counts := make([]int, len(s.Populations))
 	for p := range s.Populations {
@@ -171,18 +174,11 @@ func (w *World) cellLandscape(ctx context.Context, i int, s *stack.Stack, stackD
 		if err != nil {
 			return nil, nil, err
 		}
-		l.Scatter = append(l.Scatter, bake.Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale,
+		l.Scatter = append(l.Scatter, landscape.Population{Name: pop.Name, Mesh: pop.Mesh, Seed: pop.Seed, Scale: pop.Scale,
 			Density: dens, Spacing: params.Spacing, Matrices: m, Count: n})
 		counts[p] = n
 	}
 	report("place", len(s.Populations), len(s.Populations))
-	if len(l.Scatter) > 0 {
-		pops := l.Scatter
-		l.WriteExtra = func(dir string) error {
-			_, err := bake.WriteInstances(filepath.Join(dir, bake.InstancesDir), pops)
-			return err
-		}
-	}
 	return l, counts, nil
 }
 

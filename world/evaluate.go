@@ -6,6 +6,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/progress"
 	"strata/stack"
 )
@@ -16,7 +17,7 @@ type Options struct {
 	// warning) when there is no adapter or the block does not fit the device.
 	CPU bool
 	// Progress receives each phase ("read", "weights", "density", "place"), then the write's
-	// (bake.WriteContext: bake.StageEncodeHeight and bake.StageEncode in MiB, bake.StageValidate).
+	// (landscape.WriteContext: landscape.StageEncodeHeight and landscape.StageEncode in MiB, landscape.StageValidate).
 	Progress progress.Func
 	// Warn receives fallbacks and other notes, one line each.
 	Warn func(msg string)
@@ -32,17 +33,17 @@ func (o *Options) report() progress.Func {
 // evaluation is a block of the world's weights grid evaluated with the whole world's geometry:
 // the weights and every population's density over eval, from windows of the sources.
 type evaluation struct {
-	geo     bake.Geometry
+	geo     landscape.Geometry
 	eval    field.Rect // weights texels evaluated
 	wins    *bake.Windows
-	weights *bake.Weights // eval's texels
-	density []*field.Grid // per population, eval's texels
+	weights *landscape.Weights // eval's texels
+	density []*field.Grid      // per population, eval's texels
 	backend string
 }
 
 // geometry is the world's geometry for stack s.
-func (w *World) geometry(s *stack.Stack) (bake.Geometry, error) {
-	return bake.WorldGeometry(s, w.Placement(), w.HeightGrid[0], w.HeightGrid[1], w.Resolution)
+func (w *World) geometry(s *stack.Stack) (landscape.Geometry, error) {
+	return landscape.WorldGeometry(s, w.Placement(), w.HeightGrid[0], w.HeightGrid[1], w.Resolution)
 }
 
 // newEvaluator is the evaluator the cells of one operation share (a plan's density pass, a cell
@@ -61,7 +62,7 @@ func (o *Options) newEvaluator(ctx context.Context) (bake.Evaluator, error) {
 // reading block hrect of the sources (which must hold eval's apron), with ev (bake.Evaluator.Window:
 // a block the device cannot hold is the Go reference's, with a warning). tm (nil: none) times its
 // phases, read and evaluate.
-func (w *World) evaluate(ctx context.Context, ev bake.Evaluator, tm *bake.Timings, s *stack.Stack, geo bake.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
+func (w *World) evaluate(ctx context.Context, ev bake.Evaluator, tm *bake.Timings, s *stack.Stack, geo landscape.Geometry, eval, hrect field.Rect, withDensity bool, o *Options) (*evaluation, error) {
 	report := o.report()
 	report("read", 0, 1)
 	t0 := time.Now()
@@ -80,8 +81,8 @@ func (w *World) evaluate(ctx context.Context, ev bake.Evaluator, tm *bake.Timing
 }
 
 // cropWeights copies block r (weights texels, inside ev.eval) of the evaluated weights.
-func (ev *evaluation) cropWeights(r field.Rect) *bake.Weights {
-	return &bake.Weights{W: r.W(), H: r.H(), Lo: cropBytes(ev.weights.Lo, ev.eval, r, 4), Hi: cropBytes(ev.weights.Hi, ev.eval, r, 4)}
+func (ev *evaluation) cropWeights(r field.Rect) *landscape.Weights {
+	return &landscape.Weights{W: r.W(), H: r.H(), Lo: cropBytes(ev.weights.Lo, ev.eval, r, 4), Hi: cropBytes(ev.weights.Hi, ev.eval, r, 4)}
 }
 
 // cropBytes cuts block r out of an image of block from, n bytes a texel.

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -18,7 +18,7 @@ import (
 // PlanOptions are `strata world plan`'s: bake's sources, the grid of cells and where the plan
 // goes.
 type PlanOptions struct {
-	Sources bake.Sources
+	Sources landscape.Sources
 	// Resolution is metres per weights texel (0 = the height grid); Tile the tile side cells are
 	// evaluated in (0 = default).
 	Resolution float64

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"strata/bake"
+	"strata/landscape"
 	"strata/world"
 )
 
@@ -151,7 +151,7 @@ func TestStatusAndStalePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := w2.Cell(0)
-	l, err := bake.Open(p)
+	l, err := landscape.Open(p)
 	if err != nil || l.GUID != w2.CellGUID(0) {
 		t.Errorf("cell guid %q, want %q (%v)", l.GUID, w2.CellGUID(0), err)
 	}
@@ -204,7 +204,7 @@ func TestBakeCellWriteProgressAndCancel(t *testing.T) {
 	if _, err := w.BakeCell(context.Background(), 0, world.Options{CPU: true, Progress: func(stage string, done, total int) { seen[stage] = true }}); err != nil {
 		t.Fatal(err)
 	}
-	for _, stage := range []string{"read", "place", bake.StageEncodeHeight, bake.StageEncode, bake.StageValidate} {
+	for _, stage := range []string{"read", "place", landscape.StageEncodeHeight, landscape.StageEncode, landscape.StageValidate} {
 		if !seen[stage] {
 			t.Errorf("no %q progress (saw %v)", stage, seen)
 		}
@@ -216,14 +216,14 @@ func TestBakeCellWriteProgressAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond) // a swapped-in container's manifest would be newer
-	old, err := bake.Open(p)
+	old, err := landscape.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, err = w.BakeCell(ctx, 0, world.Options{CPU: true, Progress: func(stage string, done, total int) {
-		if stage == bake.StageEncode {
+		if stage == landscape.StageEncode {
 			cancel()
 		}
 	}})
@@ -234,10 +234,10 @@ func TestBakeCellWriteProgressAndCancel(t *testing.T) {
 	if err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Fatalf("the cell was replaced: %v", err)
 	}
-	if probs := bake.Validate(p); len(probs) > 0 {
+	if probs := landscape.Validate(p); len(probs) > 0 {
 		t.Fatalf("the old cell no longer validates: %v", probs)
 	}
-	if l, err := bake.Open(p); err != nil || l.GUID != old.GUID {
+	if l, err := landscape.Open(p); err != nil || l.GUID != old.GUID {
 		t.Fatalf("the old cell: %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "d.world", ".x0_z0.terrainData.*")); len(left) != 1 {

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"strata/bake"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/terraindata"
 	"strata/viewport"
@@ -61,7 +61,7 @@ func (w *World) Scene(ctx context.Context, o SceneOptions) (*viewport.Scene, *Sc
 			missing = append(missing, fmt.Sprint(i))
 			continue
 		}
-		if probs := bake.CheckContainer(c); len(probs) > 0 {
+		if probs := landscape.CheckContainer(c); len(probs) > 0 {
 			return nil, nil, fmt.Errorf("world: cell %d cannot be drawn:\n%w", i, probs)
 		}
 		cells[i] = c
@@ -126,12 +126,12 @@ func (w *World) scenePopulations(cells []*terraindata.Container, maxInst int, in
 	}
 	pools := make([]map[string][]float32, len(cells))
 	for i, c := range cells {
-		p, ok, err := bake.StoredInstances(c)
+		p, ok, err := landscape.StoredInstances(c)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("world: cell %d stores no instances (%s/): bake it again with strata world bake", i, bake.InstancesDir)
+			return nil, fmt.Errorf("world: cell %d stores no instances (%s/): bake it again with strata world bake", i, landscape.InstancesDir)
 		}
 		pools[i] = p
 		for _, m := range p {

@@ -7,6 +7,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 )
 
@@ -24,11 +25,11 @@ func (w *World) LoadStack() (*stack.Stack, string, []stack.Problem, error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
-	warnings, err := bake.CheckStack(s, p)
+	warnings, err := landscape.CheckStack(s, p)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	if err := bake.CheckSources(s, filepath.Dir(p), p, w.channelNames()); err != nil {
+	if err := landscape.CheckSources(s, filepath.Dir(p), p, w.channelNames()); err != nil {
 		return nil, "", nil, err
 	}
 	return s, filepath.Dir(p), warnings, nil

@@ -7,13 +7,14 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/stack"
 	"strata/terraindata"
 )
 
 // Validate checks every cell of the world and every seam between two baked cells, listing each
-// problem as FILE: FIELD: what is wrong. A cell: it is baked; bake.Validate accepts its container
+// problem as FILE: FIELD: what is wrong. A cell: it is baked; landscape.Validate accepts its container
 // (every payload decoded); its placement, grids, layers and populations are the plan's; its stored
 // instances lie in the cell's sites' reach. A seam: the height gradients on both sides are the
 // central differences across it (the two cells hold the same ground there), and the weights of
@@ -93,7 +94,7 @@ func (w *World) upOf(i int) int {
 
 // bandDepth is how deep the edge bands must be: in height texels, the apron of a seam texel (what
 // its evaluation reads) and a texel more; in weights texels, one.
-func (w *World) bandDepth(geo *bake.Geometry) (b, bw int) {
+func (w *World) bandDepth(geo *landscape.Geometry) (b, bw int) {
 	c := field.Rect{I0: w.WeightsGrid[0] / 2, J0: w.WeightsGrid[1] / 2, I1: w.WeightsGrid[0]/2 + 1, J1: w.WeightsGrid[1]/2 + 1}
 	a := geo.Field.ApronRect(c, geo.Stack.GradientStep)
 	return max(a.W(), a.H()) + 2, 1
@@ -102,7 +103,7 @@ func (w *World) bandDepth(geo *bake.Geometry) (b, bw int) {
 // checkCell is cell i's own checks.
 func (w *World) checkCell(i int, c *terraindata.Container, s *stack.Stack) terraindata.Problems {
 	path, _ := w.Cell(i)
-	probs, stored := bake.ValidateContainer(c)
+	probs, stored := landscape.ValidateContainer(c)
 	if len(probs) > 0 {
 		return probs
 	}
@@ -135,7 +136,7 @@ func (w *World) checkCell(i int, c *terraindata.Container, s *stack.Stack) terra
 		return probs
 	}
 	if len(m.Scatter) > 0 && stored == nil {
-		add("instances", "a world cell stores its instances (%s/), this one does not", bake.InstancesDir)
+		add("instances", "a world cell stores its instances (%s/), this one does not", landscape.InstancesDir)
 		return probs
 	}
 	for k, p := range m.Scatter {
@@ -166,7 +167,7 @@ func instancesOutside(m []float32, cl *Cell, spacing float64) string {
 }
 
 // checkSeam checks the seam between baked cells i and k (k right of or above i).
-func (w *World) checkSeam(ctx context.Context, s *stack.Stack, geo *bake.Geometry, bands []*cellBands, all *cellBands, i, k int) terraindata.Problems {
+func (w *World) checkSeam(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, bands []*cellBands, all *cellBands, i, k int) terraindata.Problems {
 	a := &w.CellList[i]
 	pa, _ := w.Cell(i)
 	pb, _ := w.Cell(k)

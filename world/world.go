@@ -23,9 +23,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"strata/bake"
 	"strata/field"
 	"strata/internal/safeio"
+	"strata/landscape"
 	"strata/terraindata"
 )
 
@@ -192,7 +192,7 @@ func (w *World) check() error {
 	if p.Tile < 0 {
 		return fmt.Errorf("tile: %d: must be positive", p.Tile)
 	}
-	src := bake.Sources{StackPath: p.Stack, Sample: p.Sample}
+	src := landscape.Sources{StackPath: p.Stack, Sample: p.Sample}
 	if p.Height != nil {
 		src.Height = p.Height.File
 	}
@@ -259,7 +259,7 @@ func (w *World) Placement() field.Placement { return field.Placement{Size: w.Siz
 // NumCells is the number of cells (N·M).
 func (w *World) NumCells() int { return len(w.CellList) }
 
-// Cell returns the container path of cell i (the editor opens it with bake.Open). The container
+// Cell returns the container path of cell i (the editor opens it with landscape.Open). The container
 // may not exist yet: Status says which cells are baked.
 func (w *World) Cell(i int) (string, error) {
 	if i < 0 || i >= len(w.CellList) {

@@ -10,6 +10,7 @@ import (
 	"strata/bake"
 	"strata/field"
 	"strata/internal/worldtest"
+	"strata/landscape"
 	"strata/world"
 )
 
@@ -47,13 +48,13 @@ populations:
 `
 
 // demSources are the DEM's bake sources: 2.4 km texels, off the world origin.
-func demSources(t testing.TB, dir string) bake.Sources {
+func demSources(t testing.TB, dir string) landscape.Sources {
 	t.Helper()
 	st := filepath.Join(dir, "stack.yaml")
 	if err := os.WriteFile(st, []byte(demStack), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return bake.Sources{StackPath: st, Height: dem, Import: field.ImportOptions{Size: [2]int{120, 91}},
+	return landscape.Sources{StackPath: st, Height: dem, Import: field.ImportOptions{Size: [2]int{120, 91}},
 		Size: &[2]float64{288000, 218400}, Origin: &[2]float64{1000, -3000}}
 }
 
@@ -89,7 +90,7 @@ func TestCellsEqualWholeBake(t *testing.T) {
 			dir := t.TempDir()
 			w := planDEMRes(t, dir, tc.cells, true, tc.resolution)
 			src := demSources(t, dir)
-			l, _, err := bake.Load(src)
+			l, _, err := landscape.Load(src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestCellsEqualWholeBake(t *testing.T) {
 				t.Fatal(err)
 			}
 			wholePath := filepath.Join(dir, "whole.terrainData")
-			if err := bake.Write(wholePath, l); err != nil {
+			if err := landscape.Write(wholePath, l); err != nil {
 				t.Fatal(err)
 			}
 			if got, want := w.Populations[0].Spacing, float64(l.Scatter[0].Spacing); got != want {
@@ -201,7 +202,7 @@ func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
 	dir := t.TempDir()
 	w := planDEM(t, dir, [2]int{3, 2}, false)
 	src := demSources(t, dir)
-	l, _, err := bake.Load(src)
+	l, _, err := landscape.Load(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
 		t.Fatal(err)
 	}
 	wholePath := filepath.Join(dir, "whole.terrainData")
-	if err := bake.Write(wholePath, l); err != nil {
+	if err := landscape.Write(wholePath, l); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := float32(w.Populations[0].Spacing), l.Scatter[0].Spacing; got != want {

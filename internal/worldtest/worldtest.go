@@ -8,6 +8,7 @@ import (
 
 	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/scatter"
 	"strata/terraindata"
 	"strata/world"
@@ -63,7 +64,7 @@ func SameAsWhole(w *world.World, wholePath string) (int, error) {
 				return 0, fmt.Errorf("cell %d density %s: %w", i, p.Name, err)
 			}
 		}
-		stored, ok, err := bake.StoredInstances(cc)
+		stored, ok, err := landscape.StoredInstances(cc)
 		if err != nil || (!ok && len(pops) > 0) {
 			return 0, fmt.Errorf("cell %d stored instances: %v (stored: %v)", i, err, ok)
 		}

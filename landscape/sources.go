@@ -1,9 +1,10 @@
-package bake
+package landscape
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -118,7 +119,7 @@ func Load(src Sources) (*Landscape, []stack.Problem, error) {
 
 // checkSources is CheckSources for what l holds.
 func checkSources(l *Landscape, stackName string) error {
-	return CheckSources(l.Stack, l.StackDir, stackName, channelNames(l.Field))
+	return CheckSources(l.Stack, l.StackDir, stackName, slices.Collect(maps.Keys(l.Field.Channels)))
 }
 
 // CheckSources refuses, before any evaluation, what would fail or go wrong later: a rule of s

@@ -1,4 +1,4 @@
-package bake
+package landscape_test
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"reflect"
 	"testing"
 
+	"strata/bake"
 	"strata/field"
+	"strata/landscape"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -28,19 +30,19 @@ func TestOpenRoundTrip(t *testing.T) {
 	if err := f.AddChannel("mask.snow", mask); err != nil {
 		t.Fatal(err)
 	}
-	l := &Landscape{Stack: s, Field: f, Holes: make([]bool, 96*96)}
+	l := &landscape.Landscape{Stack: s, Field: f, Holes: make([]bool, 96*96)}
 	l.Holes[5*96+7] = true
-	if _, err := Evaluate(ctx, l, EvalOptions{CPU: true}); err != nil {
+	if _, err := bake.Evaluate(ctx, l, bake.EvalOptions{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "r.terrainData")
-	if err := Write(path, l); err != nil {
+	if err := landscape.Write(path, l); err != nil {
 		t.Fatal(err)
 	}
 	if l.GUID == "" {
 		t.Fatal("Write left the landscape without a guid")
 	}
-	o, err := Open(path)
+	o, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestOpenRoundTrip(t *testing.T) {
 	}
 	// Saving the opened landscape under another name keeps its identity (editor Save As).
 	other := filepath.Join(t.TempDir(), "moved.terrainData")
-	if err := Write(other, o); err != nil {
+	if err := landscape.Write(other, o); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := terraindata.Open(other); err != nil || c.GUID() != l.GUID {
@@ -80,12 +82,12 @@ func TestOpenRoundTrip(t *testing.T) {
 // A container baked elsewhere (no stack.yaml) opens with its weights and saves again unchanged.
 func TestOpenBakedContainer(t *testing.T) {
 	ctx := context.Background()
-	l := &Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(64)}
-	if _, err := Evaluate(ctx, l, EvalOptions{CPU: true}); err != nil {
+	l := &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(64)}
+	if _, err := bake.Evaluate(ctx, l, bake.EvalOptions{CPU: true}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "b.terrainData")
-	if err := Write(path, l); err != nil {
+	if err := landscape.Write(path, l); err != nil {
 		t.Fatal(err)
 	}
 	// Strip the stack, as a container from another tool would come.
@@ -99,7 +101,7 @@ func TestOpenBakedContainer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, terraindata.ManifestFile), enc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o, err := Open(path)
+	o, err := landscape.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,35 +112,10 @@ func TestOpenBakedContainer(t *testing.T) {
 		t.Error("weights changed")
 	}
 	again := filepath.Join(t.TempDir(), "again.terrainData")
-	if err := Write(again, o); err != nil {
+	if err := landscape.Write(again, o); err != nil {
 		t.Fatal(err)
 	}
 	if ps := terraindata.Validate(again); len(ps) > 0 {
 		t.Errorf("re-saved baked container is invalid: %v", ps)
-	}
-}
-
-// ProbeWeights is the whole-field reference at that texel, byte for byte.
-func TestProbeWeights(t *testing.T) {
-	s, f := stack.StressStack(), StressField(80)
-	g, err := NewGeometry(s, f, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := Reference(context.Background(), s, f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range [][2]int{{0, 0}, {79, 79}, {13, 57}, {40, 0}, {66, 12}} {
-		got, err := ProbeWeights(s, f, &g, p[0], p[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := w.Texel(p[0], p[1]); got != want {
-			t.Errorf("texel %v: probe %v, reference %v", p, got, want)
-		}
-	}
-	if _, err := ProbeWeights(s, f, &g, 80, 0); err == nil {
-		t.Error("a texel outside the grid: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package bake
+package landscape
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"strata/field"
+	"strata/internal/sysmem"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -75,7 +76,7 @@ func Open(path string) (*Landscape, error) {
 	if l.Script, err = openScript(path, m.Script); err != nil {
 		return nil, err
 	}
-	if l.Weights, err = containerWeights(c); err != nil {
+	if l.Weights, err = ContainerWeights(c); err != nil {
 		return nil, err
 	}
 	resolution := 0.0
@@ -112,6 +113,51 @@ func (l *Landscape) Resolution() float64 {
 		return 0
 	}
 	return l.Field.Size[0] / float64(g.WeightsW)
+}
+
+// ContainerHeight reads a container's height child back into a grid of metres (its R channel),
+// streamed block by block into the grid: the whole RGBA payload (4 GiB at 16384²) is never held.
+func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
+	ref := c.Height()
+	if ref == nil {
+		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
+	}
+	var g *field.Grid
+	err := streamChild(ref, terraindata.RGBA32F, "a height", func(w, h int) { g = field.NewGrid(w, h) },
+		func(b terraindata.Block) {
+			row := g.Data[b.Y0*g.W : (b.Y0+b.N)*g.W]
+			for i := range row {
+				row[i] = b.Float[4*i]
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// streamChild streams ref's payload through every check terraindata.Stream makes, after checking
+// its format: alloc is called once with the size, before any block (with the memory a grid of
+// float32 of that size needs checked against what the machine has), then each block goes to put
+// (called one at a time; blocks in any order, each carrying its rows).
+func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, alloc func(w, h int), put func(terraindata.Block)) error {
+	s, err := ref.Stream()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	info := s.Info
+	if info.Format != want {
+		return fmt.Errorf("bake: %s: %s: %s, want %s", ref.Dir, ref.Field, info.Format, want)
+	}
+	if err := sysmem.Check(uint64(info.Width)*uint64(info.Height)*4, fmt.Sprintf("reading %s %s (%dx%d)", what, ref.Field, info.Width, info.Height)); err != nil {
+		return fmt.Errorf("bake: %s: %w", ref.Dir, err)
+	}
+	alloc(info.Width, info.Height)
+	return s.Each(func(b terraindata.Block) error {
+		put(b)
+		return nil
+	})
 }
 
 // readR32F reads an r32f child of size w×h.
@@ -169,9 +215,9 @@ func containerHoles(c *terraindata.Container, w, h int) ([]bool, error) {
 	return holes, nil
 }
 
-// containerWeights reads the control textures into Weights (a missing control1 is zero), each
-// streamed row by row into its plane.
-func containerWeights(c *terraindata.Container) (*Weights, error) {
+// ContainerWeights reads the control textures into Weights (a missing control1 is zero; nil when
+// there are none), each streamed row by row into its plane.
+func ContainerWeights(c *terraindata.Container) (*Weights, error) {
 	refs := c.Controls()
 	if len(refs) == 0 || refs[0] == nil {
 		return nil, nil

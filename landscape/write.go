@@ -1,4 +1,4 @@
-package bake
+package landscape
 
 import (
 	"context"
@@ -14,6 +14,27 @@ import (
 	"strata/terraindata"
 )
 
+// Stage names a save reports to its progress.Func, one bar each on the command line (the
+// evaluation's stages, which come before them in a bake, are bake's).
+const (
+	StageEncode = "encode" // MiB of payload compressed into the container (weights, scatter)
+	// StageEncodeHeight is the height payload (and holes): written while the stack is evaluated.
+	StageEncodeHeight = "encode height"
+	// StageValidateHeight is the height payload (and holes) read back and flushed to the disk as
+	// soon as it is written (0/1, 1/1): the commit's validation then only reads the rest.
+	StageValidateHeight = "validate height"
+	// StageValidateControls is the control textures read back and flushed while the densities
+	// encode (0/1, 1/1).
+	StageValidateControls = "validate controls"
+	StageValidate         = terraindata.StageValidate // the written container checked, made durable and swapped in
+)
+
+// Timer receives the wall time of each step of a save (encode per child, validate, sync + swap):
+// *bake.Timings, whose breakdown `strata bench bake` prints.
+type Timer interface {
+	Add(phase string, d time.Duration)
+}
+
 // Write saves l as the terrainData container at path, atomically (terraindata.Save): the old
 // container stays until the new one is complete and valid. Re-baking the same path keeps its guid.
 func Write(path string, l *Landscape) error {
@@ -23,9 +44,20 @@ func Write(path string, l *Landscape) error {
 // WriteOptions add progress and timing to WriteContext.
 type WriteOptions struct {
 	Progress progress.Func // StageEncodeHeight, StageEncode (MiB of payload), StageValidate; nil = none
-	Timings  *Timings      // encode per child, validate, sync + swap; nil = none
+	Timings  Timer         // encode per child, validate, sync + swap; nil = none
 	// Lock is a lock file held for the whole save (terraindata.SaveOptions.Lock); "" = none.
 	Lock string
+
+	// What a world cell's save adds (package world; nothing else sets them):
+	//
+	// HeightEdge, when set, is the ground just beyond the field (the cell's neighbours): the
+	// height payload's gradients at the field's edges are then the ones a bake of the whole world
+	// writes there (terraindata.HeightEdge).
+	HeightEdge *terraindata.HeightEdge
+	// Instances stores the populations' placed instances (Population.Matrices) in the container,
+	// under InstancesDir (WriteInstances), inside the same atomic save: a world cell's placement,
+	// which its own density cannot reproduce (StoredInstances reads them back).
+	Instances bool
 }
 
 // WriteContext is Write with cancellation and progress: the payloads are compressed on every core
@@ -43,32 +75,37 @@ func WriteContext(ctx context.Context, path string, l *Landscape, o WriteOptions
 	for i, p := range l.Scatter {
 		pops[i] = int64(p.Density.W) * int64(p.Density.H)
 	}
-	w, err := beginWrite(ctx, path, l, o, l.Weights.W, l.Weights.H, pops)
+	w, err := BeginWrite(ctx, path, l, o, l.Weights.W, l.Weights.H, pops)
 	if err != nil {
 		return err
 	}
-	if err := w.ground(); err != nil {
-		return w.s.Fail(err)
+	if err := w.Ground(); err != nil {
+		return w.Fail(err)
 	}
 	return w.finish()
 }
 
-// writer is one save of a landscape in progress: the ground (height, holes, placement) can be
-// written as soon as the field is loaded — bake.Run does it while the stack is evaluated — and
-// the rest once the weights and the scatter are in.
-type writer struct {
-	l      *Landscape
-	c      *terraindata.Container
-	s      *terraindata.Saving
-	enc    *terraindata.Encoder // the controls, channels and densities (StageEncode)
-	gnd    *terraindata.Encoder // the height and holes (StageEncodeHeight)
-	tm     *Timings
-	report progress.Func
+// Writer is one save of a landscape in progress, in the steps bake.Rebake runs beside an
+// evaluation: the ground (height, holes, placement) can be written as soon as the field is loaded
+// — Rebake does it while the stack is evaluated — and the rest once the weights and the scatter
+// are in. WriteContext runs the same steps one after the other.
+type Writer struct {
+	l         *Landscape
+	c         *terraindata.Container
+	s         *terraindata.Saving
+	enc       *terraindata.Encoder // the controls, channels and densities (StageEncode)
+	gnd       *terraindata.Encoder // the height and holes (StageEncodeHeight)
+	tm        Timer
+	report    progress.Func
+	edge      *terraindata.HeightEdge // WriteOptions.HeightEdge
+	instances bool                    // WriteOptions.Instances
 }
 
-// beginWrite starts the save of l at path. W, H is the weights grid and pops the texels of each
-// population's density: with the field, what the encode stage's total (MiB) is made of.
-func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, W, H int, pops []int64) (*writer, error) {
+// BeginWrite starts the save of l at path. W, H is the weights grid and pops the texels of each
+// population's density: with the field, what the encode stage's total (MiB) is made of. The save
+// then takes Ground (any time), Rest (once l's weights and scatter are in), and Commit, or Fail
+// or Abort to leave the container at path as it was.
+func BeginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, W, H int, pops []int64) (*Writer, error) {
 	report := o.Progress
 	if report == nil {
 		report = progress.Nop
@@ -85,11 +122,11 @@ func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, 
 			case 0:
 				t0 = time.Now()
 			case 1:
-				t0 = o.Timings.Since("validate", t0)
+				t0 = since(o.Timings, "validate", t0)
 			case 2:
-				t0 = o.Timings.Since("fsync", t0)
+				t0 = since(o.Timings, "fsync", t0)
 			case 3:
-				o.Timings.Since("swap in", t0)
+				since(o.Timings, "swap in", t0)
 			}
 		}
 	}
@@ -107,7 +144,8 @@ func beginWrite(ctx context.Context, path string, l *Landscape, o WriteOptions, 
 			report(stage, mib(done.Add(n)), mib(total))
 		}}
 	}
-	return &writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings, report: report}, nil
+	return &Writer{l: l, c: c, s: s, gnd: encoder(StageEncodeHeight, ground), enc: encoder(StageEncode, rest), tm: o.Timings, report: report,
+		edge: o.HeightEdge, instances: o.Instances}, nil
 }
 
 // payloadBytes is the raw size of the payloads a save compresses (the progress totals): the
@@ -145,14 +183,14 @@ func (l *Landscape) controlCount() int {
 	return 1
 }
 
-// ground writes the height payload, the holes (when there is one) and the placement: everything
+// Ground writes the height payload, the holes (when there is one) and the placement: everything
 // that depends on the field alone. The payloads are read back and flushed as they are written
 // (Saving.Prevalidate).
-func (w *writer) ground() error {
+func (w *Writer) Ground() error {
 	l, c, enc, dir := w.l, w.c, w.gnd, w.s.Dir()
 	f := l.Field
 	ts := f.TexelSize()
-	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: l.HeightEdge}
+	hg := &terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: l.Holes, Edge: w.edge}
 	var rng [2]float64 // the ground's height range, found beside the encoding
 	ranged := make(chan struct{})
 	go func() {
@@ -164,7 +202,7 @@ func (w *writer) ground() error {
 	if _, err := enc.Height(filepath.Join(dir, "height.texture"), hg); err != nil {
 		return err
 	}
-	t0 = w.tm.Since(StageEncodeHeight, t0)
+	t0 = since(w.tm, StageEncodeHeight, t0)
 	if err := c.SetChild("height", "height.texture"); err != nil {
 		return err
 	}
@@ -176,7 +214,7 @@ func (w *writer) ground() error {
 		if err := c.SetChild("holes", "holes.texture"); err != nil {
 			return err
 		}
-		w.tm.Since("encode holes", t0)
+		since(w.tm, "encode holes", t0)
 	}
 	// Read the ground back and flush it now — behind the evaluation when bake.Run writes it —
 	// rather than in the commit's validation, which then trusts it while it is unchanged.
@@ -192,7 +230,7 @@ func (w *writer) ground() error {
 		}
 	}
 	w.report(StageValidateHeight, 1, 1)
-	w.tm.Since(StageValidateHeight, t0)
+	since(w.tm, StageValidateHeight, t0)
 	<-ranged
 	c.SetPlacement(terraindata.Placement{Size: f.Placement.Size, Origin: f.Placement.Origin,
 		HeightRange: [2]float64{short32(float32(rng[0])), short32(float32(rng[1]))}})
@@ -201,15 +239,22 @@ func (w *writer) ground() error {
 
 // finish writes the rest (controls, stack and layers or the carried surface table, channels,
 // densities) and commits the save; any failure aborts it, leaving the old container.
-func (w *writer) finish() error {
-	if err := w.rest(); err != nil {
-		return w.s.Fail(err)
+func (w *Writer) finish() error {
+	if err := w.Rest(); err != nil {
+		return w.Fail(err)
 	}
-	return w.commit()
+	return w.Commit()
 }
 
-// commit validates, makes durable and swaps in what ground and rest wrote.
-func (w *writer) commit() error {
+// Fail abandons the save after err (terraindata.Saving.Fail), leaving the container at its path
+// as it was, and returns err.
+func (w *Writer) Fail(err error) error { return w.s.Fail(err) }
+
+// Abort abandons the save (terraindata.Saving.Abort), leaving the container at its path as it was.
+func (w *Writer) Abort() { w.s.Abort() }
+
+// Commit validates, makes durable and swaps in what Ground and Rest wrote.
+func (w *Writer) Commit() error {
 	if err := w.s.Commit(); err != nil {
 		return err
 	}
@@ -217,13 +262,13 @@ func (w *writer) commit() error {
 	return nil
 }
 
-// rest writes what the evaluation made and what goes with it: the channels and densities first,
+// Rest writes what the evaluation made and what goes with it: the channels and densities first,
 // each read back (Saving.PrevalidateLater) in the background as soon as it is written, then the
 // controls, the stack and layers (or the carried surface table), and the controls read back beside
 // the rest; it returns when every read back is done. So the commit's validation has only the
 // small children left, and each payload's reading back runs while the next one encodes rather
 // than after the last (on the H200 a 16384² density's read back is half a second).
-func (w *writer) rest() error {
+func (w *Writer) Rest() error {
 	l, c, enc, dir, tm := w.l, w.c, w.enc, w.s.Dir(), w.tm
 	var waits []func() error
 	wait := func() error {
@@ -234,7 +279,7 @@ func (w *writer) rest() error {
 				first = err
 			}
 		}
-		tm.Since(StageValidateControls+" and densities, waited", t0)
+		since(tm, StageValidateControls+" and densities, waited", t0)
 		return first
 	}
 	if err := w.payloads(&waits); err != nil {
@@ -255,7 +300,7 @@ func (w *writer) rest() error {
 			wait()
 			return err
 		}
-		t0 = tm.Since("encode "+name, t0)
+		t0 = since(tm, "encode "+name, t0)
 	}
 
 	if l.Stack == nil {
@@ -267,7 +312,7 @@ func (w *writer) rest() error {
 		wait()
 		return err
 	}
-	tm.Since("stack, layers, atlas", t0)
+	since(tm, "stack, layers, atlas", t0)
 
 	// The controls' sums need the layers, named just now.
 	w.report(StageValidateControls, 0, 1)
@@ -280,7 +325,7 @@ func (w *writer) rest() error {
 // payloads writes the channels, the densities (named on the container with their placement) and
 // what the script needs, adding to waits the read back of each channel and density, started as
 // soon as it is written.
-func (w *writer) payloads(waits *[]func() error) error {
+func (w *Writer) payloads(waits *[]func() error) error {
 	l, c, enc, dir, tm := w.l, w.c, w.enc, w.s.Dir(), w.tm
 	f := l.Field
 	t0 := time.Now()
@@ -303,7 +348,7 @@ func (w *writer) payloads(waits *[]func() error) error {
 			return err
 		}
 		*waits = append(*waits, w.s.PrevalidateLater("channels."+name))
-		t0 = tm.Since("encode "+child, t0)
+		t0 = since(tm, "encode "+child, t0)
 	}
 
 	var pops []terraindata.Population
@@ -317,13 +362,26 @@ func (w *writer) payloads(waits *[]func() error) error {
 		// Named at once, so that its read back can start while the next payload encodes.
 		c.SetScatter(pops)
 		*waits = append(*waits, w.s.PrevalidateLater(fmt.Sprintf("scatter[%d].density", i)))
-		t0 = tm.Since("encode "+child, t0)
+		t0 = since(tm, "encode "+child, t0)
 	}
 	c.SetScatter(pops)
-	if l.WriteExtra != nil {
-		if err := l.WriteExtra(dir); err != nil {
+	if w.instances && len(l.Scatter) > 0 {
+		if _, err := WriteInstances(filepath.Join(dir, InstancesDir), l.Scatter); err != nil {
 			return err
 		}
 	}
 	return l.Script.write(dir, c)
 }
+
+// since adds the time since t0 to phase on tm (nil: nowhere) and returns now, for timing
+// consecutive steps.
+func since(tm Timer, phase string, t0 time.Time) time.Time {
+	now := time.Now()
+	if tm != nil {
+		tm.Add(phase, now.Sub(t0))
+	}
+	return now
+}
+
+// mib is n bytes in MiB, rounded up: the encode stage's unit.
+func mib(n int64) int { return int((n + 1<<20 - 1) >> 20) }

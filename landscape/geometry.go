@@ -1,7 +1,4 @@
-// Package bake turns a layer stack and a field into weights (and scatter pools): it cuts the
-// weights grid into tiles, schedules dirty tiles, runs the GPU kernels or the Go reference, and
-// fills a terrainData container.
-package bake
+package landscape
 
 import (
 	"fmt"
@@ -49,6 +46,21 @@ func geometryOf(s *stack.Stack, fg field.Geometry, hTexel [2]float64) (Geometry,
 	}, nil
 }
 
+// WorldGeometry places stack s over a field of placement p with a heightW×heightH height grid and
+// a weights grid of the given resolution (0 = the height grid): the numbers NewGeometry gives a
+// field of that placement and grid, for grids up to field.MaxWorldSide a side.
+func WorldGeometry(s *stack.Stack, p field.Placement, heightW, heightH int, resolution float64) (Geometry, error) {
+	ww, wh, err := field.WorldWeightsGrid(p, heightW, heightH, resolution)
+	if err != nil {
+		return Geometry{}, fmt.Errorf("bake: %w", err)
+	}
+	fg, err := field.WorldGeometry(p, heightW, heightH, ww, wh)
+	if err != nil {
+		return Geometry{}, fmt.Errorf("bake: %w", err)
+	}
+	return geometryOf(s, fg, [2]float64{p.Size[0] / float64(heightW), p.Size[1] / float64(heightH)})
+}
+
 // Tiles cuts the weights grid into tiles of tileSize texels (0 = field.DefaultTileSize) with
 // aprons wide enough for the stack's gradientStep.
 func (g *Geometry) Tiles(tileSize int) []field.Tile {
@@ -86,5 +98,33 @@ func (w *Weights) Layer(k int) []byte {
 	for i := range out {
 		out[i] = src[i*4+c]
 	}
+	return out
+}
+
+// Level is level k of the weights' pyramid (field.Geometry.Level, docs/design.md "Levels"): the
+// texels (i·2^k, j·2^k), which are exactly what the stack evaluated on the level's own grid
+// gives. A container's stored controls give every level of the pyramid this way, without the
+// stack.
+func (w *Weights) Level(k int) *Weights {
+	if k <= 0 {
+		return w
+	}
+	d := 1 << k
+	out := NewWeights((w.W+d-1)/d, (w.H+d-1)/d)
+	for j := 0; j < out.H; j++ {
+		for i := 0; i < out.W; i++ {
+			o, s := 4*(j*out.W+i), 4*(j*d*w.W+i*d)
+			copy(out.Lo[o:o+4], w.Lo[s:s+4])
+			copy(out.Hi[o:o+4], w.Hi[s:s+4])
+		}
+	}
+	return out
+}
+
+// Level is level k of g's weights pyramid (field.Geometry.Level) with the stack's view of it.
+func (g *Geometry) Level(k int) Geometry {
+	out := *g
+	out.Field = g.Field.Level(k)
+	out.Stack.Stride = uint32(out.Field.StrideOrOne())
 	return out
 }

@@ -1,4 +1,10 @@
-package bake
+// Package landscape is the landscape document: a stack, the field it is evaluated over, the
+// weights and scatter it gave, and their container on disk — Open, Write (and the staged save
+// bake.Rebake runs beside an evaluation), CheckContainer/Validate, the stored instances, the
+// children's names, a procgen script's copy and loading from sources (Load, LoadField). It
+// evaluates nothing: package bake, which imports it, fills a Landscape's Weights and Scatter with
+// the GPU kernels or the Go reference (docs/design.md "The landscape document and its evaluation").
+package landscape
 
 import (
 	"fmt"
@@ -37,13 +43,6 @@ type Landscape struct {
 	// Script is set for a landscape a procgen script generated: Write keeps a copy of the script
 	// (and of what it read) inside the container instead of a stack.yaml (script.go).
 	Script *Script
-	// HeightEdge, when set, is the ground just beyond the field (a world cell's neighbours): the
-	// height payload's gradients at the field's edges are then the ones a bake of the whole world
-	// writes there (terraindata.HeightEdge).
-	HeightEdge *terraindata.HeightEdge
-	// WriteExtra, when set, writes more files into the container Write is saving (dir is its
-	// temporary folder), inside the same atomic save: a world cell's instances (package world).
-	WriteExtra func(dir string) error
 }
 
 // Population is one baked scatter population: its density over the weights grid and the

@@ -1,4 +1,4 @@
-package bake
+package landscape
 
 import (
 	"errors"
@@ -213,14 +213,14 @@ func containerGeometry(c *terraindata.Container) (*field.Geometry, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := weightsGeometry(c.Placement(), hi.Width, hi.Height, ci.Width, ci.Height)
+	g, err := WeightsGeometry(c.Placement(), hi.Width, hi.Height, ci.Width, ci.Height)
 	return &g, err
 }
 
-// weightsGeometry is the geometry of a height grid and a weights grid read from a container: the
+// WeightsGeometry is the geometry of a height grid and a weights grid read from a container: the
 // weights grid is the height grid, or the grid of the resolution size.X / weightsW, which must
 // give weightsW × weightsH back (field.WeightsGrid), as a bake at that resolution would.
-func weightsGeometry(p terraindata.Placement, hw, hh, ww, wh int) (field.Geometry, error) {
+func WeightsGeometry(p terraindata.Placement, hw, hh, ww, wh int) (field.Geometry, error) {
 	pl := field.Placement{Size: p.Size, Origin: p.Origin}
 	if ww != hw || wh != hh {
 		gw, gh, err := field.WeightsGrid(pl, hw, hh, p.Size[0]/float64(ww))
