@@ -2,14 +2,14 @@
 # Issue 15 on the H200: the editor's live loop at production scale (strata bench live at 16384²
 # and 8192², the stress stack and the sample), strata bench open of an 8192² PNG16 DEM, the weights
 # kernel's figures for comparison with earlier runs, and the GPU tests of this work (gpu, bake,
-# viewport, session) on the real device.
+# viewport, session, landscape, world, procgen) on the real device.
 #
 # Run from the repository root on the device machine; carry .gl and .device/live:
 #   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 #   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 # .device/live/bins.tar.xz holds strata and the test binaries, built here with
 #   go build -ldflags='-s -w' -o strata .
-#   go test -c -ldflags='-s -w' -o P.test ./P/   (P = gpu, bake, viewport, session)
+#   go test -c -ldflags='-s -w' -o P.test ./P/   (P = gpu, bake, viewport, session, landscape, world, procgen)
 # and .device/live/dem8192.png the DEM (README: the topobathy sample resized with ImageMagick).
 # Figures go to stdout and $OUT/live.txt.
 set -uo pipefail
@@ -50,6 +50,6 @@ step "gpu BenchmarkUpload (256 MiB: 4 MiB WriteBuffer calls against Uploader rin
 (cd gpu && $B/gpu.test -test.run XXX -test.bench Upload -test.benchtime 5x 2>&1 | grep -E 'Benchmark|ok|FAIL')
 
 step "GPU tests"
-for p in gpu bake viewport session; do
+for p in gpu bake viewport session landscape world procgen; do
   (cd $p && timeout 100 $B/$p.test -test.count=1 2>&1 | tail -15)
 done
