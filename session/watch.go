@@ -34,6 +34,10 @@ type watcher struct {
 	savedAt  map[string]time.Time
 	baseline map[string]fileStamp // what the landscape was read from, by file
 	closed   bool
+	// judged, when set (tests), hears each burst fire has judged: "saving" (our save still under
+	// way: looked at again later), "own save", or "done" (the sources compared, changed ones
+	// reloaded) — so a test waits for the verdict instead of sleeping past the debounce.
+	judged func(verdict string)
 }
 
 // fileStamp identifies a file's content cheaply: saves replace files, so size and time change.
@@ -182,22 +186,32 @@ func (w *watcher) schedule() {
 func (w *watcher) fire() {
 	srcs := w.sources()
 	w.mu.Lock()
+	judged := w.judged
 	for _, src := range srcs {
 		src = filepath.Clean(src)
 		if w.saving[src] {
 			w.mu.Unlock()
 			w.schedule() // still saving: look again once it is done
+			if judged != nil {
+				judged("saving")
+			}
 			return
 		}
 		if t, ok := w.savedAt[src]; ok && time.Since(t) < 2*debounce {
 			delete(w.savedAt, src)
 			w.mu.Unlock()
 			w.refresh() // the save replaced the folder: watch the new one
+			if judged != nil {
+				judged("own save")
+			}
 			return
 		}
 	}
 	base := w.baseline
 	w.mu.Unlock()
+	if judged != nil {
+		defer judged("done")
+	}
 	for _, src := range srcs {
 		changed := false
 		if fi, err := os.Stat(src); err == nil && fi.IsDir() {

@@ -107,12 +107,27 @@ func TestWatchContainer(t *testing.T) {
 	if err := h.s.Watch(); err != nil {
 		t.Fatal(err)
 	}
+	verdicts := make(chan string, 64)
+	h.s.watch.mu.Lock()
+	h.s.watch.judged = func(v string) { verdicts <- v }
+	h.s.watch.mu.Unlock()
 	for k := 0; k < 2; k++ {
 		if err := h.s.Save(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(3 * debounce)
+	// The saves' events end in a burst the watcher judges once the last save is over (while a
+	// save runs it only looks again later): that verdict is our own save, not a reload.
+	for v := ""; v == "" || v == "saving"; {
+		select {
+		case v = <-verdicts:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the watcher never judged the saves' events")
+		}
+		if v == "done" {
+			t.Fatal("the watcher compared the sources after our own save instead of recognising it")
+		}
+	}
 	if n := h.count(EventReloaded); n != 0 {
 		t.Fatalf("our own saves caused %d reloads", n)
 	}

@@ -88,13 +88,21 @@ func TestWorldCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waiting := make(chan string, 4)
+	restore := safeio.SetWaitHook(func(p string) { waiting <- p })
 	saved := make(chan error, 1)
 	go func() { saved <- h.s.Save(ctx, nil) }()
 	select {
 	case err := <-saved:
 		t.Fatalf("the save did not wait for the cell's lock: %v", err)
-	case <-time.After(300 * time.Millisecond):
+	case p := <-waiting:
+		if p != terraindata.LockPath(path) {
+			t.Fatalf("the save waited for %s, want the cell's lock %s", p, terraindata.LockPath(path))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the save neither finished nor waited for the cell's lock")
 	}
+	restore()
 	lk.Unlock()
 	if err := <-saved; err != nil {
 		t.Fatal(err)

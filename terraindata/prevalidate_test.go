@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"strata/internal/safeio"
 )
 
 // beginHeight starts a save of a one-layer 7×5 container at path with its height written and
@@ -225,6 +227,8 @@ func TestSavesOfOnePathTakeTurns(t *testing.T) {
 	s1, c1, g := beginHeightLocked(t, path)
 	started := make(chan *Saving)
 	errs := make(chan error, 1)
+	waiting := make(chan string, 1)
+	defer safeio.SetWaitHook(func(p string) { waiting <- p })()
 	go func() {
 		s2, err := BeginSave(path, New(), SaveOptions{Lock: LockPath(path)})
 		if err != nil {
@@ -239,7 +243,10 @@ func TestSavesOfOnePathTakeTurns(t *testing.T) {
 		t.Fatal("a second save of the path began while the first was in progress")
 	case err := <-errs:
 		t.Fatal(err)
-	case <-time.After(200 * time.Millisecond):
+	case p := <-waiting: // the second save found the lock held and waits for it
+		if p != LockPath(path) {
+			t.Fatalf("the second save waited for %s, want %s", p, LockPath(path))
+		}
 	}
 	if _, err := os.Stat(filepath.Join(s1.Dir(), "height.texture")); err != nil {
 		t.Fatalf("the first save's folder was touched: %v", err)

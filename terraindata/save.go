@@ -353,6 +353,7 @@ func (s *Saving) Commit() error {
 	if err := s.cancelled(); err != nil {
 		return err
 	}
+	crashPoint("new written")
 	s.over = true // from here the swap runs to the end
 	defer s.lock.Unlock()
 	parent := filepath.Dir(filepath.Clean(path))
@@ -369,6 +370,7 @@ func (s *Saving) Commit() error {
 		if err := syncDir(parent); err != nil {
 			return err
 		}
+		crashPoint("old aside")
 	}
 	if err := os.Rename(newDir, path); err != nil {
 		return fmt.Errorf("terraindata: swapping in %s: %w (the next Save or Recover restores the old one; Open reads it meanwhile)", path, err)
@@ -377,6 +379,7 @@ func (s *Saving) Commit() error {
 		return err
 	}
 	if had {
+		crashPoint("new in place")
 		if err := os.RemoveAll(oldDir); err != nil {
 			return fmt.Errorf("terraindata: removing backup %s: %w", oldDir, err)
 		}
@@ -384,6 +387,19 @@ func (s *Saving) Commit() error {
 	c.path, c.readDir = path, path
 	s.report(StageValidate, 3, 3)
 	return nil
+}
+
+// onCrashPoint, when set (TestKillDuringSave's writing process), hears each point of Commit's swap
+// where a crash leaves a different state on disk: "new written" (the new folder complete and
+// flushed, the live one untouched), "old aside" (the live one renamed to the backup) and "new in
+// place" (the new one renamed in, the backup still there). The test's process stops there to be
+// killed, so every state is exercised on purpose rather than by a lucky kill.
+var onCrashPoint func(point string)
+
+func crashPoint(point string) {
+	if onCrashPoint != nil {
+		onCrashPoint(point)
+	}
 }
 
 // existingGUID returns the guid of the landscape at path, "" when there is none. It refuses a

@@ -1,16 +1,17 @@
 package terraindata
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // digest hashes a folder tree (names and bytes), so "exactly the old or the new" is checked
@@ -41,70 +42,102 @@ func digest(t *testing.T, root string) string {
 
 var killFixtures = []fixture{{w: 96, h: 80, holes: true}, {w: 96, h: 80, shift: 5}}
 
-// TestSaveLoopChild is the writing process of TestKillDuringSave: when STRATA_SAVE_LOOP names a
-// path it saves the two fixtures there alternately until it is killed.
+// TestSaveLoopChild is the writing process of TestKillDuringSave: when STRATA_SAVE_KILL names a
+// path it saves fixture STRATA_SAVE_FIXTURE there and, at the crash point STRATA_SAVE_AT of the
+// save's swap, says so on stdout and waits to be killed.
 func TestSaveLoopChild(t *testing.T) {
-	path := os.Getenv("STRATA_SAVE_LOOP")
+	path := os.Getenv("STRATA_SAVE_KILL")
 	if path == "" {
 		return // only meaningful as TestKillDuringSave's subprocess
 	}
-	for i := 0; ; i++ {
-		if _, err := saveFixtureFrom(path, killFixtures[i%2], "", nil); err != nil {
-			t.Fatal(err)
+	at := os.Getenv("STRATA_SAVE_AT")
+	onCrashPoint = func(point string) {
+		if point == at {
+			fmt.Printf("at %s\n", point)
+			select {} // killed here
 		}
 	}
+	i, _ := strconv.Atoi(os.Getenv("STRATA_SAVE_FIXTURE"))
+	if _, err := saveFixtureFrom(path, killFixtures[i], "", nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatalf("the save ended without reaching %q", at)
 }
 
-// TestKillDuringSave SIGKILLs a process that is saving at random moments, 50 times; after each
-// kill the container at the path, once recovered, validates and is exactly one of the two saves.
+// TestKillDuringSave SIGKILLs a process in the middle of a save, at each point of the swap where
+// a crash leaves a different state on disk, saving each fixture over the other; after each kill
+// the container at the path, once recovered, validates and is exactly the one that point leaves:
+// the old one until the new one is renamed in, the new one after.
 func TestKillDuringSave(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.terrainData")
-	want := map[string]int{}
+	digests := make([]string, len(killFixtures))
 	for i, fx := range killFixtures {
 		if _, err := saveFixtureFrom(path, fx, "", nil); err != nil {
 			t.Fatal(err)
 		}
-		want[digest(t, path)] = i
+		digests[i] = digest(t, path)
 	}
-	if _, err := saveFixtureFrom(path, killFixtures[0], "", nil); err != nil {
+	if _, err := saveFixtureFrom(path, killFixtures[1], "", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := want[digest(t, path)]; !ok || len(want) != 2 {
+	if digest(t, path) != digests[1] || digests[0] == digests[1] {
 		t.Fatal("saves are not deterministic; the test cannot tell old from new")
 	}
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	seen := map[int]int{}
-	leftovers := 0
 	newDir, oldDir := siblings(path)
-	for k := 0; k < 50; k++ {
-		cmd := exec.Command(os.Args[0], "-test.run", "^TestSaveLoopChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "STRATA_SAVE_LOOP="+path)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+	cur := 1 // the fixture the container holds
+	for _, c := range []struct {
+		at       string
+		leftNew  bool // the point leaves the new folder beside the live one, or the backup
+		keepsNew bool
+	}{
+		{"new written", true, false},
+		{"old aside", true, false},
+		{"new in place", false, true},
+	} {
+		for range 2 { // each fixture over the other
+			next := 1 - cur
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestSaveLoopChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "STRATA_SAVE_KILL="+path, "STRATA_SAVE_AT="+c.at, fmt.Sprintf("STRATA_SAVE_FIXTURE=%d", next))
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if err != nil || line != "at "+c.at+"\n" {
+				t.Fatalf("%s: the writing process said %q (%v), not that it reached the point", c.at, line, err)
+			}
+			left, _ := exists(newDir)
+			if !c.leftNew {
+				left, _ = exists(oldDir)
+			}
+			if !left {
+				t.Errorf("%s: the kill left no folder to recover", c.at)
+			}
+			if err := Recover(path); err != nil {
+				t.Fatalf("%s: recover: %v", c.at, err)
+			}
+			if probs := Validate(path); probs != nil {
+				t.Fatalf("%s: invalid after recovery:\n%v", c.at, Problems(probs))
+			}
+			want := cur
+			if c.keepsNew {
+				want = next
+			}
+			if got := digest(t, path); got != digests[want] {
+				t.Fatalf("%s, fixture %d over %d: recovered the %s", c.at, next, cur, map[bool]string{true: "other fixture", false: "neither fixture"}[got == digests[1-want]])
+			}
+			for _, d := range []string{newDir, oldDir} {
+				if a, _ := exists(d); a {
+					t.Errorf("%s: %s is left after recovery", c.at, d)
+				}
+			}
+			cur = want
 		}
-		time.Sleep(time.Duration(10+rng.Intn(250)) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
-		if a, _ := exists(newDir); a {
-			leftovers++
-		} else if b, _ := exists(oldDir); b {
-			leftovers++
-		}
-		if err := Recover(path); err != nil {
-			t.Fatalf("kill %d: recover: %v", k, err)
-		}
-		if probs := Validate(path); probs != nil {
-			t.Fatalf("kill %d: invalid after recovery:\n%v", k, Problems(probs))
-		}
-		i, ok := want[digest(t, path)]
-		if !ok {
-			t.Fatalf("kill %d: container is neither the old nor the new one", k)
-		}
-		seen[i]++
-	}
-	t.Logf("after 50 kills: fixture counts %v; %d kills left a temp or backup to recover", seen, leftovers)
-	if leftovers == 0 {
-		t.Errorf("no kill landed inside a save; the test is not exercising recovery")
 	}
 }
 

@@ -3,6 +3,7 @@ package safeio
 import (
 	"fmt"
 	"os"
+	"sync/atomic"
 )
 
 // Lock is an advisory lock on a file that exists only to be locked (a lock file), held by this
@@ -34,11 +35,33 @@ func lock(path string, exclusive bool) (*Lock, error) {
 		f.Close()
 		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
 	}
+	if h := waitHook.Load(); h != nil {
+		// Tests hear a lock held elsewhere before the wait for it (flock's own wait tells no one).
+		if held, err := flockHeld(f, exclusive); err == nil && held {
+			(*h)(path)
+		}
+	}
 	if err := flock(f, exclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// waitHook, when set, hears the path of each lock about to be waited for because another holder
+// has it (SetWaitHook).
+var waitHook atomic.Pointer[func(path string)]
+
+// SetWaitHook makes f hear the path of each lock a caller is about to wait for because another
+// holder has it (nil: none), so a test knows a writer is blocked on a lock without sleeping. It
+// returns a function that restores the hook before it.
+func SetWaitHook(f func(path string)) (restore func()) {
+	var p *func(string)
+	if f != nil {
+		p = &f
+	}
+	old := waitHook.Swap(p)
+	return func() { waitHook.Store(old) }
 }
 
 // Unlock releases the lock. Safe on nil and twice.

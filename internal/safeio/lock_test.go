@@ -44,6 +44,8 @@ func TestLockExcludes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waiting := make(chan string, 1)
+	defer SetWaitHook(func(path string) { waiting <- path })()
 	got := make(chan struct{})
 	go func() {
 		l, err := LockExclusive(p)
@@ -52,10 +54,19 @@ func TestLockExcludes(t *testing.T) {
 		}
 		close(got)
 	}()
+	// The exclusive lock finds the shared ones held and waits (the hook hears it before the wait).
 	select {
 	case <-got:
 		t.Fatal("an exclusive lock was taken while two shared ones were held")
-	case <-time.After(50 * time.Millisecond):
+	case w := <-waiting:
+		if w != p {
+			t.Fatalf("waited for %s, want %s", w, p)
+		}
+	}
+	select {
+	case <-got:
+		t.Fatal("an exclusive lock was taken while two shared ones were held")
+	default:
 	}
 	a.Unlock()
 	b.Unlock()

@@ -25,3 +25,24 @@ func flock(f *os.File, exclusive bool) error {
 }
 
 func funlock(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// flockHeld tries the lock without waiting: held reports another holder (the lock is not
+// taken then); when it is free it is taken, as flock would.
+func flockHeld(f *os.File, exclusive bool) (held bool, err error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		switch err {
+		case nil:
+			return false, nil
+		case syscall.EWOULDBLOCK:
+			return true, nil
+		case syscall.EINTR:
+			continue
+		}
+		return false, err
+	}
+}
