@@ -215,7 +215,6 @@ func TestBakeCellWriteProgressAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond) // a swapped-in container's manifest would be newer
 	old, err := landscape.Open(p)
 	if err != nil {
 		t.Fatal(err)
@@ -230,8 +229,9 @@ func TestBakeCellWriteProgressAndCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("a bake cancelled while it writes: %v, want context.Canceled", err)
 	}
+	// A swapped-in container is a new folder: its manifest another file, whatever the clock says.
 	after, err := os.Stat(manifest)
-	if err != nil || !after.ModTime().Equal(before.ModTime()) {
+	if err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
 		t.Fatalf("the cell was replaced: %v", err)
 	}
 	if probs := landscape.Validate(p); len(probs) > 0 {
