@@ -14,7 +14,7 @@ import (
 	"strata/world"
 )
 
-// The real elevation data (../shared/data/README.md; the repository keeps a copy): 120×91 float32
+// The real elevation data (testdata/maps/README.md says where it is from): 120×91 float32
 // metres, −1437 … 2205, bathymetry included.
 const dem = "../testdata/maps/topobathy_120x91_f32le.raw"
 
