@@ -78,7 +78,7 @@ populations:
     rules: [{input: layer, layer: forest, min: 0.3, softness: 0.1}]
 `
 
-// demWorld copies the DEM (../shared/data, kept in testdata/maps) and the stack into a folder and
+// demWorld copies the DEM (testdata/maps) and the stack into a folder and
 // returns the source flags a bake and a plan of it take.
 func demWorld(t *testing.T) (dir string, src []string) {
 	t.Helper()

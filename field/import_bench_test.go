@@ -102,8 +102,8 @@ func writeBenchFile(path string, enc func(io.Writer) error) error {
 	return f.Close()
 }
 
-// benchGround is an n×n ground like the DEMs artists bring: the shared 120×91 topobathy grid
-// (when this clone sits beside shared/) resampled with Catmull-Rom, as ImageMagick's -filter
+// benchGround is an n×n ground like the DEMs artists bring: the real 120×91 topobathy grid
+// (testdata/maps) resampled with Catmull-Rom, as ImageMagick's -filter
 // Catrom -resize makes /tmp/dem/dem8192.png, else rolling synthetic relief.
 func benchGround(n int) *Grid {
 	g := NewGrid(n, n)

@@ -19,7 +19,9 @@ import (
 	"strata/exr"
 )
 
-const topobathy = "../../shared/data/topobathy_120x91_f32le.raw"
+// topobathy is the real 120×91 float32 DEM the repository keeps (testdata/maps/README.md says where
+// it is from).
+const topobathy = "../testdata/maps/topobathy_120x91_f32le.raw"
 
 // codeGrid is a w×h grid of 16-bit codes (row j, column i distinct) mapped onto rng, the values an
 // integer format can hold exactly.
@@ -153,7 +155,7 @@ func TestOrientation(t *testing.T) {
 func TestTopobathy(t *testing.T) {
 	raw, err := os.ReadFile(topobathy)
 	if err != nil {
-		t.Skipf("shared data: %v", err)
+		t.Fatal(err)
 	}
 	g, err := LoadHeight(topobathy, ImportOptions{Size: [2]int{120, 91}})
 	if err != nil {

@@ -18,9 +18,10 @@ import (
 const dunesScript = "../testdata/dunes.lua"
 
 // testdata/dunes.lua is the terrainData seed's example byte for byte: from "local g =
-// proc.graph()" to the closing "})" of the layers, with its final newline.
+// proc.graph()" to the closing "})" of the layers, with its final newline. The seed is the
+// repository's copy (testdata/README.md), so that the test runs in a clone on its own.
 func TestDunesScriptIsTheSeedsExample(t *testing.T) {
-	seed, err := os.ReadFile("../../shared/seeds/terrainData.txt")
+	seed, err := os.ReadFile("testdata/seeds/terrainData.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 # go build -o bin/strata .). RUNS alternating pairs (default 5). Work files go to a temporary
 # folder, removed at the end (KEEP=1 keeps it).
 #
-# The DEM: the 120×91 float32 topobathy sample in ../shared/data resampled (cubic spline) to
+# The DEM: the 120×91 float32 topobathy sample in testdata/maps resampled (cubic spline) to
 # 4096×3496 with gdalwarp and written as raw float32 (dem.f32) with an ENVI header (dem.hdr) that
 # places it at 10 m texels, so both tools read the very same file: Strata with --height-size and
 # --size, GDAL through the header. (ImageMagick's float import, the other way to resample it,
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 STRATA=${STRATA:-$PWD/bin/strata}
 RUNS=${RUNS:-5}
-DATA=${DATA:-$PWD/../shared/data/topobathy_120x91_f32le.raw}
+DATA=${DATA:-$PWD/testdata/maps/topobathy_120x91_f32le.raw}
 for tool in gdalwarp gdal_translate gdaldem gdal_calc.py /usr/bin/time; do
   command -v $tool >/dev/null || { echo "gdal-compare: $tool is missing (apt-get install gdal-bin python3-gdal python3-numpy time)" >&2; exit 1; }
 done

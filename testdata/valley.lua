@@ -1,7 +1,7 @@
 -- valley.lua — a richer procgen script (docs/procgen.md walks through it).
 --
 -- The ground is real: maps/topobathy_120x91_f32le.raw is a 120 × 91 float32 elevation model of
--- a coast and its sea floor (−1437 … 2205 m, 2 arc-minute samples; ../shared/data/README.md).
+-- a coast and its sea floor (−1437 … 2205 m, 2 arc-minute samples; maps/README.md).
 -- It is imported at 800 m per sample (96 km × 72.8 km, about a third of its real extent, so the
 -- relief reads steeper), resampled to 200 m texels and given fbm detail. Seven surfaces are
 -- masks over height, slope, curvature and noise; pines are scattered over the grass.

@@ -14,7 +14,7 @@ import (
 	"strata/world"
 )
 
-// The real elevation data (../shared/data/README.md; the repository keeps a copy): 120×91 float32
+// The real elevation data (testdata/maps/README.md says where it is from): 120×91 float32
 // metres, −1437 … 2205, bathymetry included.
 const dem = "../testdata/maps/topobathy_120x91_f32le.raw"
 
@@ -234,7 +234,11 @@ func TestGPUCellsEqualGPUWholeBake(t *testing.T) {
 	if err := os.MkdirAll(cpu.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cpu.Stack, cpu.Height.File = "../stack.yaml", "../"+w.Height.File
+	// The same sources by absolute path, wherever the clone and TMPDIR are (a "../" prepended to
+	// dem.world's relative paths held only while they climbed to /), in cpu's own HeightSource.
+	height := *w.Height
+	height.File = w.Abs(w.Height.File)
+	cpu.Stack, cpu.Height = w.Abs(w.Stack), &height
 	for i := range w.CellList {
 		if _, err := cpu.BakeCell(context.Background(), i, world.Options{CPU: true}); err != nil {
 			t.Fatal(err)
