@@ -70,7 +70,7 @@ func TestSaveLoopChild(t *testing.T) {
 // the old one until the new one is renamed in, the new one after.
 func TestKillDuringSave(t *testing.T) {
 	if testing.Short() {
-		t.Skip("SIGKILLs a saving process 50 times (the full suite runs it: make test)")
+		t.Skip("SIGKILLs saving processes at each crash point of the swap (the full suite runs it: make test)")
 	}
 	path := filepath.Join(t.TempDir(), "k.terrainData")
 	digests := make([]string, len(killFixtures))
