@@ -131,6 +131,9 @@ func TestBakeInterruptedKeepsOldContainer(t *testing.T) {
 // TestBakeCtrlC: the real thing — a strata bake process gets SIGINT (Ctrl+C) in the middle of
 // its evaluation, says it was interrupted, exits 1, and the old container is untouched.
 func TestBakeCtrlC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interrupts a strata bake process with SIGINT (the full suite runs it: make test)")
+	}
 	dir := t.TempDir()
 	out := oldContainer(t, dir, writeHeightPNG(t, dir, 160))
 	before := snapshot(t, out)

@@ -22,6 +22,9 @@ import (
 // covers everything in its own tint) and checks in screenshots (ImageMagick import) that the
 // picture changed where the ground is and not in the sky around it.
 func TestEditorWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the editor in a real window under Xvfb and drives it with xdotool, tens of seconds (the full suite runs it: make test)")
+	}
 	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is not installed (scripts/setup.sh installs it): %v", tool, err)

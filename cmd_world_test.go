@@ -262,6 +262,9 @@ func TestWorldEmitK8sSlurm(t *testing.T) {
 // world valid once retried: the cell is the old container or the new one, never a mixture, and a
 // retry completes it; the other cells are untouched.
 func TestWorldKilledCellRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SIGKILLs world cell processes at random moments (the full suite runs it: make test)")
+	}
 	dir, src := demWorld(t)
 	wd := filepath.Join(dir, "dem.world")
 	runProcess(t, nil, append([]string{"world", "plan", "--cells", "3x2", "--out", wd, "--cpu"}, src...)...)

@@ -118,6 +118,9 @@ func sameControls(t *testing.T, a, b string) {
 // after evaluating only what the views sampled writes what `strata bake` writes for that stack
 // and field: the controls' bytes equal.
 func TestSettledFrameIsTheBakesFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy on lavapipe: a 240×150 view's settled frame and save compared with a whole bake's (the full suite runs it: make test)")
+	}
 	const w, hgt = 240, 150
 	h := newHarness(t, Options{Evaluator: CPU, Width: w, Height: hgt})
 	ctx := context.Background()
@@ -315,6 +318,9 @@ func TestOpenSaysItReads(t *testing.T) {
 // from the field and uploaded, and a page whose block would be too large is the Go reference's:
 // the settled frame is still the bake's within the twins' tolerance.
 func TestGPUPagesWithoutResidentField(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy on lavapipe: a 240×150 view paged from a non-resident field (the full suite runs it: make test)")
+	}
 	defer func(n int64) { maxPageBlock = n }(maxPageBlock)
 	maxPageBlock = 300 * 300
 	const w, hgt = 240, 150
