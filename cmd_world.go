@@ -252,17 +252,15 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "baked %d cells of %s\n", w.NumCells(), w.Dir)
 		return nil
 	}
-	if !cellGiven {
-		i, name, ok, err := world.CellFromEnv()
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return usageErr{fmt.Errorf("no cell: give --cell I, --all, or run as an array task (%s)", strings.Join(world.IndexEnv, " or "))}
-		}
-		*cell = i
-		fmt.Fprintf(stderr, "strata world bake: cell %d from %s\n", i, name)
+	i, from, ok, err := world.CellIndex(*cell, cellGiven)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return usageErr{fmt.Errorf("no cell: give --cell I, --all, or run as an array task (%s)", strings.Join(world.IndexEnv, " or "))}
 	}
+	*cell = i
+	fmt.Fprintf(stderr, "strata world bake: cell %d from %s\n", i, from)
 	if *cell >= w.NumCells() {
 		return fmt.Errorf("%s: cell %d: the world has cells 0 … %d", w.Dir, *cell, w.NumCells()-1)
 	}

@@ -421,6 +421,24 @@ func TestWorldBakeErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d with %q:\n%s%s", tc.args, code, tc.code, tc.want, out, errb)
 		}
 	}
+	// Two sources of the cell that disagree are refused before anything is baked: the bug was
+	// `JOB_COMPLETION_INDEX=0 sbatch bake.sbatch`, every task baking cell 0 and exiting 0.
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"JOB_COMPLETION_INDEX=0", "SLURM_ARRAY_TASK_ID=3"}, nil, "two sources of the cell disagree: JOB_COMPLETION_INDEX=0 but SLURM_ARRAY_TASK_ID=3"},
+		{[]string{"JOB_COMPLETION_INDEX=0"}, []string{"--cell", "2"}, "--cell 2 but JOB_COMPLETION_INDEX=0"},
+	} {
+		out, err := strataProcess(context.Background(), tc.env, append([]string{"world", "bake", wd, "--cpu"}, tc.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v %v: %v\n%s", tc.env, tc.args, err, out)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(wd, "*.terrainData")); len(left) > 0 {
+		t.Errorf("refused bakes wrote %v", left)
+	}
 	os.Remove(filepath.Join(dir, "dem.f32"))
 	cmd := strataProcess(context.Background(), nil, "world", "bake", wd, "--all", "-j", "3", "--cpu")
 	out, err := cmd.CombinedOutput()
