@@ -174,8 +174,15 @@ func TestWorldEmitK8sSlurm(t *testing.T) {
 	code, out, errb := runCmd(append([]string{"world", "plan", "--cells", "3x2", "--out", wd, "--spacing", "declared",
 		"--emit", "k8s", "--emit", "slurm", "--image", "registry.example/strata:1", "--claim", "terrain", "--parallel", "4",
 		"--strata", os.Args[0]}, src...)...)
-	if code != exitOK || !strings.Contains(out, "kubectl apply -f") || !strings.Contains(out, "sbatch ") {
+	if code != exitOK || !strings.Contains(out, "kubectl apply -f") || !strings.Contains(out, "sbatch ") ||
+		!strings.Contains(out, "each task asks for 1 CPU, 129 MiB, time limit 0-00:15:00") || !strings.Contains(out, "runs "+os.Args[0]+" (checked") {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, errb)
+	}
+	// The binary the tasks run is checked at plan time.
+	code, _, errb = runCmd(append([]string{"world", "plan", "--cells", "3x2", "--out", wd, "--spacing", "declared",
+		"--emit", "slurm", "--strata", "no-such-strata"}, src...)...)
+	if code != exitFail || !strings.Contains(errb, "no-such-strata does not exist") {
+		t.Errorf("--strata no-such-strata: exit %d, %s", code, errb)
 	}
 	b, err := os.ReadFile(filepath.Join(wd, world.K8sFile))
 	if err != nil {
