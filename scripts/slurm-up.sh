@@ -26,7 +26,12 @@ alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 if [ "${1:-up}" = down ]; then
   for p in "$run/slurmd.pid" "$run/slurmctld.pid" /run/munge/munged.pid; do
-    if alive "$p"; then kill "$(cat "$p")"; echo "slurm-up: stopped $(basename "$p" .pid)"; fi
+    alive "$p" || continue
+    pid=$(cat "$p")
+    kill "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && fail "$(basename "$p" .pid) ($pid) is still running 10 s after SIGTERM"
+    echo "slurm-up: stopped $(basename "$p" .pid)"
   done
   exit 0
 fi
