@@ -2,7 +2,7 @@
 GO ?= go
 OUT ?= out
 
-.PHONY: setup build run test bench vet
+.PHONY: setup build run test test-cluster bench vet
 
 setup:
 	@bash scripts/setup.sh
@@ -18,6 +18,14 @@ run: build
 test: setup
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
+
+# The cluster tier, not part of `make test`: starts a single-node Slurm on this machine
+# (scripts/slurm-up.sh: root; installs Slurm 22.05 with apt when missing; idempotent), then submits
+# a world's emitted bake.sbatch to it unmodified and checks the world (TestSlurmCluster, which
+# skips unless STRATA_SLURM=1). `bash scripts/slurm-up.sh down` stops the daemons.
+test-cluster: build
+	bash scripts/slurm-up.sh
+	STRATA_SLURM=1 STRATA_BIN=$(CURDIR)/bin/strata $(GO) test -count=1 -v -timeout 20m -run '^TestSlurmCluster$$' .
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

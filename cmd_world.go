@@ -48,12 +48,17 @@ plan      writes NAME.world/world.yaml. Source flags as strata bake: --stack, --
                      strata-world), mounted at --mount (default /data); --volume-root DIR is the
                      local folder that is the claim's root (default: the world folder's parent)
   --parallel P       at most P cells at once (default: all)
-  --cpus C           CPU cores per task (default 4)
+  --cpus C           CPU cores per task (default 1: every node has one; a request larger than
+                     every node's pends forever on Slurm)
+  --time D           each Slurm task's time limit, e.g. 2h (default: 4× the estimate for the
+                     largest cell on one core, at least 15m)
   --gpu              one GPU per task (without it the tasks bake with --cpu)
-  --strata PATH      the strata binary the Slurm script runs (default: this one)
+  --strata PATH      the strata binary the Slurm script runs (default: this one; checked to be
+                     an executable file, made absolute; go run's temporary binary is refused)
 
 bake      bakes one cell: --cell I, or the array index from JOB_COMPLETION_INDEX (Kubernetes)
-          or SLURM_ARRAY_TASK_ID (Slurm) when --cell is left out. Atomic and idempotent: a
+          or SLURM_ARRAY_TASK_ID (Slurm) when --cell is left out; sources that disagree are
+          refused. Atomic and idempotent: a
           retried, killed or duplicated task leaves the cell valid. --all bakes every cell as
           local processes through the same entry point, -j K at a time (default 1). --cpu:
           the Go reference instead of the GPU.
@@ -123,6 +128,7 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&eo.VolumeRoot, "volume-root", "", "")
 	fs.IntVar(&eo.Parallel, "parallel", 0, "")
 	fs.IntVar(&eo.CPUs, "cpus", 0, "")
+	fs.DurationVar(&eo.Time, "time", 0, "")
 	fs.BoolVar(&eo.GPU, "gpu", false, "")
 	fs.StringVar(&eo.Strata, "strata", "", "")
 	if err := fs.Parse(args); err != nil {
@@ -144,8 +150,8 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageErr{errors.New("missing --out NAME.world")}
 	case cells == "":
 		return usageErr{errors.New("missing --cells NxM")}
-	case eo.Parallel < 0 || eo.CPUs < 0:
-		return usageErr{errors.New("--parallel and --cpus must be positive")}
+	case eo.Parallel < 0 || eo.CPUs < 0 || eo.Time < 0:
+		return usageErr{errors.New("--parallel, --cpus and --time must be positive")}
 	case spacing != world.SpacingMeasured && spacing != world.SpacingDeclared:
 		return usageErr{fmt.Errorf("--spacing %q: want measured or declared", spacing)}
 	}
@@ -174,18 +180,22 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  %s: spacing %.4g m (%s, density %g/m²)\n", p.Name, p.Spacing, w.Spacing, p.MaxDensity)
 	}
 	for _, k := range kinds {
-		var path, how string
 		if k == "k8s" {
-			path, err = w.EmitK8s(eo)
-			how = "kubectl apply -f " + path
-		} else {
-			path, err = w.EmitSlurm(eo)
-			how = "sbatch " + path
+			path, err := w.EmitK8s(eo)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s: submit with `kubectl apply -f %s`\n", path, path)
+			continue
 		}
+		job, err := w.EmitSlurm(eo)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s: submit with `%s`\n", path, how)
+		fmt.Fprintf(stdout, "wrote %s: submit with `%s`\n", job.Path, job.Submit())
+		fmt.Fprintf(stdout, "  each task asks for %s (--cpus, --time; or at submission: sbatch -c C --mem M --time T)\n", job.Request)
+		fmt.Fprintf(stdout, "  and runs %s (checked: an executable file; the nodes must see it at that path)\n", job.Strata)
+		fmt.Fprintf(stdout, "  logs: %s\n", job.Log)
 	}
 	if len(kinds) == 0 {
 		fmt.Fprintf(stdout, "bake with `strata world bake %s --all` or one task per cell: `strata world bake %s --cell I`\n", w.Dir, w.Dir)
@@ -252,17 +262,15 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "baked %d cells of %s\n", w.NumCells(), w.Dir)
 		return nil
 	}
-	if !cellGiven {
-		i, name, ok, err := world.CellFromEnv()
-		switch {
-		case err != nil:
-			return err
-		case !ok:
-			return usageErr{fmt.Errorf("no cell: give --cell I, --all, or run as an array task (%s)", strings.Join(world.IndexEnv, " or "))}
-		}
-		*cell = i
-		fmt.Fprintf(stderr, "strata world bake: cell %d from %s\n", i, name)
+	i, from, ok, err := world.CellIndex(*cell, cellGiven)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return usageErr{fmt.Errorf("no cell: give --cell I, --all, or run as an array task (%s)", strings.Join(world.IndexEnv, " or "))}
 	}
+	*cell = i
+	fmt.Fprintf(stderr, "strata world bake: cell %d from %s\n", i, from)
 	if *cell >= w.NumCells() {
 		return fmt.Errorf("%s: cell %d: the world has cells 0 … %d", w.Dir, *cell, w.NumCells()-1)
 	}

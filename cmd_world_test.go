@@ -174,8 +174,15 @@ func TestWorldEmitK8sSlurm(t *testing.T) {
 	code, out, errb := runCmd(append([]string{"world", "plan", "--cells", "3x2", "--out", wd, "--spacing", "declared",
 		"--emit", "k8s", "--emit", "slurm", "--image", "registry.example/strata:1", "--claim", "terrain", "--parallel", "4",
 		"--strata", os.Args[0]}, src...)...)
-	if code != exitOK || !strings.Contains(out, "kubectl apply -f") || !strings.Contains(out, "sbatch ") {
+	if code != exitOK || !strings.Contains(out, "kubectl apply -f") || !strings.Contains(out, "sbatch ") ||
+		!strings.Contains(out, "each task asks for 1 CPU, 129 MiB, time limit 0-00:15:00") || !strings.Contains(out, "runs "+os.Args[0]+" (checked") {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, errb)
+	}
+	// The binary the tasks run is checked at plan time.
+	code, _, errb = runCmd(append([]string{"world", "plan", "--cells", "3x2", "--out", wd, "--spacing", "declared",
+		"--emit", "slurm", "--strata", "no-such-strata"}, src...)...)
+	if code != exitFail || !strings.Contains(errb, "no-such-strata does not exist") {
+		t.Errorf("--strata no-such-strata: exit %d, %s", code, errb)
 	}
 	b, err := os.ReadFile(filepath.Join(wd, world.K8sFile))
 	if err != nil {
@@ -423,6 +430,24 @@ func TestWorldBakeErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(out+errb, tc.want) {
 			t.Errorf("%v: exit %d, want %d with %q:\n%s%s", tc.args, code, tc.code, tc.want, out, errb)
 		}
+	}
+	// Two sources of the cell that disagree are refused before anything is baked: the bug was
+	// `JOB_COMPLETION_INDEX=0 sbatch bake.sbatch`, every task baking cell 0 and exiting 0.
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"JOB_COMPLETION_INDEX=0", "SLURM_ARRAY_TASK_ID=3"}, nil, "two sources of the cell disagree: JOB_COMPLETION_INDEX=0 but SLURM_ARRAY_TASK_ID=3"},
+		{[]string{"JOB_COMPLETION_INDEX=0"}, []string{"--cell", "2"}, "--cell 2 but JOB_COMPLETION_INDEX=0"},
+	} {
+		out, err := strataProcess(context.Background(), tc.env, append([]string{"world", "bake", wd, "--cpu"}, tc.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%v %v: %v\n%s", tc.env, tc.args, err, out)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(wd, "*.terrainData")); len(left) > 0 {
+		t.Errorf("refused bakes wrote %v", left)
 	}
 	os.Remove(filepath.Join(dir, "dem.f32"))
 	cmd := strataProcess(context.Background(), nil, "world", "bake", wd, "--all", "-j", "3", "--cpu")

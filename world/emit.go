@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"strata/internal/safeio"
 )
@@ -19,8 +20,6 @@ import (
 const (
 	K8sFile   = "bake-job.yaml"
 	SlurmFile = "bake.sbatch"
-	// LogDir is where the Slurm script's tasks write their logs (Slurm does not create it).
-	LogDir = "logs"
 )
 
 // EmitOptions say how the job files run a cell.
@@ -37,12 +36,16 @@ type EmitOptions struct {
 	VolumeRoot string
 	// Parallel caps the cells running at once (0: all).
 	Parallel int
-	// CPUs is the CPU cores each task asks for; default 4.
+	// CPUs is the CPU cores each task asks for; default 1, which every node has: a request larger
+	// than any node's is accepted by Slurm and then pends forever (reason PartitionConfig). More
+	// cores speed up a cell's evaluation, not its write (docs/worlds.md, the paper plan).
 	CPUs int
+	// Time is each Slurm task's time limit; default TaskTime's estimate.
+	Time time.Duration
 	// GPU asks one GPU per task; without it the tasks bake with the Go reference (--cpu).
 	GPU bool
 	// Strata is the strata binary the Slurm script runs (on the shared file system); default
-	// this executable.
+	// this executable. CheckStrata resolves and checks it.
 	Strata string
 }
 
@@ -60,7 +63,7 @@ func (o *EmitOptions) defaults() {
 		o.Mount = "/data"
 	}
 	if o.CPUs <= 0 {
-		o.CPUs = 4
+		o.CPUs = 1
 	}
 }
 
@@ -204,72 +207,6 @@ func (w *World) podPath(o *EmitOptions) (string, error) {
 		}
 	}
 	return filepath.ToSlash(filepath.Join(o.Mount, rel)), nil
-}
-
-// EmitSlurm writes NAME.world/bake.sbatch, a Slurm batch script for an array of one task per
-// cell (the index arrives as SLURM_ARRAY_TASK_ID), logging to NAME.world/logs/. Paths are
-// absolute: the cluster's nodes see the world on a shared file system at the same path.
-func (w *World) EmitSlurm(o EmitOptions) (string, error) {
-	o.defaults()
-	dir, err := filepath.Abs(w.Dir)
-	if err != nil {
-		return "", err
-	}
-	strata := o.Strata
-	if strata == "" {
-		if strata, err = os.Executable(); err != nil {
-			return "", fmt.Errorf("world: the strata binary for the Slurm script: %w (give --strata)", err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Join(dir, LogDir), 0o755); err != nil {
-		return "", fmt.Errorf("world: %w", err)
-	}
-	array := fmt.Sprintf("0-%d", len(w.CellList)-1)
-	if o.Parallel > 0 {
-		array += fmt.Sprintf("%%%d", o.Parallel)
-	}
-	gres := ""
-	if o.GPU {
-		gres = "#SBATCH --gres=gpu:1\n"
-	}
-	var cmd []string
-	for _, a := range bakeArgs(strata, dir, o.GPU) {
-		cmd = append(cmd, shellQuote(a))
-	}
-	script := fmt.Sprintf(`#!/bin/bash
-# Strata world bake: %d cells of %s, one Slurm array task per cell.
-# Each task runs "strata world bake", which reads its cell from SLURM_ARRAY_TASK_ID.
-# Submit and follow:
-#   sbatch %s
-#   squeue --me
-#   strata world status %s
-# Re-run cells that failed (a cell bake is atomic and idempotent):
-#   sbatch --array=3,5 %s
-#SBATCH --job-name=%s
-#SBATCH --array=%s
-#SBATCH --cpus-per-task=%d
-#SBATCH --mem=%dM
-#SBATCH --output=%s
-%sset -euo pipefail
-exec %s
-`, len(w.CellList), filepath.Base(dir), filepath.Join(dir, SlurmFile), dir, filepath.Join(dir, SlurmFile), w.jobName(), array,
-		o.CPUs, w.memoryMiB(), filepath.Join(dir, LogDir, "%A_%a.log"), gres, strings.Join(cmd, " "))
-	path := filepath.Join(w.Dir, SlurmFile)
-	return path, writeFile(path, script, 0o755)
-}
-
-// shellQuote quotes s for bash when it holds anything but safe characters.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r)) {
-			safe = false
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // writeFile writes s to path atomically with the given mode.

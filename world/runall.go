@@ -17,12 +17,25 @@ import (
 	"strata/progress"
 )
 
-// Environment variables an array task's index is read from, in this order.
+// IndexEnv are the environment variables an array task's index arrives in: Kubernetes's Indexed
+// Job sets JOB_COMPLETION_INDEX, a Slurm array SLURM_ARRAY_TASK_ID.
 var IndexEnv = []string{"JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"}
 
-// CellFromEnv is the cell an array task bakes when `strata world bake` is given no --cell: the
-// first of IndexEnv that is set. ok is false when none is.
-func CellFromEnv() (cell int, name string, ok bool, err error) {
+// CellIndex is the cell `strata world bake` (without --all) bakes: flag when given (--cell), else
+// the index in the environment (IndexEnv). Every source present must name the same cell, or
+// none is used: sbatch exports the submitting shell's environment to its tasks, so a
+// JOB_COMPLETION_INDEX=0 left there once made every task of a Slurm array bake cell 0, each
+// exiting 0, the other cells missing. from names the sources ("--cell", "SLURM_ARRAY_TASK_ID",
+// joined by " and " when several agree); ok is false when there is none.
+func CellIndex(flag int, flagGiven bool) (cell int, from string, ok bool, err error) {
+	type source struct {
+		name string
+		i    int
+	}
+	var found []source
+	if flagGiven {
+		found = append(found, source{"--cell", flag})
+	}
 	for _, name := range IndexEnv {
 		v, set := os.LookupEnv(name)
 		if !set {
@@ -32,9 +45,28 @@ func CellFromEnv() (cell int, name string, ok bool, err error) {
 		if err != nil || i < 0 {
 			return 0, name, true, fmt.Errorf("world: %s=%q is not a cell index", name, v)
 		}
-		return i, name, true, nil
+		found = append(found, source{name, i})
 	}
-	return 0, "", false, nil
+	if len(found) == 0 {
+		return 0, "", false, nil
+	}
+	var names []string
+	for _, s := range found {
+		if s.i != found[0].i {
+			return 0, "", true, fmt.Errorf("world: two sources of the cell disagree: %s (an index left in the environment? a Slurm task's is SLURM_ARRAY_TASK_ID, a Kubernetes pod's JOB_COMPLETION_INDEX): unset the other",
+				describe(found[0].name, found[0].i)+" but "+describe(s.name, s.i))
+		}
+		names = append(names, s.name)
+	}
+	return found[0].i, strings.Join(names, " and "), true, nil
+}
+
+// describe writes an index source as the user gave it: --cell 3, SLURM_ARRAY_TASK_ID=3.
+func describe(name string, i int) string {
+	if strings.HasPrefix(name, "-") {
+		return fmt.Sprintf("%s %d", name, i)
+	}
+	return fmt.Sprintf("%s=%d", name, i)
 }
 
 // RunOptions say how RunAll runs the cells.
