@@ -2,7 +2,7 @@
 GO ?= go
 OUT ?= out
 
-.PHONY: setup build run test test-cluster bench vet
+.PHONY: setup build run test test-short layering test-cluster bench vet
 
 setup:
 	@bash scripts/setup.sh
@@ -18,6 +18,16 @@ run: build
 test: setup
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
+
+# The fast tier (docs/testing.md): no process kills, no real window, the heaviest lavapipe tests
+# left to `make test`; about a minute on two cores.
+test-short: setup
+	$(GO) vet ./...
+	$(GO) test -short -count=1 ./...
+
+# Every import between strata packages against docs/design.md "Who may import whom".
+layering:
+	$(GO) test -count=1 ./internal/layering
 
 # The cluster tier, not part of `make test`: starts a single-node Slurm on this machine
 # (scripts/slurm-up.sh: root; installs Slurm 22.05 with apt when missing; idempotent), then submits
