@@ -120,7 +120,8 @@ func (g *GPU) RunTiles(ctx context.Context, s *stack.Stack, f *field.Field, geo 
 
 // RunResident queues the weights texels of rects (of geo's weights grid) of s into the GPU
 // target, reading the field where fb holds it on the device (FieldBuffers.Upload with
-// s.Channels() first): one dispatch a rect and no upload but the params. The editor keeps its
+// s.Channels() and Cut first): one dispatch a rect and brick, and no upload but the params and
+// the bricks not on the device yet. The editor keeps its
 // field there between edits; the bytes are those of RunTiles.
 func (g *GPU) RunResident(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, fb *gpu.FieldBuffers, rects []image.Rectangle) error {
 	g.mu.Lock()
@@ -136,7 +137,7 @@ func (g *GPU) RunResident(ctx context.Context, s *stack.Stack, geo *landscape.Ge
 		return err
 	}
 	for _, r := range rects {
-		if err := g.weights.RunResident(ctx, g.target, params, fb, r); err != nil {
+		if err := g.weights.RunResident(ctx, g.target, params, fb, 1, r); err != nil {
 			return fmt.Errorf("bake: %w", err)
 		}
 	}
@@ -183,7 +184,7 @@ func (g *GPU) RunInto(ctx context.Context, s *stack.Stack, f *field.Field, geo *
 		return fmt.Errorf("bake: %w", err)
 	}
 	if fb != nil {
-		if err := g.weights.RunResident(ctx, target, params, fb, rect); err != nil {
+		if err := g.weights.RunResident(ctx, target, params, fb, geo.Field.StrideOrOne(), rect); err != nil {
 			return fmt.Errorf("bake: %w", err)
 		}
 		return nil

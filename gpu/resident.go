@@ -1,35 +1,75 @@
 package gpu
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"image"
+	"slices"
+	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"strata/field"
 )
 
-// FieldBuffers is a field kept on the GPU between evaluations: its whole height grid and the
-// channels a stack binds (chan0..chan3, stack.Channels order), one storage buffer each. The
-// weights kernel (RunResident) and the density kernel (DensityResident) read them in place, so
-// the editor's live loop uploads the field once and then only the rows an edit changed — a
-// 4096² field with two channels is 192 MiB that a tile-by-tile evaluation uploaded on every pass.
+// FieldBuffers is a field kept on the GPU between evaluations, in bricks: the weights grid is cut
+// into squares of BrickSize texels, and each brick holds the apron-inclusive block of the height
+// grid and of the channels a stack binds (chan0..chan3, stack.Channels order) that its texels
+// read — one storage buffer a plane, a few MiB each, never a whole 16K field. The bricks are an
+// LRU cache under a byte budget: a kernel asks for the texels it evaluates, the bricks under them
+// are uploaded when missing (evicting the least recently used), and an edit rewrites only its
+// rows in the bricks already there. The weights kernel (RunResident) and the density kernel
+// (DensityResident) dispatch once per brick a rect covers, reading each in place; the bytes are
+// those of any tiling (docs/design.md "Field bricks on the device").
 type FieldBuffers struct {
-	W, H   uint32
-	Height *Buffer
-	Chans  [4]*Buffer
+	// BrickSize is a brick's side in weights texels (tests make it small to cut a small field
+	// into several); set before the first Cut.
+	BrickSize int
 
-	dev   *Device
-	names [4]string // the channel bound to each slot ("" = none)
-	grids [5]*field.Grid
+	dev    *Device
+	mu     sync.Mutex // Fill (a goroutine) against the kernels and edits
+	budget int64      // bytes the bricks may hold (at least one brick is always held)
+
+	// What the bricks hold: the field, the channel of each slot, the level-0 geometry and the
+	// gradient step the aprons are cut for.
+	f     *field.Field
+	grids [5]*field.Grid // height, chan0..chan3 (nil: an unbound slot)
+	names [4]string
+	geo   field.Geometry
+	step  float32
+	cut   bool
+
+	nx, ny int
+	bricks []brick
+	held   int64  // bytes of the bricks' buffers
+	tick   uint64 // LRU clock
+	up     *Uploader
+	cutter TileCutter
+	// Uploaded counts the bytes written into bricks (whole bricks and edited rows) since the
+	// buffers were made: what an edit or a flight over the field cost in transfers.
+	Uploaded int64
 }
 
-// NewFieldBuffers returns empty buffers; Upload fills them.
-func (d *Device) NewFieldBuffers() *FieldBuffers { return &FieldBuffers{dev: d} }
+// brick is one square of the weights grid and its blocks on the device.
+type brick struct {
+	t      field.Tile
+	planes [5]*Buffer // height, chan0..chan3; nil: not on the device
+	used   uint64
+}
+
+// DefaultBrickSize is a brick's side in weights texels: a 1024² brick of a field whose grids
+// match is about 4 MiB a plane, 256 bricks for a 16K field.
+const DefaultBrickSize = 1024
+
+// NewFieldBuffers returns empty buffers that hold at most budget bytes of bricks (≤ 0: no
+// bound); Upload and Cut say what they hold, the kernels fill them as they read.
+func (d *Device) NewFieldBuffers(budget int64) *FieldBuffers {
+	return &FieldBuffers{dev: d, budget: budget, BrickSize: DefaultBrickSize}
+}
 
 // FieldFits reports whether a w×h float32 grid fits one storage binding (and one buffer) of this
-// device, so the resident path can hold the field and the place kernel its height; otherwise
-// callers evaluate tile by tile.
+// device: the place kernel uploads the height whole when it does.
 func (d *Device) FieldFits(w, h int) bool {
 	need := 4 * uint64(w) * uint64(h)
 	lim := d.Limits
@@ -37,25 +77,54 @@ func (d *Device) FieldFits(w, h int) bool {
 		(lim.MaxBufferSize == 0 || need <= lim.MaxBufferSize)
 }
 
-// Release frees the buffers. Safe on nil and twice.
+// Release frees every brick. Safe on nil and twice.
 func (fb *FieldBuffers) Release() {
 	if fb == nil {
 		return
 	}
-	fb.Height.Release()
-	fb.Height = nil
-	for i := range fb.Chans {
-		fb.Chans[i].Release()
-		fb.Chans[i] = nil
-	}
-	fb.names, fb.grids = [4]string{}, [5]*field.Grid{}
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	fb.dropAll()
+	fb.up.Release()
+	fb.up = nil
+	fb.f, fb.grids, fb.names, fb.cut = nil, [5]*field.Grid{}, [4]string{}, false
 }
 
-// Upload brings the buffers in line with f and channels. A plane is uploaded whole when it is
-// new — another grid, another size, another channel in its slot — and otherwise only the rows of
-// rect (height texels) are written; an empty rect writes nothing for planes already there. It
-// reports whether any buffer was recreated (bind groups on the old ones are stale).
-func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rectangle) (recreated bool, err error) {
+// Held is the bytes the bricks hold on the device now.
+func (fb *FieldBuffers) Held() int64 {
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	return fb.held
+}
+
+// Cut sets the level-0 geometry of the field's weights grid and the gradient step (metres) the
+// bricks' aprons are cut for. Another geometry or step drops every brick (their blocks are cut
+// differently); the same ones keep them.
+func (fb *FieldBuffers) Cut(geo *field.Geometry, gradientStep float32) {
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	g := *geo
+	g.Stride = 0
+	if fb.cut && fb.geo == g && fb.step == gradientStep {
+		return
+	}
+	fb.dropAll()
+	fb.geo, fb.step, fb.cut = g, gradientStep, true
+	size := max(1, fb.BrickSize)
+	tiles := field.Tiles(&g, size, gradientStep)
+	fb.nx, fb.ny = field.TileGrid(g.WeightsW, g.WeightsH, size)
+	fb.bricks = make([]brick, len(tiles))
+	for i, t := range tiles {
+		fb.bricks[i].t = t
+	}
+}
+
+// Upload brings the buffers in line with f and channels: a plane whose grid is another (another
+// size, another channel in its slot, a reloaded height) is dropped from every brick and uploaded
+// again as the kernels read it; otherwise the rows of rect (height texels) are rewritten in the
+// bricks on the device that hold them, and an empty rect writes nothing. It reports whether any
+// plane was dropped.
+func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rectangle) (dropped bool, err error) {
 	if fb == nil || fb.dev == nil {
 		return false, fmt.Errorf("gpu: field buffers: nil")
 	}
@@ -65,125 +134,299 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	if len(channels) > 4 {
 		return false, fmt.Errorf("gpu: field buffers: %d channels, the kernels have 4 slots (%v)", len(channels), channels)
 	}
-	w, h := f.Height.W, f.Height.H
-	if !fb.dev.FieldFits(w, h) {
-		return false, fmt.Errorf("gpu: field buffers: a %dx%d field does not fit one storage binding: %w", w, h, ErrTooLarge)
-	}
-	sized := fb.W == uint32(w) && fb.H == uint32(h)
-	fb.W, fb.H = uint32(w), uint32(h)
-	rect = rect.Intersect(image.Rect(0, 0, w, h))
-	var up *Uploader // whole planes share one ring of staging buffers
-	defer func() { up.Release() }()
-	plane := func(b **Buffer, label string, g *field.Grid, whole bool) error {
-		if whole {
-			// A whole plane: a buffer made holding it (NewBufferFrom).
-			nb, err := fb.dev.newBufferFrom(label, wgpu.ToBytes(g.Data), wgpu.BufferUsageStorage, &up)
-			if err != nil {
-				return err
-			}
-			(*b).Release()
-			*b, recreated = nb, true
-			return nil
-		}
-		if *b == nil {
-			nb, err := fb.dev.NewBuffer(label, 4*uint64(w)*uint64(h), wgpu.BufferUsageStorage)
-			if err != nil {
-				return err
-			}
-			*b, whole, recreated = nb, true, true
-		} else if re, err := (*b).Ensure(4 * uint64(w) * uint64(h)); err != nil {
-			return err
-		} else if re {
-			whole, recreated = true, true
-		}
-		if whole {
-			return (*b).Write(0, wgpu.ToBytes(g.Data))
-		}
-		if rect.Empty() {
-			return nil
-		}
-		if rect.Dx() == w { // whole rows: one contiguous write
-			return (*b).Write(4*uint64(rect.Min.Y*w), wgpu.ToBytes(g.Data[rect.Min.Y*w:rect.Max.Y*w]))
-		}
-		// A row at a time, in one error scope (Buffer.Write would open one per row).
-		buf := (*b).Buf
-		return fb.dev.Do("write "+(*b).Label, func() error {
-			for j := rect.Min.Y; j < rect.Max.Y; j++ {
-				row := g.Data[j*w+rect.Min.X : j*w+rect.Max.X]
-				if err := fb.dev.Queue.WriteBuffer(buf, 4*uint64(j*w+rect.Min.X), wgpu.ToBytes(row)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if err := plane(&fb.Height, "resident height", f.Height, !sized || fb.grids[0] != f.Height); err != nil {
-		return recreated, err
-	}
-	fb.grids[0] = f.Height
-	for i := range fb.Chans {
-		name := ""
-		if i < len(channels) {
-			name = channels[i]
-		}
-		if name == "" {
-			fb.names[i], fb.grids[1+i] = "", nil
-			continue // an unbound slot keeps its buffer (bound to the height by the kernels)
-		}
+	var grids [5]*field.Grid
+	var names [4]string
+	grids[0] = f.Height
+	for i, name := range channels {
 		g := f.Channels[name]
 		if g == nil {
-			return recreated, fmt.Errorf("gpu: field buffers: the stack reads channel %q, which the field lacks", name)
+			return false, fmt.Errorf("gpu: field buffers: the stack reads channel %q, which the field lacks", name)
 		}
-		if g.W != w || g.H != h {
-			return recreated, fmt.Errorf("gpu: field buffers: channel %q is %dx%d, the height %dx%d", name, g.W, g.H, w, h)
+		if g.W != f.Height.W || g.H != f.Height.H {
+			return false, fmt.Errorf("gpu: field buffers: channel %q is %dx%d, the height %dx%d", name, g.W, g.H, f.Height.W, f.Height.H)
 		}
-		whole := !sized || fb.names[i] != name || fb.grids[1+i] != g
-		if err := plane(&fb.Chans[i], fmt.Sprintf("resident chan%d", i), g, whole); err != nil {
-			return recreated, err
-		}
-		fb.names[i], fb.grids[1+i] = name, g
+		grids[1+i], names[i] = g, name
 	}
-	return recreated, nil
-}
-
-// bound reports which slots hold a channel now.
-func (fb *FieldBuffers) bound() [4]bool {
-	var b [4]bool
-	for i, n := range fb.names {
-		b[i] = n != ""
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	if fb.cut && (fb.geo.HeightW != f.Height.W || fb.geo.HeightH != f.Height.H) {
+		fb.dropAll()
+		fb.cut = false // the owner cuts again for the new grid
+		dropped = true
 	}
-	return b
-}
-
-// bindings is what a kernel binds to read fb: the height and each slot's channel buffer (nil for
-// an unbound slot).
-func (fb *FieldBuffers) bindings() (height *Buffer, chans [4]*Buffer) {
-	for i, b := range fb.bound() {
-		if b {
-			chans[i] = fb.Chans[i]
+	for p := range grids {
+		if grids[p] != fb.grids[p] || p > 0 && names[p-1] != fb.names[p-1] {
+			fb.dropPlane(p)
+			dropped = true
 		}
 	}
-	return fb.Height, chans
+	fb.f, fb.grids, fb.names = f, grids, names
+	rect = rect.Intersect(image.Rect(0, 0, f.Height.W, f.Height.H))
+	if rect.Empty() || !fb.cut {
+		return dropped, nil
+	}
+	return dropped, fb.writeRows(rect)
 }
 
-// boundIn reports that a bind group built on bufs (height, chan0..chan3 as bound) with the slots
-// chans reads fb's buffers as they are now (an Upload may have recreated one, or bound a slot).
-func (fb *FieldBuffers) boundIn(bufs [5]*wgpu.Buffer, chans [4]bool) bool {
-	if fb.Height.Buf != bufs[0] || fb.bound() != chans {
+// writeRows rewrites the texels of rect in every plane of the bricks on the device whose blocks
+// hold them. fb.mu is held.
+func (fb *FieldBuffers) writeRows(rect image.Rectangle) error {
+	return fb.dev.Do("write field bricks", func() error {
+		for bi := range fb.bricks {
+			b := &fb.bricks[bi]
+			br := image.Rect(b.t.BufI0, b.t.BufJ0, b.t.BufI0+b.t.BufW, b.t.BufJ0+b.t.BufH)
+			r := rect.Intersect(br)
+			if r.Empty() {
+				continue
+			}
+			for p, buf := range b.planes {
+				if buf == nil {
+					continue
+				}
+				g := fb.grids[p]
+				for j := r.Min.Y; j < r.Max.Y; j++ {
+					row := g.Data[j*g.W+r.Min.X : j*g.W+r.Max.X]
+					off := 4 * uint64((j-br.Min.Y)*b.t.BufW+r.Min.X-br.Min.X)
+					if err := fb.dev.Queue.WriteBuffer(buf.Buf, off, wgpu.ToBytes(row)); err != nil {
+						return fmt.Errorf("%s: %w", buf.Label, err)
+					}
+					fb.Uploaded += int64(4 * len(row))
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Fill uploads the bricks of the whole grid, nearest the weights texel near first, until they
+// are all on the device or the budget is full (what an open does beside its first frames, so
+// that the first evaluations find the field there). It stops at ctx's end.
+func (fb *FieldBuffers) Fill(ctx context.Context, near image.Point) error {
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	if !fb.cut || fb.f == nil {
+		return fmt.Errorf("gpu: field buffers: Fill before Cut and Upload")
+	}
+	order := make([]int, len(fb.bricks))
+	for i := range order {
+		order[i] = i
+	}
+	dist := func(i int) int {
+		t := fb.bricks[i].t
+		dx := max(t.I0-near.X, near.X-(t.I0+t.W-1), 0)
+		dy := max(t.J0-near.Y, near.Y-(t.J0+t.H-1), 0)
+		return dx*dx + dy*dy
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(dist(a), dist(b)) })
+	defer fb.flush()
+	for _, i := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if fb.budget > 0 && fb.held+fb.brickBytes(i) > fb.budget && fb.held > 0 {
+			return nil // the budget is full: the rest comes as the kernels read it
+		}
+		if err := fb.ensure(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// each calls fn for every brick under the texels rect of a level whose texel (i, j) is the
+// weights grid's (i·stride, j·stride): with the brick's buffers on the device (uploaded first
+// when missing) and the tile header of the part of rect whose full-resolution texels lie in the
+// brick. The kernels dispatch once a call.
+func (fb *FieldBuffers) each(stride int, rect image.Rectangle, fn func(height *Buffer, chans [4]*Buffer, t WeightsTile) error) error {
+	if fb == nil {
+		return fmt.Errorf("gpu: field buffers: nil")
+	}
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	if !fb.cut || fb.f == nil {
+		return fmt.Errorf("gpu: field buffers: no field (Upload and Cut first)")
+	}
+	defer fb.flush()
+	stride = max(1, stride)
+	size := max(1, fb.BrickSize)
+	// The bricks whose cores hold full texels [rect.Min·stride, (rect.Max−1)·stride].
+	bx0, by0 := rect.Min.X*stride/size, rect.Min.Y*stride/size
+	bx1, by1 := min(fb.nx-1, (rect.Max.X-1)*stride/size), min(fb.ny-1, (rect.Max.Y-1)*stride/size)
+	for by := by0; by <= by1; by++ {
+		for bx := bx0; bx <= bx1; bx++ {
+			i := by*fb.nx + bx
+			t := fb.bricks[i].t
+			// The level texels whose full texel lies in the core: [⌈I0/s⌉, ⌈(I0+W)/s⌉).
+			core := image.Rect(ceilDiv(t.I0, stride), ceilDiv(t.J0, stride), ceilDiv(t.I0+t.W, stride), ceilDiv(t.J0+t.H, stride))
+			part := rect.Intersect(core)
+			if part.Empty() {
+				continue
+			}
+			if err := fb.ensure(i); err != nil {
+				return err
+			}
+			b := &fb.bricks[i]
+			var chans [4]*Buffer
+			for s := range chans {
+				if fb.grids[1+s] != nil {
+					chans[s] = b.planes[1+s]
+				}
+			}
+			wt := WeightsTile{
+				Origin:    [2]uint32{uint32(part.Min.X), uint32(part.Min.Y)},
+				Size:      [2]uint32{uint32(part.Dx()), uint32(part.Dy())},
+				BufOrigin: [2]uint32{uint32(t.BufI0), uint32(t.BufJ0)},
+				BufSize:   [2]uint32{uint32(t.BufW), uint32(t.BufH)},
+			}
+			if err := fn(b.planes[0], chans, wt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// ensure puts brick i's bound planes on the device (evicting the least recently used bricks past
+// the budget) and marks it used. fb.mu is held.
+func (fb *FieldBuffers) ensure(i int) error {
+	fb.tick++
+	b := &fb.bricks[i]
+	b.used = fb.tick
+	missing := false
+	for p, g := range fb.grids {
+		if g != nil && b.planes[p] == nil {
+			missing = true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	need := fb.brickBytes(i) - fb.bytesOf(i)
+	for fb.budget > 0 && fb.held+need > fb.budget {
+		if !fb.evict(i) {
+			break // nothing else to evict: one brick is always held
+		}
+	}
+	wt, err := fb.cutter.Cut(fb.f, fb.names[:fb.bound()], b.t)
+	if err != nil {
+		return err
+	}
+	if fb.up == nil {
+		fb.up = fb.dev.NewUploader("field bricks", 4)
+		fb.up.Piece = min(uploadStaging, align(uint64(4*b.t.BufW*b.t.BufH), 4))
+	}
+	for p, g := range fb.grids {
+		if g == nil || b.planes[p] != nil {
+			continue
+		}
+		data := wt.Height
+		if p > 0 {
+			data = wt.Chans[p-1]
+		}
+		buf, err := fb.dev.NewBuffer(fmt.Sprintf("field brick %d plane %d", i, p), uint64(4*len(data)), wgpu.BufferUsageStorage)
+		if err != nil {
+			return err
+		}
+		if err := fb.up.Write(buf, 0, wgpu.ToBytes(data)); err != nil {
+			buf.Release()
+			return err
+		}
+		b.planes[p] = buf
+		fb.held += int64(buf.Cap)
+		fb.Uploaded += int64(4 * len(data))
+	}
+	return nil
+}
+
+// bound is the number of channel slots in use (the slots are filled in order).
+func (fb *FieldBuffers) bound() int {
+	n := 0
+	for i, name := range fb.names {
+		if name != "" {
+			n = i + 1
+		}
+	}
+	return n
+}
+
+// brickBytes is what brick i takes with every bound plane; bytesOf what it holds now.
+func (fb *FieldBuffers) brickBytes(i int) int64 {
+	t := fb.bricks[i].t
+	n := int64(0)
+	for _, g := range fb.grids {
+		if g != nil {
+			n += int64(align(uint64(4*t.BufW*t.BufH), 4))
+		}
+	}
+	return n
+}
+
+func (fb *FieldBuffers) bytesOf(i int) int64 {
+	n := int64(0)
+	for _, b := range fb.bricks[i].planes {
+		if b != nil {
+			n += int64(b.Cap)
+		}
+	}
+	return n
+}
+
+// evict drops the least recently used brick on the device other than keep; false when there is
+// none. Work already queued on its buffers still reads them (the device frees them after).
+func (fb *FieldBuffers) evict(keep int) bool {
+	victim := -1
+	for i := range fb.bricks {
+		if i == keep || fb.bytesOf(i) == 0 {
+			continue
+		}
+		if victim < 0 || fb.bricks[i].used < fb.bricks[victim].used {
+			victim = i
+		}
+	}
+	if victim < 0 {
 		return false
 	}
-	for i := range fb.Chans {
-		if fb.buffer(i).Buf != bufs[1+i] {
-			return false
-		}
+	for p := range fb.bricks[victim].planes {
+		fb.releasePlane(victim, p)
 	}
 	return true
 }
 
+func (fb *FieldBuffers) releasePlane(i, p int) {
+	b := fb.bricks[i].planes[p]
+	if b == nil {
+		return
+	}
+	fb.held -= int64(b.Cap)
+	b.Release()
+	fb.bricks[i].planes[p] = nil
+}
+
+// dropPlane drops plane p from every brick; dropAll every brick. fb.mu is held.
+func (fb *FieldBuffers) dropPlane(p int) {
+	for i := range fb.bricks {
+		fb.releasePlane(i, p)
+	}
+}
+
+func (fb *FieldBuffers) dropAll() {
+	for p := range 5 {
+		fb.dropPlane(p)
+	}
+}
+
+// flush waits for the uploads in flight and frees the staging ring. fb.mu is held.
+func (fb *FieldBuffers) flush() {
+	fb.up.Release()
+	fb.up = nil
+}
+
 // fieldEntries are the bind group entries both kernels start with — params at binding 0, height
 // at 1, channel slots 0–3 at 2–5 (an unbound slot, nil, reads the height and is never sampled) —
-// and records what they bind as boundIn compares it: bufs[0] the height, bufs[1+i] slot i's
-// buffer, bound[i] whether slot i has its own.
+// and records what they bind: bufs[0] the height, bufs[1+i] slot i's buffer, bound[i] whether
+// slot i has its own.
 func fieldEntries(params, height *Buffer, chans [4]*Buffer, bufs *[5]*wgpu.Buffer, bound *[4]bool) []wgpu.BindGroupEntry {
 	entries := []wgpu.BindGroupEntry{BufferEntry(0, params), BufferEntry(1, height)}
 	bufs[0] = height.Buf
@@ -199,20 +442,15 @@ func fieldEntries(params, height *Buffer, chans [4]*Buffer, bufs *[5]*wgpu.Buffe
 	return entries
 }
 
-// buffer returns slot i's buffer, or the height for an unbound slot (never sampled).
-func (fb *FieldBuffers) buffer(i int) *Buffer {
-	if fb.names[i] == "" {
-		return fb.Height
+// boundTo reports that a bind group built by fieldEntries (bufs, bound) binds height and chans.
+func boundTo(bufs [5]*wgpu.Buffer, bound [4]bool, height *Buffer, chans [4]*Buffer) bool {
+	if bufs[0] != height.Buf {
+		return false
 	}
-	return fb.Chans[i]
-}
-
-// tile is the tile header of the weights texels rect read from the whole resident field: the
-// kernels' buffer is the grid itself, so the apron is the grid's clamp, as any tiling's is.
-func (fb *FieldBuffers) tile(rect image.Rectangle) WeightsTile {
-	return WeightsTile{
-		Origin:  [2]uint32{uint32(rect.Min.X), uint32(rect.Min.Y)},
-		Size:    [2]uint32{uint32(rect.Dx()), uint32(rect.Dy())},
-		BufSize: [2]uint32{fb.W, fb.H},
+	for i, c := range chans {
+		if (c != nil) != bound[i] || c != nil && bufs[1+i] != c.Buf {
+			return false
+		}
 	}
+	return true
 }

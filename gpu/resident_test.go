@@ -3,9 +3,11 @@ package gpu
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"testing"
 
+	"strata/field"
 	"strata/stack"
 )
 
@@ -41,13 +43,14 @@ func TestResidentMatchesTiles(t *testing.T) {
 		}
 		return lo, hi
 	}
-	fb := d.NewFieldBuffers()
+	fb := d.NewFieldBuffers(0)
 	defer fb.Release()
+	fb.Cut(&w.fg, w.sg.GradientStep)
 	if _, err := fb.Upload(w.f, s.Channels(), image.Rectangle{}); err != nil {
 		t.Fatal(err)
 	}
 	all := image.Rect(0, 0, int(W), int(H))
-	if err := k.RunResident(ctx, resident, w.params, fb, all); err != nil {
+	if err := k.RunResident(ctx, resident, w.params, fb, 1, all); err != nil {
 		t.Fatal(err)
 	}
 	wantLo, wantHi := runTiled()
@@ -72,7 +75,7 @@ func TestResidentMatchesTiles(t *testing.T) {
 	}
 	// The weights texels the edit reaches: the grids match here, plus the slope taps' reach.
 	reach := edit.Inset(-4).Intersect(all)
-	if err := k.RunResident(ctx, resident, w.params, fb, reach); err != nil {
+	if err := k.RunResident(ctx, resident, w.params, fb, 1, reach); err != nil {
 		t.Fatal(err)
 	}
 	wantLo, wantHi = runTiled()
@@ -116,5 +119,138 @@ func TestResidentMatchesTiles(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("density texel %d: resident %v, tiled %v", i, got[i], want[i])
 		}
+	}
+}
+
+// Under a budget of a few bricks, the field streams through the LRU: a whole-grid dispatch and a
+// level's pages each write the bytes the tiled path writes, an edit rewrites only its rows in
+// the bricks it touches, and the bricks never hold more than the budget (past the one brick
+// always held).
+func TestBricksStreamUnderBudget(t *testing.T) {
+	ctx := context.Background()
+	d := testDevice(t)
+	s := stack.StressStack()
+	w := newWeightsSetup(t, testField(t, 150, 2), s)
+	W, H := uint32(w.fg.WeightsW), uint32(w.fg.WeightsH)
+	k := testWeightsKernel(t)
+	defer k.Release()
+
+	fb := d.NewFieldBuffers(0)
+	fb.BrickSize = 40 // 4×4 bricks
+	defer fb.Release()
+	fb.Cut(&w.fg, w.sg.GradientStep)
+	if _, err := fb.Upload(w.f, s.Channels(), image.Rectangle{}); err != nil {
+		t.Fatal(err)
+	}
+	fb.budget = 3 * fb.brickBytes(5) // an interior brick, the largest
+	peak := int64(0)
+	check := func(what string) {
+		t.Helper()
+		h := fb.Held()
+		peak = max(peak, h)
+		if h > fb.budget {
+			t.Fatalf("%s: the bricks hold %d bytes, over the %d-byte budget", what, h, fb.budget)
+		}
+	}
+
+	// Level 0 and two coarser levels, each against the tiled path at that level.
+	for _, level := range []int{0, 1, 2} {
+		fg := w.fg.Level(level)
+		sg := w.sg
+		sg.Stride = uint32(fg.StrideOrOne())
+		params, err := stack.Pack(s, sg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lw, lh := uint32(fg.WeightsW), uint32(fg.WeightsH)
+		tiled, err := d.NewWeightsTarget(lw, lh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tile := range field.Tiles(&fg, 32, w.sg.GradientStep) {
+			wt, err := FieldTile(w.f, s.Channels(), tile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := k.Run(ctx, tiled, params, wt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantLo, wantHi, err := tiled.ReadWeights()
+		tiled.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bricked, err := d.NewWeightsTarget(lw, lh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// In pages of 24 level texels, as the view asks for them.
+		for j := 0; j < int(lh); j += 24 {
+			for i := 0; i < int(lw); i += 24 {
+				page := image.Rect(i, j, min(i+24, int(lw)), min(j+24, int(lh)))
+				if err := k.RunResident(ctx, bricked, params, fb, fg.StrideOrOne(), page); err != nil {
+					t.Fatal(err)
+				}
+				check(fmt.Sprintf("level %d page %v", level, page))
+			}
+		}
+		lo, hi, err := bricked.ReadWeights()
+		bricked.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(lo, wantLo) || !bytes.Equal(hi, wantHi) {
+			t.Fatalf("level %d: the bricks' pages differ from the tiled evaluation", level)
+		}
+	}
+	if peak < 2*fb.brickBytes(5) {
+		t.Errorf("the bricks held at most %d bytes: the budget of %d was never used, nothing streamed", peak, fb.budget)
+	}
+
+	// An edit rewrites only its rows in the bricks on the device: far fewer bytes than a brick.
+	snow := w.f.Channels["mask.snow"]
+	edit := image.Rect(100, 100, 104, 103)
+	for j := edit.Min.Y; j < edit.Max.Y; j++ {
+		for i := edit.Min.X; i < edit.Max.X; i++ {
+			snow.Set(i, j, 1-snow.At(i, j))
+		}
+	}
+	before := fb.Uploaded
+	if _, err := fb.Upload(w.f, s.Channels(), edit); err != nil {
+		t.Fatal(err)
+	}
+	if got := fb.Uploaded - before; got > 4*int64(edit.Dx()*edit.Dy())*4 {
+		t.Errorf("an edit of %d texels wrote %d bytes into the bricks", edit.Dx()*edit.Dy(), got)
+	}
+	full, err := d.NewWeightsTarget(W, H)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Release()
+	if err := k.RunResident(ctx, full, w.params, fb, 1, image.Rect(0, 0, int(W), int(H))); err != nil {
+		t.Fatal(err)
+	}
+	check("whole grid after the edit")
+	lo, hi, err := full.ReadWeights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiled, err := d.NewWeightsTarget(W, H)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tiled.Release()
+	for _, wt := range w.wtiles(t, 64) {
+		if err := k.Run(ctx, tiled, w.params, wt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantLo, wantHi, err := tiled.ReadWeights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lo, wantLo) || !bytes.Equal(hi, wantHi) {
+		t.Fatal("after an edit, the bricks' whole-grid weights differ from a fresh tiled evaluation")
 	}
 }

@@ -347,7 +347,7 @@ func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffe
 }
 
 // DensityResident is Density over the weights texels of rect of a w×h grid, reading the field
-// where fb holds it (no tile uploads): one dispatch. Like Density it resets the maximum, so it
+// where fb holds it (no uploads but the bricks not there yet): one dispatch per brick. Like Density it resets the maximum, so it
 // reports the maximum over rect; the density of texels outside rect stays as the last run left
 // it (the editor re-runs the tiles an edit touched, and the whole grid when the spacing follows).
 func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w, h uint32, weights *WeightsTarget, fb *FieldBuffers, rect image.Rectangle) (float32, error) {
@@ -356,9 +356,6 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("gpu: scatter density: %w", err)
-	}
-	if fb == nil || fb.Height == nil {
-		return 0, fmt.Errorf("gpu: scatter density: no resident field (FieldBuffers.Upload first)")
 	}
 	if err := checkDensityParams(params, weights); err != nil {
 		return 0, err
@@ -374,21 +371,22 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 	}
 	k.gridAt = [2]uint32{}
 	if !rect.Empty() {
-		t := fb.tile(rect)
-		p := patchTile(&k.pwork, params, &t, k.gridAt)
-		re, err := k.params.Upload(k.scratch.words(p))
-		if err != nil {
-			return 0, err
-		}
-		if re || !fb.boundIn(k.densBufs, k.densBound) || k.densBG == nil || weights != k.densTgt {
-			height, chans := fb.bindings()
-			if err := k.bindDensityBuffers(weights, height, chans); err != nil {
-				return 0, err
+		err := fb.each(1, rect, func(height *Buffer, chans [4]*Buffer, t WeightsTile) error {
+			p := patchTile(&k.pwork, params, &t, k.gridAt)
+			re, err := k.params.Upload(k.scratch.words(p))
+			if err != nil {
+				return err
 			}
-		}
-		gx := (t.Size[0] + densityWorkgroup - 1) / densityWorkgroup
-		gy := (t.Size[1] + densityWorkgroup - 1) / densityWorkgroup
-		if err := k.dev.Dispatch("terrain_scatter_density", k.densPipe, k.densBG, gx, gy, 1); err != nil {
+			if re || !boundTo(k.densBufs, k.densBound, height, chans) || k.densBG == nil || weights != k.densTgt {
+				if err := k.bindDensityBuffers(weights, height, chans); err != nil {
+					return err
+				}
+			}
+			gx := (t.Size[0] + densityWorkgroup - 1) / densityWorkgroup
+			gy := (t.Size[1] + densityWorkgroup - 1) / densityWorkgroup
+			return k.dev.Dispatch("terrain_scatter_density", k.densPipe, k.densBG, gx, gy, 1)
+		})
+		if err != nil {
 			return 0, err
 		}
 	}

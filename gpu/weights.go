@@ -359,11 +359,14 @@ func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, heigh
 	return nil
 }
 
-// RunResident evaluates the weights texels of rect into target, reading the field where fb holds
-// it on the GPU (FieldBuffers.Upload first): one dispatch, no upload but the params. Every read is
-// placed from the field minimum and the buffer is the whole grid, so the bytes are those of any
-// tiling (the editor runs a whole-field rect for a rule edit, the dirty tiles for a stroke).
-func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, params []uint32, fb *FieldBuffers, rect image.Rectangle) error {
+// RunResident evaluates the weights texels rect of a level of the weights grid into target (a
+// level whose texel (i, j) is the grid's (i·stride, j·stride); stride 1 is the grid itself),
+// reading the field where fb holds it on the GPU (FieldBuffers.Upload and Cut first): one
+// dispatch per brick under rect, and no upload but the params and the bricks not there yet.
+// Every read is placed from the field minimum and a brick's block holds every tap of its texels,
+// so the bytes are those of any tiling (the editor runs a whole-field rect for a rule edit, the
+// dirty tiles for a stroke, a page of a level for the view).
+func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, params []uint32, fb *FieldBuffers, stride int, rect image.Rectangle) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("gpu: weights: %w", err)
 	}
@@ -373,13 +376,6 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 	if target == nil || target.Lo == nil {
 		return fmt.Errorf("gpu: weights: nil or released target")
 	}
-	if fb == nil || fb.Height == nil {
-		return fmt.Errorf("gpu: weights: no resident field (FieldBuffers.Upload first)")
-	}
-	tile := fb.tile(rect)
-	if err := checkWeightsTile(target, params, &tile, false); err != nil {
-		return err
-	}
 	if rect.Empty() {
 		return nil
 	}
@@ -387,20 +383,27 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 	if err != nil {
 		return err
 	}
-	p := k.tileParams(params, &tile, target)
-	re, err := k.params.Upload(k.scratch.words(p))
-	if err != nil {
-		return err
-	}
-	k.onGPU = append(k.onGPU[:0], p...)
-	if re || !fb.boundIn(k.bgBufs, k.bgChans) || k.bg == nil || target != k.bgTarget || pipe != k.bgPipe {
-		height, chans := fb.bindings()
-		if err := k.bind(pipe, target, height, chans); err != nil {
+	return fb.each(stride, rect, func(height *Buffer, chans [4]*Buffer, tile WeightsTile) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("gpu: weights: %w", err)
+		}
+		if err := checkWeightsTile(target, params, &tile, false); err != nil {
 			return err
 		}
-	}
-	k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup, (tile.Size[1] + weightsGroup - 1) / weightsGroup}
-	return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
+		p := k.tileParams(params, &tile, target)
+		re, err := k.params.Upload(k.scratch.words(p))
+		if err != nil {
+			return err
+		}
+		k.onGPU = append(k.onGPU[:0], p...)
+		if re || !boundTo(k.bgBufs, k.bgChans, height, chans) || k.bg == nil || target != k.bgTarget || pipe != k.bgPipe {
+			if err := k.bind(pipe, target, height, chans); err != nil {
+				return err
+			}
+		}
+		k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup, (tile.Size[1] + weightsGroup - 1) / weightsGroup}
+		return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
+	})
 }
 
 // tileParams is params with head lanes 2–4 (PackTile, PackTarget) patched for tile in target,

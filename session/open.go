@@ -224,7 +224,7 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 	s.fmu.Lock()
 	s.land = l
 	s.fmu.Unlock()
-	p.newEvaluators(ev, choice.Measure)
+	p.newEvaluators(ev, choice.Measure, &geo)
 	parts.add("evaluators")
 	channels := make([]string, 0, len(l.Field.Channels))
 	for c := range l.Field.Channels {
@@ -293,7 +293,7 @@ func (s *Session) choice(l *landscape.Landscape, geo *landscape.Geometry) bake.C
 // to the device begun (resident.start): until it has landed, pages are the Go reference's on
 // every core, so the first picture does not wait for gigabytes to travel; the full-resolution
 // tiles wait for it (landField). passMu is held.
-func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure) {
+func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure, geo *landscape.Geometry) {
 	ge, ok := ev.(*bake.GPUEvaluator)
 	var ns float64
 	if m != nil {
@@ -315,7 +315,7 @@ func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure) {
 	p.mode = GPU
 	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res}
 	p.full, p.pages = p.gpu, p.gpu
-	p.res.start(p.s, p.s.land)
+	p.res.start(p.s, p.s.land, geo, image.Pt(geo.Field.WeightsW/2, geo.Field.WeightsH/2))
 }
 
 // sceneFor builds the viewport scene of a landscape: its ground read where it is (ground), the

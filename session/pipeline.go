@@ -156,7 +156,7 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 	if err := p.landField(false); err != nil {
 		return err
 	}
-	wrote, err := p.res.sync(p.s.land.Field, st.Channels())
+	wrote, err := p.res.sync(p.s.land.Field, st.Channels(), &p.geo)
 	if wrote {
 		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
 	}

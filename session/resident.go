@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"image"
 	"time"
 
@@ -9,50 +10,58 @@ import (
 	"strata/landscape"
 )
 
-// resident is the landscape's field kept on the GPU for the kernels (GPU mode, when one binding
-// holds a plane and the planes fit the kernels' share of the budget): uploaded whole in the
-// background after an open, then kept in step with the edits, a rectangle of rows at a time.
-// Until it has landed, the pages come from the Go reference and the full-resolution tiles wait.
-// The worker owns it (and whoever holds passMu with the worker idle).
+// resident is the landscape's field kept on the GPU for the kernels (GPU mode), in bricks under
+// the kernels' share of the budget (gpu.FieldBuffers: an LRU of blocks a few MiB each, never a
+// whole plane): filled in the background after an open, nearest the view first, then kept in
+// step with the edits, a rectangle of rows at a time; bricks past the budget come and go as the
+// kernels read them. Until the fill has landed, the pages come from the Go reference and the
+// full-resolution tiles wait. The worker owns it (and whoever holds passMu with the worker idle).
 type resident struct {
 	// fb is the field on the device once landed (nil: none, or still on its way).
 	fb *gpu.FieldBuffers
 	// edited is the height texels edited since fb was last brought up to date.
 	edited image.Rectangle
-	// upload is the field on its way to the device, done hears its end, began is when it began.
+	// upload is the field on its way to the device, done hears its end, began is when it began,
+	// cancel stops it.
 	upload *gpu.FieldBuffers
 	done   chan error
 	began  time.Time
+	cancel context.CancelFunc
 }
 
-// start begins uploading l's field to the device — when one binding holds a plane and the planes
-// fit the kernels' share of the budget (the atlases take the rest: viewport.SetMemoryBudget);
-// otherwise nothing is resident and each page and tile uploads its block.
-func (r *resident) start(s *Session, l *landscape.Landscape) {
-	if l.Stack == nil || !s.dev.FieldFits(l.Field.Height.W, l.Field.Height.H) ||
-		residentBytes(l) > s.opts.GPUBudget*2/5 {
+// start begins filling the device's bricks with l's field over geo, nearest the view's centre
+// (near, weights texels) first, until the field or the kernels' share of the budget is full (the
+// viewport's atlases take the rest: viewport.SetMemoryBudget).
+func (r *resident) start(s *Session, l *landscape.Landscape, geo *landscape.Geometry, near image.Point) {
+	if l.Stack == nil {
 		return
 	}
-	fb := s.dev.NewFieldBuffers()
+	fb := s.dev.NewFieldBuffers(kernelBudget(s.opts.GPUBudget))
+	fb.Cut(&geo.Field, geo.Stack.GradientStep)
+	if _, err := fb.Upload(l.Field, l.Stack.Channels(), image.Rectangle{}); err != nil {
+		fb.Release()
+		return // the kernels cut their tiles from the field instead
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	chans := l.Stack.Channels()
 	go func() {
 		// The worker writes the field under the write side of fmu (a stroke): it waits for the
 		// copy; the edits it makes are brought up by the next sync (edited).
 		s.fmu.RLock()
-		_, err := fb.Upload(l.Field, chans, image.Rectangle{})
+		err := fb.Fill(ctx, near)
 		s.fmu.RUnlock()
 		done <- err
 	}()
-	r.upload, r.done, r.began = fb, done, time.Now()
+	r.upload, r.done, r.began, r.cancel = fb, done, time.Now(), cancel
 }
 
-// residentBytes is what the field's planes take resident on the device: the height and every
-// channel (a stack binds at most four).
-func residentBytes(l *landscape.Landscape) int64 {
-	f := l.Field
-	return 4 * int64(f.Height.W) * int64(f.Height.H) * int64(1+min(len(f.Channels), 4))
-}
+// kernelBudget is the kernels' share of the session's device budget: the field's bricks (the
+// weights targets and the viewport's atlases take the rest).
+func kernelBudget(total int64) int64 { return int64(float64(total) * kernelShare) }
+
+// kernelShare is the kernels' fraction of the budget (a test narrows it to make the bricks stream
+// under a budget whose atlases still hold the view).
+var kernelShare = 0.4
 
 // uploading reports the field on its way to the device.
 func (r *resident) uploading() bool { return r.done != nil }
@@ -74,6 +83,7 @@ func (r *resident) land(wait bool) (took time.Duration, err error) {
 		}
 	}
 	r.done = nil
+	r.cancel()
 	if err != nil {
 		r.upload.Release()
 		r.upload = nil
@@ -84,11 +94,13 @@ func (r *resident) land(wait bool) (took time.Duration, err error) {
 }
 
 // sync brings the landed field up to date with the edits since the last sync (f's height and
-// the channels chans bind). It reports whether it wrote anything.
-func (r *resident) sync(f *field.Field, chans []string) (wrote bool, err error) {
+// the channels chans bind) and with geo (another gradient step cuts the bricks again). It
+// reports whether it wrote anything.
+func (r *resident) sync(f *field.Field, chans []string, geo *landscape.Geometry) (wrote bool, err error) {
 	if r.fb == nil {
 		return false, nil
 	}
+	r.fb.Cut(&geo.Field, geo.Stack.GradientStep)
 	rect := r.edited
 	if _, err := r.fb.Upload(f, chans, rect); err != nil {
 		return false, err
@@ -100,6 +112,7 @@ func (r *resident) sync(f *field.Field, chans []string) (wrote bool, err error) 
 // release frees the buffers, waiting for an upload still under way (it writes them).
 func (r *resident) release() {
 	if r.done != nil {
+		r.cancel()
 		<-r.done
 	}
 	r.upload.Release()
