@@ -45,7 +45,6 @@ type FieldBuffers struct {
 	held   int64  // bytes of the bricks' buffers
 	tick   uint64 // LRU clock
 	up     *Uploader
-	cutter TileCutter
 	// Uploaded counts the bytes written into bricks (whole bricks and edited rows) since the
 	// buffers were made: what an edit or a flight over the field cost in transfers.
 	Uploaded int64
@@ -56,6 +55,7 @@ type brick struct {
 	t      field.Tile
 	planes [5]*Buffer // height, chan0..chan3; nil: not on the device
 	used   uint64
+	binds  []brickBind // the kernels' bind groups on its planes (FieldBuffers.bind)
 }
 
 // DefaultBrickSize is a brick's side in weights texels: a 1024² brick of a field whose grids
@@ -85,7 +85,7 @@ func (fb *FieldBuffers) Release() {
 	fb.mu.Lock()
 	defer fb.mu.Unlock()
 	fb.dropAll()
-	fb.up.Release()
+	fb.up.Release() // copies never flushed are dropped with the bricks they fill
 	fb.up = nil
 	fb.f, fb.grids, fb.names, fb.cut = nil, [5]*field.Grid{}, [4]string{}, false
 }
@@ -218,26 +218,29 @@ func (fb *FieldBuffers) Fill(ctx context.Context, near image.Point) error {
 		return dx*dx + dy*dy
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(dist(a), dist(b)) })
-	defer fb.flush()
+	defer fb.submitUploads() // an error's way out: no brick stays without its bytes
 	for _, i := range order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if fb.budget > 0 && fb.held+fb.brickBytes(i) > fb.budget && fb.held > 0 {
-			return nil // the budget is full: the rest comes as the kernels read it
+			break // the budget is full: the rest comes as the kernels read it
 		}
 		if err := fb.ensure(i); err != nil {
 			return err
 		}
 	}
-	return nil
+	return fb.submitUploads()
 }
 
-// each calls fn for every brick under the texels rect of a level whose texel (i, j) is the
-// weights grid's (i·stride, j·stride): with the brick's buffers on the device (uploaded first
-// when missing) and the tile header of the part of rect whose full-resolution texels lie in the
-// brick. The kernels dispatch once a call.
-func (fb *FieldBuffers) each(stride int, rect image.Rectangle, fn func(height *Buffer, chans [4]*Buffer, t WeightsTile) error) error {
+// each calls add for every brick under the texels rect of a level whose texel (i, j) is the
+// weights grid's (i·stride, j·stride): with the brick's index and buffers on the device
+// (uploaded first when missing) and the tile header of the part of rect whose full-resolution
+// texels lie in the brick; add records a dispatch, submit submits what add recorded (one compute
+// pass: brickPass). submit runs once at the end, and before a brick missing from the device
+// evicts another (the recorded dispatches read the bricks there now), with the uploads queued
+// for the bricks submitted first. fb.mu is held throughout.
+func (fb *FieldBuffers) each(stride int, rect image.Rectangle, add func(i int, height *Buffer, chans [4]*Buffer, t WeightsTile) error, submit func() error) error {
 	if fb == nil {
 		return fmt.Errorf("gpu: field buffers: nil")
 	}
@@ -246,9 +249,17 @@ func (fb *FieldBuffers) each(stride int, rect image.Rectangle, fn func(height *B
 	if !fb.cut || fb.f == nil {
 		return fmt.Errorf("gpu: field buffers: no field (Upload and Cut first)")
 	}
-	defer fb.flush()
 	stride = max(1, stride)
 	size := max(1, fb.BrickSize)
+	defer fb.submitUploads() // an error's way out: no brick stays without its bytes
+	recorded := false
+	flush := func() error {
+		if err := fb.submitUploads(); err != nil {
+			return err
+		}
+		recorded = false
+		return submit()
+	}
 	// The bricks whose cores hold full texels [rect.Min·stride, (rect.Max−1)·stride].
 	bx0, by0 := rect.Min.X*stride/size, rect.Min.Y*stride/size
 	bx1, by1 := min(fb.nx-1, (rect.Max.X-1)*stride/size), min(fb.ny-1, (rect.Max.Y-1)*stride/size)
@@ -262,28 +273,55 @@ func (fb *FieldBuffers) each(stride int, rect image.Rectangle, fn func(height *B
 			if part.Empty() {
 				continue
 			}
+			if recorded && fb.evicts(i) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 			if err := fb.ensure(i); err != nil {
 				return err
 			}
-			b := &fb.bricks[i]
-			var chans [4]*Buffer
-			for s := range chans {
-				if fb.grids[1+s] != nil {
-					chans[s] = b.planes[1+s]
-				}
-			}
+			height, chans := fb.planesOf(i)
 			wt := WeightsTile{
 				Origin:    [2]uint32{uint32(part.Min.X), uint32(part.Min.Y)},
 				Size:      [2]uint32{uint32(part.Dx()), uint32(part.Dy())},
 				BufOrigin: [2]uint32{uint32(t.BufI0), uint32(t.BufJ0)},
 				BufSize:   [2]uint32{uint32(t.BufW), uint32(t.BufH)},
 			}
-			if err := fn(b.planes[0], chans, wt); err != nil {
+			if err := add(i, height, chans, wt); err != nil {
 				return err
 			}
+			recorded = true
 		}
 	}
+	return flush()
+}
+
+// planesOf is brick i's height buffer and its bound channel slots' (nil: unbound). fb.mu is held.
+func (fb *FieldBuffers) planesOf(i int) (height *Buffer, chans [4]*Buffer) {
+	b := &fb.bricks[i]
+	for s := range chans {
+		if fb.grids[1+s] != nil {
+			chans[s] = b.planes[1+s]
+		}
+	}
+	return b.planes[0], chans
+}
+
+// submitUploads submits the copies queued for the bricks; when that fails the bricks they were
+// to fill are dropped (uploaded again when read). fb.mu is held.
+func (fb *FieldBuffers) submitUploads() error {
+	if err := fb.up.Flush(); err != nil {
+		fb.dropAll()
+		return err
+	}
 	return nil
+}
+
+// evicts reports whether putting brick i on the device evicts another. fb.mu is held.
+func (fb *FieldBuffers) evicts(i int) bool {
+	need := fb.brickBytes(i) - fb.bytesOf(i)
+	return need > 0 && fb.budget > 0 && fb.held+need > fb.budget
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -303,41 +341,55 @@ func (fb *FieldBuffers) ensure(i int) error {
 	if !missing {
 		return nil
 	}
+	if fb.evicts(i) {
+		// The copies queued for the bricks about to go are submitted first (they name them).
+		if err := fb.submitUploads(); err != nil {
+			return err
+		}
+	}
 	need := fb.brickBytes(i) - fb.bytesOf(i)
 	for fb.budget > 0 && fb.held+need > fb.budget {
 		if !fb.evict(i) {
 			break // nothing else to evict: one brick is always held
 		}
 	}
-	wt, err := fb.cutter.Cut(fb.f, fb.names[:fb.bound()], b.t)
-	if err != nil {
-		return err
-	}
 	if fb.up == nil {
 		fb.up = fb.dev.NewUploader("field bricks", 4)
-		fb.up.Piece = min(uploadStaging, align(uint64(4*b.t.BufW*b.t.BufH), 4))
 	}
+	t := b.t
 	for p, g := range fb.grids {
 		if g == nil || b.planes[p] != nil {
 			continue
 		}
-		data := wt.Height
-		if p > 0 {
-			data = wt.Chans[p-1]
-		}
-		buf, err := fb.dev.NewBuffer(fmt.Sprintf("field brick %d plane %d", i, p), uint64(4*len(data)), wgpu.BufferUsageStorage)
+		fb.dropBinds(i)
+		buf, err := fb.dev.NewBuffer(fmt.Sprintf("field brick %d plane %d", i, p), uint64(4*t.BufW*t.BufH), wgpu.BufferUsageStorage)
 		if err != nil {
 			return err
 		}
-		if err := fb.up.Write(buf, 0, wgpu.ToBytes(data)); err != nil {
+		if err := fb.queueBlock(buf, g, t.BufI0, t.BufJ0, t.BufW, t.BufH); err != nil {
 			buf.Release()
 			return err
 		}
 		b.planes[p] = buf
 		fb.held += int64(buf.Cap)
-		fb.Uploaded += int64(4 * len(data))
+		fb.Uploaded += int64(4 * t.BufW * t.BufH)
 	}
 	return nil
+}
+
+// queueBlock queues the w×h block of g at (i0, j0) into dst, row after row, copied straight from
+// the grid into the uploader's staging buffers on every core. fb.mu is held.
+func (fb *FieldBuffers) queueBlock(dst *Buffer, g *field.Grid, i0, j0, w, h int) error {
+	src := wgpu.ToBytes(g.Data)
+	row := uint64(4 * w)
+	return fb.up.Queue(dst, 0, row*uint64(h), func(m []byte, at uint64) {
+		for len(m) > 0 {
+			j, c := at/row, at%row
+			o := (uint64(j0)+j)*uint64(4*g.W) + uint64(4*i0) + c
+			n := copy(m, src[o:o+row-c])
+			m, at = m[n:], at+uint64(n)
+		}
+	})
 }
 
 // bound is the number of channel slots in use (the slots are filled in order).
@@ -399,6 +451,7 @@ func (fb *FieldBuffers) releasePlane(i, p int) {
 	if b == nil {
 		return
 	}
+	fb.dropBinds(i)
 	fb.held -= int64(b.Cap)
 	b.Release()
 	fb.bricks[i].planes[p] = nil
@@ -415,12 +468,6 @@ func (fb *FieldBuffers) dropAll() {
 	for p := range 5 {
 		fb.dropPlane(p)
 	}
-}
-
-// flush waits for the uploads in flight and frees the staging ring. fb.mu is held.
-func (fb *FieldBuffers) flush() {
-	fb.up.Release()
-	fb.up = nil
 }
 
 // fieldEntries are the bind group entries both kernels start with — params at binding 0, height
@@ -440,17 +487,4 @@ func fieldEntries(params, height *Buffer, chans [4]*Buffer, bufs *[5]*wgpu.Buffe
 		entries = append(entries, BufferEntry(uint32(2+i), b))
 	}
 	return entries
-}
-
-// boundTo reports that a bind group built by fieldEntries (bufs, bound) binds height and chans.
-func boundTo(bufs [5]*wgpu.Buffer, bound [4]bool, height *Buffer, chans [4]*Buffer) bool {
-	if bufs[0] != height.Buf {
-		return false
-	}
-	for i, c := range chans {
-		if (c != nil) != bound[i] || c != nil && bufs[1+i] != c.Buf {
-			return false
-		}
-	}
-	return true
 }

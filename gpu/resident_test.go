@@ -254,3 +254,84 @@ func TestBricksStreamUnderBudget(t *testing.T) {
 		t.Fatal("after an edit, the bricks' whole-grid weights differ from a fresh tiled evaluation")
 	}
 }
+
+// The bricks keep their bind groups from call to call: a second whole-grid pass into the same
+// planes (through another target value, as the atlas hands out per page) makes none, another
+// target's planes one more per brick; Fill puts every brick up in packed staging pieces, and the
+// bytes stay the tiled path's throughout.
+func TestBrickBindGroupsKept(t *testing.T) {
+	ctx := context.Background()
+	d := testDevice(t)
+	s := stack.StressStack()
+	w := newWeightsSetup(t, testField(t, 150, 2), s)
+	W, H := uint32(w.fg.WeightsW), uint32(w.fg.WeightsH)
+	k := testWeightsKernel(t)
+	defer k.Release()
+	fb := d.NewFieldBuffers(0)
+	fb.BrickSize = 40
+	defer fb.Release()
+	fb.Cut(&w.fg, w.sg.GradientStep)
+	if _, err := fb.Upload(w.f, s.Channels(), image.Rectangle{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := fb.Fill(ctx, image.Point{X: 70, Y: 70}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fb.bricks); n != 16 || fb.Uploaded < int64(n)*int64(4*40*40) {
+		t.Fatalf("Fill: %d bricks, %d bytes uploaded", n, fb.Uploaded)
+	}
+	up := fb.Uploaded
+	binds := func() (n int) {
+		for i := range fb.bricks {
+			n += len(fb.bricks[i].binds)
+		}
+		return n
+	}
+	tiled, err := d.NewWeightsTarget(W, H)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tiled.Release()
+	for _, wt := range w.wtiles(t, 64) {
+		if err := k.Run(ctx, tiled, w.params, wt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantLo, wantHi, err := tiled.ReadWeights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := image.Rect(0, 0, int(W), int(H))
+	a, err := d.NewWeightsTarget(W, H)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	b, err := d.NewWeightsTarget(W, H)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	a2 := *a // the same planes, another value
+	for _, c := range []struct {
+		target *WeightsTarget
+		binds  int
+	}{{a, 16}, {&a2, 16}, {b, 32}, {a, 32}} {
+		if err := k.RunResident(ctx, c.target, w.params, fb, 1, all); err != nil {
+			t.Fatal(err)
+		}
+		if got := binds(); got != c.binds {
+			t.Errorf("after a pass into %p: %d bind groups on the bricks, want %d", c.target, got, c.binds)
+		}
+		lo, hi, err := c.target.ReadWeights()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(lo, wantLo) || !bytes.Equal(hi, wantHi) {
+			t.Fatal("the bricks' pass differs from the tiled evaluation")
+		}
+	}
+	if fb.Uploaded != up {
+		t.Errorf("the passes after Fill uploaded %d bytes: the bricks were all there", fb.Uploaded-up)
+	}
+}

@@ -45,6 +45,7 @@ type ScatterKernel struct {
 
 	place placeState
 
+	bricks  brickPass // DensityResident's dispatches over a resident field's bricks
 	scratch scratch
 }
 
@@ -60,7 +61,7 @@ func (d *Device) NewScatterKernel() (*ScatterKernel, error) {
 		StorageLayout(2, true), StorageLayout(3, true), StorageLayout(4, true), StorageLayout(5, true),
 		texLayout(6), texLayout(7), StorageLayout(8, false),
 	}
-	k := &ScatterKernel{dev: d}
+	k := &ScatterKernel{dev: d, bricks: brickPass{label: "scatter density brick params"}}
 	var err error
 	if k.densPipe, err = d.LoadComputePipeline("terrain_scatter_density", "main", layout); err != nil {
 		return nil, err
@@ -103,6 +104,7 @@ func (k *ScatterKernel) Release() {
 	}
 	k.densTgt = nil
 	k.params.Release()
+	k.bricks.release()
 	k.height.Release()
 	for _, c := range k.chans {
 		c.Release()
@@ -371,21 +373,29 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 	}
 	k.gridAt = [2]uint32{}
 	if !rect.Empty() {
-		err := fb.each(1, rect, func(height *Buffer, chans [4]*Buffer, t WeightsTile) error {
-			p := patchTile(&k.pwork, params, &t, k.gridAt)
-			re, err := k.params.Upload(k.scratch.words(p))
+		bp := &k.bricks
+		if err := bp.begin(k.dev, fb.bricksLen(), len(params)); err != nil {
+			return 0, err
+		}
+		lo, hi := k.dummy, k.dummy
+		if weights != nil {
+			lo, hi = weights.Lo, weights.Hi
+		}
+		err := fb.each(1, rect, func(i int, height *Buffer, chans [4]*Buffer, t WeightsTile) error {
+			pe, err := bp.params(i, patchTile(&k.pwork, params, &t, k.gridAt))
 			if err != nil {
 				return err
 			}
-			if re || !boundTo(k.densBufs, k.densBound, height, chans) || k.densBG == nil || weights != k.densTgt {
-				if err := k.bindDensityBuffers(weights, height, chans); err != nil {
-					return err
-				}
+			key := bindKey{pipe: k.densPipe, params: pe.Buffer, off: pe.Offset, size: pe.Size, views: [2]*wgpu.TextureView{lo.View, hi.View}, extra: k.grid.Buf}
+			bg, err := fb.bind(i, key, "terrain_scatter_density brick group0", func(height *Buffer, chans [4]*Buffer) []wgpu.BindGroupEntry {
+				return append(brickEntries(pe, height, chans), TextureEntry(6, lo), TextureEntry(7, hi), BufferEntry(8, k.grid))
+			})
+			if err != nil {
+				return err
 			}
-			gx := (t.Size[0] + densityWorkgroup - 1) / densityWorkgroup
-			gy := (t.Size[1] + densityWorkgroup - 1) / densityWorkgroup
-			return k.dev.Dispatch("terrain_scatter_density", k.densPipe, k.densBG, gx, gy, 1)
-		})
+			bp.add(bg, (t.Size[0]+densityWorkgroup-1)/densityWorkgroup, (t.Size[1]+densityWorkgroup-1)/densityWorkgroup, 1)
+			return nil
+		}, func() error { return bp.submit(k.dev, k.densPipe) })
 		if err != nil {
 			return 0, err
 		}

@@ -94,12 +94,13 @@ type WeightsKernel struct {
 
 	bg       *wgpu.BindGroup
 	bgPipe   *ComputePipeline
-	bgTarget *WeightsTarget
-	bgChans  [4]bool // which slots the bind group binds to their own buffer
+	bgTarget [2]*wgpu.TextureView // the target's planes the bind group writes (an atlas slot's target is a new value each page)
+	bgChans  [4]bool              // which slots the bind group binds to their own buffer
 	// bgBufs are the buffers the bind group was built on: the kernel's own tile buffers or a
 	// resident field's (a recreated one makes it stale).
 	bgBufs [5]*wgpu.Buffer
 
+	bricks     brickPass // RunResident's dispatches over a resident field's bricks
 	scratch    scratch
 	cut        TileCutter // RunField's blocks, cut from the field
 	pwork      []uint32   // the tile's params (stack.Pack output patched by PackTile)
@@ -118,7 +119,7 @@ var weightsShaders = [2]string{"terrain_layer_weights", "terrain_layer_weights_n
 // NewWeightsKernel compiles terrain_layer_weights.wgsl (the noise variant is compiled the first
 // time a stack that draws noise runs). Create it once per device.
 func (d *Device) NewWeightsKernel() (*WeightsKernel, error) {
-	k := &WeightsKernel{dev: d}
+	k := &WeightsKernel{dev: d, bricks: brickPass{label: "weights brick params"}}
 	if _, err := k.pipeline(variantPlain); err != nil {
 		return nil, err
 	}
@@ -153,6 +154,7 @@ func (k *WeightsKernel) Release() {
 		k.bg = nil
 	}
 	k.params.Release()
+	k.bricks.release()
 	k.height.Release()
 	for _, c := range k.chans {
 		c.Release()
@@ -233,7 +235,7 @@ func (k *WeightsKernel) Run(ctx context.Context, target *WeightsTarget, params [
 	// The params on the GPU differ from the last tile's only in head lanes 2–4 (PackTile,
 	// PackTarget) unless the stack changed: write just the words that differ.
 	p := k.tileParams(params, &tile, target)
-	rebind := target != k.bgTarget || k.bg == nil || pipe != k.bgPipe || k.bgBufs[0] != k.height.Buf
+	rebind := k.bgTarget != [2]*wgpu.TextureView{target.Lo.View, target.Hi.View} || k.bg == nil || pipe != k.bgPipe || k.bgBufs[0] != k.height.Buf
 	re, err := k.params.Ensure(uint64(len(p) * 4))
 	if err != nil {
 		return err
@@ -352,10 +354,10 @@ func (k *WeightsKernel) bind(pipe *ComputePipeline, target *WeightsTarget, heigh
 	entries = append(entries, TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
 	bg, err := pipe.BindGroup(pipe.Name+" group0", entries...)
 	if err != nil {
-		k.bgTarget, k.bgPipe = nil, nil
+		k.bgTarget, k.bgPipe = [2]*wgpu.TextureView{}, nil
 		return err
 	}
-	k.bg, k.bgTarget, k.bgPipe = bg, target, pipe
+	k.bg, k.bgTarget, k.bgPipe = bg, [2]*wgpu.TextureView{target.Lo.View, target.Hi.View}, pipe
 	return nil
 }
 
@@ -383,27 +385,32 @@ func (k *WeightsKernel) RunResident(ctx context.Context, target *WeightsTarget, 
 	if err != nil {
 		return err
 	}
-	return fb.each(stride, rect, func(height *Buffer, chans [4]*Buffer, tile WeightsTile) error {
+	bp := &k.bricks
+	if err := bp.begin(k.dev, fb.bricksLen(), len(params)); err != nil {
+		return err
+	}
+	views := [2]*wgpu.TextureView{target.Lo.View, target.Hi.View}
+	return fb.each(stride, rect, func(i int, height *Buffer, chans [4]*Buffer, tile WeightsTile) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("gpu: weights: %w", err)
 		}
 		if err := checkWeightsTile(target, params, &tile, false); err != nil {
 			return err
 		}
-		p := k.tileParams(params, &tile, target)
-		re, err := k.params.Upload(k.scratch.words(p))
+		pe, err := bp.params(i, k.tileParams(params, &tile, target))
 		if err != nil {
 			return err
 		}
-		k.onGPU = append(k.onGPU[:0], p...)
-		if re || !boundTo(k.bgBufs, k.bgChans, height, chans) || k.bg == nil || target != k.bgTarget || pipe != k.bgPipe {
-			if err := k.bind(pipe, target, height, chans); err != nil {
-				return err
-			}
+		key := bindKey{pipe: pipe, params: pe.Buffer, off: pe.Offset, size: pe.Size, views: views}
+		bg, err := fb.bind(i, key, pipe.Name+" brick group0", func(height *Buffer, chans [4]*Buffer) []wgpu.BindGroupEntry {
+			return append(brickEntries(pe, height, chans), TextureEntry(6, target.Lo), TextureEntry(7, target.Hi))
+		})
+		if err != nil {
+			return err
 		}
-		k.lastGroups = [2]uint32{(tile.Size[0] + weightsGroup - 1) / weightsGroup, (tile.Size[1] + weightsGroup - 1) / weightsGroup}
-		return k.dev.Dispatch(pipe.Name, pipe, k.bg, k.lastGroups[0], k.lastGroups[1], 1)
-	})
+		bp.add(bg, (tile.Size[0]+weightsGroup-1)/weightsGroup, (tile.Size[1]+weightsGroup-1)/weightsGroup, 1)
+		return nil
+	}, func() error { return bp.submit(k.dev, pipe) })
 }
 
 // tileParams is params with head lanes 2–4 (PackTile, PackTarget) patched for tile in target,
