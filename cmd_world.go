@@ -158,6 +158,12 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := o.checkSources(); err != nil {
 		return err
 	}
+	if len(kinds) > 0 {
+		// Before the plan runs: a value the job files cannot hold is refused up front.
+		if err := world.CheckEmit(out, eo, kinds...); err != nil {
+			return err
+		}
+	}
 	n, m, err := parseCells(cells)
 	if err != nil {
 		return err
@@ -185,7 +191,7 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s: submit with `kubectl apply -f %s`\n", path, path)
+			fmt.Fprintf(stdout, "wrote %s: submit with `kubectl apply -f %s`\n", path, world.ShellArg(path))
 			continue
 		}
 		job, err := w.EmitSlurm(eo)
@@ -198,7 +204,8 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  logs: %s\n", job.Log)
 	}
 	if len(kinds) == 0 {
-		fmt.Fprintf(stdout, "bake with `strata world bake %s --all` or one task per cell: `strata world bake %s --cell I`\n", w.Dir, w.Dir)
+		d := world.ShellArg(w.Dir) // quoted, and ./-x for a world named -x: runs as printed
+		fmt.Fprintf(stdout, "bake with `strata world bake %s --all` or one task per cell: `strata world bake %s --cell I`\n", d, d)
 	}
 	return nil
 }
