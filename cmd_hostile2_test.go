@@ -1,14 +1,20 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"strata/field"
+	"strata/landscape"
+	"strata/stack"
 	"strata/world"
 )
 
@@ -149,4 +155,135 @@ func TestHostileJobFiles(t *testing.T) {
 	if code, _, errs := runCmd(append(words[1:], "--cpu")...); code != exitOK {
 		t.Errorf("%s: exit %d\n%s", advice, code, errs)
 	}
+}
+
+// runBounded runs the command in process and fails the test when it takes more than a minute or
+// panics.
+func runBounded(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{-1, "", fmt.Sprint("panic: ", r)}
+			}
+		}()
+		code, out, errs := runCmd(args...)
+		done <- result{code, out, errs}
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.errs
+	case <-time.After(60 * time.Second):
+		t.Fatalf("strata %s hung", strings.Join(args, " "))
+	}
+	return 0, "", ""
+}
+
+// TestHostileReadsOutside is the class "reading outside what was asked": a world.yaml edited to
+// name a file it should not read — a private key as its stack, an absolute path, a path with
+// inner steps, one outside --root — is refused naming world.yaml's field, and no error quotes
+// more than a short excerpt of a file that does not parse; a container whose script/ copy is a
+// FIFO or links out of it is refused by bake --from (the editor's open) in bounded time.
+func TestHostileReadsOutside(t *testing.T) {
+	dir := t.TempDir()
+	src := tinyWorldSources(t, dir)
+	wd := filepath.Join(dir, "w.world")
+	if code, _, errs := runCmd(append([]string{"world", "plan", "--cells", "1x1", "--out", wd}, src...)...); code != exitOK {
+		t.Fatalf("plan: %s", errs)
+	}
+	plan, _ := os.ReadFile(filepath.Join(wd, world.FileName))
+	secretDir := t.TempDir()
+	key := filepath.Join(secretDir, "id_ed25519")
+	body := strings.Repeat("c2VjcmV0LWtleS1tYXRlcmlhbA", 40)
+	os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"+body+"\n-----END OPENSSH PRIVATE KEY-----\n"), 0o600)
+	relKey, _ := filepath.Rel(wd, key)
+	withStack := func(stack string) string {
+		return strings.Replace(string(plan), "stack: ../s.yaml", "stack: "+stack, 1)
+	}
+	if withStack("X") == string(plan) {
+		t.Fatalf("the plan names no stack ../s.yaml:\n%s", plan)
+	}
+	for _, tc := range []struct {
+		desc string
+		plan string
+		args []string
+		want string
+	}{
+		{"stack: a private key (its content was printed whole)", withStack(relKey), nil, "want a mapping"},
+		{"stack: a private key outside --root", withStack(relKey), []string{"--root", dir}, "outside " + dir},
+		{"stack: an absolute path", withStack(key), nil, "stack"},
+		{"stack: inner steps", withStack("../x/../s.yaml"), nil, "not a clean path"},
+		{"stack: a control character", withStack(`"../s\u0007.yaml"`), nil, "control character"},
+		{"a key of 100 000 bytes", "? " + strings.Repeat("k", 100000) + "\n: 1\n" + string(plan), nil, "more bytes left out"},
+		{"a value of 100 000 bytes", strings.Replace(string(plan), "spacing: declared", "spacing: "+strings.Repeat("v", 100000), 1), nil, "spacing"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			os.WriteFile(filepath.Join(wd, world.FileName), []byte(tc.plan), 0o644)
+			code, _, errs := runBounded(t, append([]string{"world", "bake", wd, "--cell", "0", "--cpu"}, tc.args...)...)
+			if code != exitFail || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, want 1 with %q:\n%.2000s", code, tc.want, errs)
+			}
+			if strings.Contains(errs, body[:60]) {
+				t.Errorf("the error quotes the key:\n%s", errs)
+			}
+			for _, line := range strings.Split(errs, "\n") {
+				if len(line) > 600 {
+					t.Errorf("a line of %d bytes: %.300s…", len(line), line)
+				}
+			}
+		})
+	}
+	os.WriteFile(filepath.Join(wd, world.FileName), plan, 0o644)
+	if code, _, errs := runCmd("world", "bake", wd, "--cell", "0", "--cpu", "--root", dir); code != exitOK {
+		t.Errorf("the plan as written, inside --root: exit %d\n%s", code, errs)
+	}
+
+	// The editor's open (bake --from) of a container whose script copy is not a regular file
+	// inside it.
+	for _, tc := range []struct {
+		desc    string
+		breakIt func(script string)
+		want    string
+	}{
+		{"script a FIFO (was a hang)", func(p string) { os.Remove(p); syscall.Mkfifo(p, 0o644) }, "FIFO"},
+		{"script a link to a key outside", func(p string) { os.Remove(p); os.Symlink(key, p) }, "outside the container"},
+		{"script a link to /dev/zero", func(p string) { os.Remove(p); os.Symlink("/dev/zero", p) }, "outside the container"},
+		{"script a folder", func(p string) { os.Remove(p); os.Mkdir(p, 0o755) }, "folder"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			c := scriptContainer(t)
+			tc.breakIt(filepath.Join(c, landscape.ScriptDir, "x.lua"))
+			code, _, errs := runBounded(t, "bake", "--from", c, "--cpu", "--out", filepath.Join(t.TempDir(), "o.terrainData"))
+			if code != exitFail || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "script") {
+				t.Errorf("exit %d, want 1 naming the script and %q:\n%s", code, tc.want, errs)
+			}
+			if code, _, _ := runBounded(t, "validate", c); code != exitFail {
+				t.Errorf("validate: exit %d", code)
+			}
+		})
+	}
+}
+
+// scriptContainer writes a small container that carries a script copy (script/x.lua), as a
+// procgen run leaves one.
+func scriptContainer(t *testing.T) string {
+	t.Helper()
+	s := stack.New()
+	s.Layers = []stack.Layer{stack.NewLayer("a")}
+	w := landscape.NewWeights(8, 8)
+	for i := 0; i < len(w.Lo); i += 4 {
+		w.Lo[i] = 255
+	}
+	p := filepath.Join(t.TempDir(), "c.terrainData")
+	l := &landscape.Landscape{Stack: s, Field: field.SampleDunesSized(8), Weights: w,
+		Script: &landscape.Script{Name: "x.lua", Source: []byte("-- x"), Write: "c"}}
+	if err := landscape.Write(p, l); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -23,7 +23,7 @@ func init() {
 		summary: "plan, bake (one cell per array task), check and follow a world of seam-exact containers",
 		usage: `usage: strata world plan (bake's source flags) --cells NxM --out NAME.world [--spacing measured|declared]
                         [--cpu] [--emit k8s|slurm]... [emit options]
-       strata world bake NAME.world (--cell I | --all [-j K]) [--cpu]
+       strata world bake NAME.world (--cell I | --all [-j K]) [--cpu] [--root DIR]
        strata world status NAME.world
        strata world validate NAME.world
 
@@ -61,7 +61,8 @@ bake      bakes one cell: --cell I, or the array index from JOB_COMPLETION_INDEX
           refused. Atomic and idempotent: a
           retried, killed or duplicated task leaves the cell valid. --all bakes every cell as
           local processes through the same entry point, -j K at a time (default 1). --cpu:
-          the Go reference instead of the GPU.
+          the Go reference instead of the GPU. --root DIR: refuse a plan naming a source
+          outside DIR (after symlinks); the emitted job files pass it.
 
 status    lists every cell as baked, missing or stale (the stack, a texture, the heightmap, a
           channel or world.yaml changed after the cell was baked); exit 0 when all are baked and
@@ -232,6 +233,7 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	all := fs.Bool("all", false, "")
 	jobs := fs.Int("j", 1, "")
 	cpu := fs.Bool("cpu", false, "")
+	root := fs.String("root", "", "")
 	path, err := parseWithPath(fs, args, "NAME.world")
 	if err != nil {
 		return usageErr{err}
@@ -249,6 +251,11 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	w, err := world.Open(path)
 	if err != nil {
 		return err
+	}
+	if *root != "" {
+		if err := w.Contain(*root); err != nil {
+			return err
+		}
 	}
 	if *all {
 		exe, err := os.Executable()

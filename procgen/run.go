@@ -25,6 +25,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"strata/gpu"
+	"strata/landscape"
 	"strata/progress"
 	"strata/terraindata"
 )
@@ -102,13 +103,14 @@ func Rerun(ctx context.Context, path string, opt Options) (Result, error) {
 	if ms == nil || ms.File == "" {
 		return Result{}, fmt.Errorf("procgen: %s: no script wrote this container (its manifest has no script)", path)
 	}
-	sp := filepath.Join(path, filepath.FromSlash(ms.File))
-	text, err := os.ReadFile(sp)
+	// The copy is read as every child is: contained, a regular file, bounded.
+	sc, err := landscape.OpenScript(c)
 	if err != nil {
-		return Result{}, fmt.Errorf("procgen: %s: script.file: %w", path, err)
+		return Result{}, fmt.Errorf("procgen: %w", err)
 	}
+	sp := filepath.Join(path, filepath.FromSlash(ms.File))
 	roots := append([]string{filepath.Dir(sp)}, opt.Assets...)
-	return run(ctx, sp, text, roots, opt, ms.Write, path)
+	return run(ctx, sp, sc.Source, roots, opt, ms.Write, path)
 }
 
 // run runs script text (named file for messages). With only set, it evaluates just the

@@ -87,13 +87,13 @@ func (w *World) jobName() string {
 	return "strata-" + strings.Trim(name, "-") + "-bake"
 }
 
-// bakeArgs is the command a task runs, for a world folder at dir.
-func bakeArgs(strata, dir string, gpu bool) []string {
+// bakeArgs is the command a task runs, for a world folder at dir whose sources lie inside root.
+func bakeArgs(strata, dir, root string, gpu bool) []string {
 	args := []string{strata, "world", "bake", dir}
 	if !gpu {
 		args = append(args, "--cpu")
 	}
-	return args
+	return append(args, "--root", root)
 }
 
 // memoryMiB is a task's memory request in MiB.
@@ -122,7 +122,7 @@ func (w *World) EmitK8s(o EmitOptions) (string, error) {
 	}
 	q := strconv.Quote
 	var cmd []string
-	for _, a := range bakeArgs("strata", podDir, o.GPU) {
+	for _, a := range bakeArgs("strata", podDir, o.Mount, o.GPU) {
 		cmd = append(cmd, q(a))
 	}
 	gpu := ""

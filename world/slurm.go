@@ -149,7 +149,14 @@ func (w *World) EmitSlurm(o EmitOptions) (*SlurmJob, error) {
 	if o.GPU {
 		directives = append(directives, [2]string{"gres", "gpu:1"})
 	}
-	args := bakeArgs(strata, dir, o.GPU) // strata world bake DIR [--cpu]
+	root, err := w.sourceRoot()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckJobText("the folder holding the world's sources", root); err != nil {
+		return nil, err
+	}
+	args := bakeArgs(strata, dir, root, o.GPU) // strata world bake DIR [--cpu] --root ROOT
 	var cmd []string
 	for _, a := range args[:4] {
 		cmd = append(cmd, shellQuote(a))
