@@ -13,8 +13,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"strata/field"
+	"strata/internal/safeio"
 	"strata/landscape"
 	"strata/stack"
+	"strata/terraindata"
 	"strata/world"
 )
 
@@ -286,4 +288,154 @@ func scriptContainer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// writeScript writes a procgen script with one terrain.write per name, each of a 64 m square.
+func writeScript(t *testing.T, dir string, names ...string) string {
+	t.Helper()
+	s := `local g = proc.graph()
+local ground = g:node("ground", "terrain.source"):param("size", {64, 64}):param("resolution", 8)
+local m = g:node("m", "terrain.mask"):input("raster", ground):param("name", "a"):param("input", "slope"):param("max", 90)
+`
+	for i, n := range names {
+		s += fmt.Sprintf("g:node(%q, \"terrain.write\"):input(\"raster\", m):param(\"name\", %q):param(\"layers\", {{name = \"a\"}})\n", fmt.Sprint("w", i), n)
+	}
+	p := filepath.Join(dir, "s.lua")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHostileSilentLoss is the class "silent loss": two outputs of one command that resolve to
+// one file are refused before anything is written (terrain.write names, export outputs, through a
+// link too); a killed export's temporary files are cleaned by the next export of the same output;
+// two bakes of one --out take turns on its lock instead of failing.
+func TestHostileSilentLoss(t *testing.T) {
+	t.Run("terrain.write names", func(t *testing.T) {
+		for _, tc := range []struct {
+			desc  string
+			names []string
+			want  string
+		}{
+			{"x and x.terrainData", []string{"x", "x.terrainData"}, `both write x.terrainData`},
+			{"twice the same", []string{"a/x", "a/x"}, `writes "a/x" too`},
+			{"through a link below --out", []string{"l/x", "d/x"}, "both write"},
+		} {
+			t.Run(tc.desc, func(t *testing.T) {
+				dir := t.TempDir()
+				out := filepath.Join(dir, "out")
+				os.MkdirAll(filepath.Join(out, "d"), 0o755)
+				os.Symlink("d", filepath.Join(out, "l"))
+				code, _, errs := runBounded(t, "run", writeScript(t, dir, tc.names...), "--out", out, "--cpu")
+				if code != exitFail || !strings.Contains(errs, tc.want) || !strings.Contains(errs, `param "name"`) {
+					t.Errorf("exit %d, want 1 with %q:\n%s", code, tc.want, errs)
+				}
+				for _, n := range tc.names {
+					if _, err := os.Stat(filepath.Join(out, n+".terrainData")); err == nil {
+						t.Errorf("%s written", n)
+					}
+				}
+			})
+		}
+		dir := t.TempDir()
+		if code, _, errs := runBounded(t, "run", writeScript(t, dir, "x", "y"), "--out", filepath.Join(dir, "out"), "--cpu"); code != exitOK {
+			t.Fatalf("two names, two containers: exit %d\n%s", code, errs)
+		}
+	})
+
+	t.Run("export outputs", func(t *testing.T) {
+		p := hostileContainer(t)
+		dir := t.TempDir()
+		ctl := filepath.Join(dir, "ctl")
+		os.Symlink(ctl, filepath.Join(dir, "alias"))
+		for _, tc := range []struct {
+			desc string
+			args []string
+		}{
+			{"heightmap is a control file", []string{"--controls", ctl, "--heightmap", filepath.Join(ctl, "control0.png")}},
+			{"heightmap is a control file through a link", []string{"--controls", ctl, "--heightmap", filepath.Join(dir, "alias", "control0.png")}},
+			{"heightmap is the instances folder", []string{"--controls", ctl, "--heightmap", ctl + ".png", "--instances", ctl + ".png"}},
+			{"heightmap is the controls folder", []string{"--controls", ctl + ".exr", "--heightmap", ctl + ".exr"}},
+		} {
+			t.Run(tc.desc, func(t *testing.T) {
+				code, _, errs := runBounded(t, append([]string{"export", p}, tc.args...)...)
+				if code != exitFail || !strings.Contains(errs, "are one file") {
+					t.Errorf("exit %d, want 1 with \"are one file\":\n%s", code, errs)
+				}
+				if _, err := os.Stat(filepath.Join(ctl, "control0.png")); err == nil {
+					t.Error("controls written before the refusal")
+				}
+			})
+		}
+		// One folder for controls and instances is fine (their files differ).
+		if code, _, errs := runBounded(t, "export", p, "--controls", ctl, "--instances", ctl); code != exitOK {
+			t.Errorf("controls and instances in one folder: exit %d\n%s", code, errs)
+		}
+	})
+
+	t.Run("temporary files of a killed export", func(t *testing.T) {
+		p := hostileContainer(t)
+		out := t.TempDir()
+		// What an export killed mid-write leaves (safeio.Create's names), and one of another output.
+		for _, n := range []string{".h.r16.tmp-2719", ".h.r16.tmp-3318876", ".f.png.tmp-12"} {
+			os.WriteFile(filepath.Join(out, n), []byte("partial"), 0o600)
+		}
+		if code, _, errs := runBounded(t, "export", p, "--heightmap", filepath.Join(out, "h.r16")); code != exitOK {
+			t.Fatalf("export: exit %d\n%s", code, errs)
+		}
+		var names []string
+		ents, _ := os.ReadDir(out)
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") != ".f.png.tmp-12 h.r16" {
+			t.Errorf("left %v, want the other output's temporary file and h.r16", names)
+		}
+	})
+
+	t.Run("two bakes of one --out", func(t *testing.T) {
+		dir := t.TempDir()
+		src := tinyWorldSources(t, dir)[:6] // --stack, --height, --size
+		out := filepath.Join(dir, "o", "x.terrainData")
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		waiting := make(chan string, 2)
+		defer safeio.SetWaitHook(func(p string) { waiting <- p })()
+		// Hold the lock as a third writer would, start both bakes, hear each wait for it, let go.
+		lk, err := safeio.LockExclusive(terraindata.LockPath(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			code int
+			errs string
+		}
+		done := make(chan result, 2)
+		for range 2 {
+			go func() {
+				code, _, errs := runCmd(append([]string{"bake", "--cpu", "--out", out}, src...)...)
+				done <- result{code, errs}
+			}()
+			select {
+			case w := <-waiting:
+				if w != terraindata.LockPath(out) {
+					t.Errorf("waited for %s", w)
+				}
+			case r := <-done:
+				t.Fatalf("a bake ended without waiting for the lock: exit %d\n%s", r.code, r.errs)
+			case <-time.After(60 * time.Second):
+				t.Fatal("no bake waited for the lock")
+			}
+		}
+		lk.Unlock()
+		for range 2 {
+			r := <-done
+			if r.code != exitOK {
+				t.Errorf("exit %d\n%s", r.code, r.errs)
+			}
+		}
+		if code, _, errs := runCmd("validate", out); code != exitOK {
+			t.Errorf("validate: %s", errs)
+		}
+	})
 }
