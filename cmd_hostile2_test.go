@@ -439,3 +439,71 @@ func TestHostileSilentLoss(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileMessages: a grid whose cell count overflows, a cycle through 100 000 nodes, and a
+// feature size that is 0 in float32 are refused naming the flag or param, in one short line.
+func TestHostileMessages(t *testing.T) {
+	dir := t.TempDir()
+	for _, cells := range []string{"4294967296x4294967296", "65537x1", "1x65537", "9223372036854775807x2", "3037000500x3037000500"} {
+		code, _, errs := runBounded(t, "world", "plan", "--sample", "dunes", "--cells", cells, "--out", filepath.Join(dir, "w.world"))
+		if code != exitUsage || !strings.Contains(errs, `--cells "`+cells+`"`) || !strings.Contains(errs, "at most") {
+			t.Errorf("--cells %s: exit %d, want 2 naming --cells:\n%s", cells, code, errs)
+		}
+	}
+	script := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	const ground = `local g = proc.graph()
+local ground = g:node("ground", "terrain.source"):param("size", {64, 64}):param("resolution", 8)
+`
+	const tail = `local m = g:node("m", "terrain.mask"):input("raster", f):param("name", "a"):param("input", "slope"):param("max", 90)
+g:node("w", "terrain.write"):input("raster", m):param("name", "x"):param("layers", {{name = "a"}})
+`
+	for _, tc := range []struct {
+		desc, text, want string
+	}{
+		{"a cycle through 99 990 nodes", `local g = proc.graph()
+local first = g:node("n1", "terrain.mask"):param("name", "a"):param("input", "slope")
+local prev = first
+for i = 2, 99990 do
+  prev = g:node("n" .. i, "terrain.mask"):input("raster", prev):param("name", "a"):param("input", "slope")
+end
+first:input("raster", prev)
+g:node("w", "terrain.write"):input("raster", prev):param("name", "x"):param("layers", {{name = "a"}})
+`, "(99983 more nodes)"},
+		{"a cycle through nodes with long names", `local g = proc.graph()
+local a = g:node(string.rep("a", 100000), "terrain.mask")
+local b = g:node(string.rep("b", 100000), "terrain.mask"):input("raster", a)
+a:input("raster", b)
+g:node("w", "terrain.write"):input("raster", b):param("name", "x"):param("layers", {{name = "a"}})
+`, "the graph has a cycle"},
+		{"featureSize 1e-300 (was blamed on amplitude)", ground + `local f = g:node("f", "terrain.fbm"):input("raster", ground):param("featureSize", 1e-300)
+` + tail, `param "featureSize"`},
+		{"featureSize 1e-40 (a float32 whose inverse is not finite)", ground + `local f = g:node("f", "terrain.fbm"):input("raster", ground):param("featureSize", 1e-40)
+` + tail, `param "featureSize"`},
+		{"size 1e-300", `local g = proc.graph()
+local f = g:node("ground", "terrain.source"):param("size", {1e-300, 64}):param("resolution", 8)
+` + tail, `param "size"`},
+		{"a mask rule's featureSize 1e-300", ground + `local f = ground
+local m = g:node("m", "terrain.mask"):input("raster", f):param("name", "a"):param("input", "noise"):param("featureSize", 1e-300)
+g:node("w", "terrain.write"):input("raster", m):param("name", "x"):param("layers", {{name = "a"}})
+`, "featureSize"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			code, _, errs := runBounded(t, "run", script("s.lua", tc.text), "--out", filepath.Join(dir, "out"), "--cpu")
+			if code != exitFail || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, want 1 with %q:\n%.1000s", code, tc.want, errs)
+			}
+			if strings.Contains(errs, "amplitude") {
+				t.Errorf("blames amplitude:\n%s", errs)
+			}
+			for _, line := range strings.Split(errs, "\n") {
+				if len(line) > 600 {
+					t.Errorf("a line of %d bytes: %.300s…", len(line), line)
+				}
+			}
+		})
+	}
+}

@@ -216,7 +216,8 @@ func parseCells(v string) (int, int, error) {
 	a, b, ok := strings.Cut(strings.ToLower(v), "x")
 	n, err1 := strconv.Atoi(a)
 	m, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || m < 1 || n*m > world.MaxCells {
+	// Each side first: n·m of two large sides overflows (4294967296x4294967296 is 0).
+	if !ok || err1 != nil || err2 != nil || n < 1 || m < 1 || n > world.MaxCells || m > world.MaxCells || n*m > world.MaxCells {
 		return 0, 0, usageErr{fmt.Errorf("--cells %q: want NxM, at least 1x1 and at most %d cells", v, world.MaxCells)}
 	}
 	return n, m, nil
