@@ -13,8 +13,10 @@
 package world
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -155,17 +157,28 @@ func Open(path string) (*World, error) {
 		}
 		return nil, fmt.Errorf("world: %w", err)
 	}
+	return decodePlan(dir, file, b)
+}
+
+// decodePlan decodes world.yaml's bytes b (file names it in errors) for the world folder dir and
+// checks the plan: the one parser of a plan file, which FuzzPlanFile drives.
+func decodePlan(dir, file string, b []byte) (w *World, err error) {
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 is not known to panic; this keeps the promise anyway
+			w, err = nil, fmt.Errorf("world: %s: unreadable YAML (%s)", file, safeio.Cap(fmt.Sprint(r), maxPlanMessage))
+		}
+	}()
 	var p Spec
-	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("world: %s: %s", file, planError(err))
 	}
-	var extra Spec
-	if err := dec.Decode(&extra); err == nil {
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
 		return nil, fmt.Errorf("world: %s: a second YAML document (---): world.yaml holds one plan", file)
 	}
-	w := &World{Dir: dir, Spec: p}
+	w = &World{Dir: dir, Spec: p}
 	if err := w.check(); err != nil {
 		return nil, fmt.Errorf("world: %s: %s", file, planError(err))
 	}
