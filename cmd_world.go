@@ -23,7 +23,7 @@ func init() {
 		summary: "plan, bake (one cell per array task), check and follow a world of seam-exact containers",
 		usage: `usage: strata world plan (bake's source flags) --cells NxM --out NAME.world [--spacing measured|declared]
                         [--cpu] [--emit k8s|slurm]... [emit options]
-       strata world bake NAME.world (--cell I | --all [-j K]) [--cpu]
+       strata world bake NAME.world (--cell I | --all [-j K]) [--cpu] [--root DIR]
        strata world status NAME.world
        strata world validate NAME.world
 
@@ -61,7 +61,8 @@ bake      bakes one cell: --cell I, or the array index from JOB_COMPLETION_INDEX
           refused. Atomic and idempotent: a
           retried, killed or duplicated task leaves the cell valid. --all bakes every cell as
           local processes through the same entry point, -j K at a time (default 1). --cpu:
-          the Go reference instead of the GPU.
+          the Go reference instead of the GPU. --root DIR: refuse a plan naming a source
+          outside DIR (after symlinks); the emitted job files pass it.
 
 status    lists every cell as baked, missing or stale (the stack, a texture, the heightmap, a
           channel or world.yaml changed after the cell was baked); exit 0 when all are baked and
@@ -158,6 +159,12 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := o.checkSources(); err != nil {
 		return err
 	}
+	if len(kinds) > 0 {
+		// Before the plan runs: a value the job files cannot hold is refused up front.
+		if err := world.CheckEmit(out, eo, kinds...); err != nil {
+			return err
+		}
+	}
 	n, m, err := parseCells(cells)
 	if err != nil {
 		return err
@@ -185,7 +192,7 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "wrote %s: submit with `kubectl apply -f %s`\n", path, path)
+			fmt.Fprintf(stdout, "wrote %s: submit with `kubectl apply -f %s`\n", path, world.ShellArg(path))
 			continue
 		}
 		job, err := w.EmitSlurm(eo)
@@ -198,7 +205,8 @@ func worldPlan(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "  logs: %s\n", job.Log)
 	}
 	if len(kinds) == 0 {
-		fmt.Fprintf(stdout, "bake with `strata world bake %s --all` or one task per cell: `strata world bake %s --cell I`\n", w.Dir, w.Dir)
+		d := world.ShellArg(w.Dir) // quoted, and ./-x for a world named -x: runs as printed
+		fmt.Fprintf(stdout, "bake with `strata world bake %s --all` or one task per cell: `strata world bake %s --cell I`\n", d, d)
 	}
 	return nil
 }
@@ -208,7 +216,8 @@ func parseCells(v string) (int, int, error) {
 	a, b, ok := strings.Cut(strings.ToLower(v), "x")
 	n, err1 := strconv.Atoi(a)
 	m, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || m < 1 || n*m > world.MaxCells {
+	// Each side first: n·m of two large sides overflows (4294967296x4294967296 is 0).
+	if !ok || err1 != nil || err2 != nil || n < 1 || m < 1 || n > world.MaxCells || m > world.MaxCells || n*m > world.MaxCells {
 		return 0, 0, usageErr{fmt.Errorf("--cells %q: want NxM, at least 1x1 and at most %d cells", v, world.MaxCells)}
 	}
 	return n, m, nil
@@ -225,6 +234,7 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	all := fs.Bool("all", false, "")
 	jobs := fs.Int("j", 1, "")
 	cpu := fs.Bool("cpu", false, "")
+	root := fs.String("root", "", "")
 	path, err := parseWithPath(fs, args, "NAME.world")
 	if err != nil {
 		return usageErr{err}
@@ -242,6 +252,11 @@ func worldBake(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	w, err := world.Open(path)
 	if err != nil {
 		return err
+	}
+	if *root != "" {
+		if err := w.Contain(*root); err != nil {
+			return err
+		}
 	}
 	if *all {
 		exe, err := os.Executable()

@@ -232,7 +232,7 @@ func TestWorldEmitK8sSlurm(t *testing.T) {
 		t.Errorf("spec: %+v", s)
 	case s.Template.Spec.RestartPolicy != "Never" || len(c) != 1:
 		t.Errorf("pod spec: %+v", s.Template.Spec)
-	case c[0].Image != "registry.example/strata:1" || strings.Join(c[0].Command, " ") != "strata world bake /data/dem.world --cpu":
+	case c[0].Image != "registry.example/strata:1" || strings.Join(c[0].Command, " ") != "strata world bake /data/dem.world --cpu --root /data":
 		t.Errorf("container: %+v", c[0])
 	case len(c[0].VolumeMounts) != 1 || c[0].VolumeMounts[0].MountPath != "/data" || len(s.Template.Spec.Volumes) != 1 ||
 		s.Template.Spec.Volumes[0].PVC.ClaimName != "terrain" || s.Template.Spec.Volumes[0].Name != c[0].VolumeMounts[0].Name:

@@ -65,7 +65,7 @@ func BakeFrom(ctx context.Context, j FromJob) (*Result, error) {
 		return nil, fmt.Errorf("bake: %w", err)
 	}
 	o.Resolution = l.Resolution()
-	return Rebake(ctx, l, j.Out, RebakeOptions{EvalOptions: o})
+	return Rebake(ctx, l, j.Out, RebakeOptions{EvalOptions: o, Lock: terraindata.LockPath(j.Out)})
 }
 
 // checkFromContainer refuses, before it is read, a container whose bake only its world can make

@@ -10,6 +10,7 @@ import (
 
 	"strata/landscape"
 	"strata/stack"
+	"strata/terraindata"
 )
 
 // StageLoad is the stage of reading the sources (the sample's field is generated) or, for a
@@ -60,7 +61,9 @@ func Run(ctx context.Context, j Job) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bake: %w", err)
 	}
-	return Rebake(ctx, l, j.Out, RebakeOptions{EvalOptions: o})
+	// Two bakes of one path at once take turns on the lock a world's cells use: each one's
+	// recovery would otherwise remove the other's save in progress.
+	return Rebake(ctx, l, j.Out, RebakeOptions{EvalOptions: o, Lock: terraindata.LockPath(j.Out)})
 }
 
 // RebakeOptions are Rebake's: how to evaluate (EvalOptions: the evaluator, resolution, tiling,

@@ -65,8 +65,51 @@ func Run(path string, o Options, out io.Writer) error {
 	if probs := landscape.CheckContainer(ct); len(probs) > 0 {
 		return fmt.Errorf("%s cannot be exported:\n%v", path, probs)
 	}
+	if err := distinctOutputs(ct, o); err != nil {
+		return err
+	}
 	if err := export(ct, o, out); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// distinctOutputs refuses an export two of whose outputs are one file (after symlinks): a
+// heightmap named like a control file (--controls ctl --heightmap ctl/control0.png), a file where a
+// folder goes. One folder for controls and instances is fine: their files differ. The second write would replace the first, and exit 0 would hide it.
+func distinctOutputs(ct *terraindata.Container, o Options) error {
+	type output struct{ path, what string }
+	var outs []output
+	if o.Controls != "" {
+		outs = append(outs, output{o.Controls, "--controls (the folder)"})
+		for i := range ct.Controls() {
+			outs = append(outs, output{filepath.Join(o.Controls, fmt.Sprintf("control%d.png", i)), fmt.Sprintf("control %d", i)})
+		}
+	}
+	if o.Heightmap != "" {
+		outs = append(outs, output{o.Heightmap, "--heightmap"})
+	}
+	if o.Instances != "" {
+		outs = append(outs, output{o.Instances, "--instances (the folder)"}, output{filepath.Join(o.Instances, "index.yaml"), "the instances' index.yaml"})
+		sc := ct.Manifest().Scatter
+		names := make([]string, len(sc))
+		for i, p := range sc {
+			names[i] = p.Name
+		}
+		for i, f := range landscape.InstanceFileNames(names) {
+			outs = append(outs, output{filepath.Join(o.Instances, f), fmt.Sprintf("population %q", names[i])})
+		}
+	}
+	seen := map[string]output{}
+	for _, out := range outs {
+		real, err := safeio.Real(out.path)
+		if err != nil {
+			return fmt.Errorf("export: %s %s: %w", out.what, out.path, err)
+		}
+		if first, ok := seen[real]; ok && !(strings.HasSuffix(first.what, "(the folder)") && strings.HasSuffix(out.what, "(the folder)")) {
+			return fmt.Errorf("export: %s %s and %s %s are one file (%s): each output must have its own", first.what, first.path, out.what, out.path, real)
+		}
+		seen[real] = out
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func Open(path string) (*Landscape, error) {
 	} else {
 		l.Baked = &Baked{Layers: m.Layers, Atlas: m.Atlas, From: path}
 	}
-	if l.Script, err = openScript(path, m.Script); err != nil {
+	if l.Script, err = openScript(c, m.Script); err != nil {
 		return nil, err
 	}
 	if l.Weights, err = ContainerWeights(c); err != nil {

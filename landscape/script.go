@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"strata/internal/safeio"
 	"strata/terraindata"
 )
 
@@ -92,20 +93,36 @@ func checkScriptPath(rel string) error {
 	return nil
 }
 
-// openScript reads the script a container names (nil when it names none), with its assets
-// pointing at their copies inside the container.
-func openScript(container string, ms *terraindata.Script) (*Script, error) {
+// MaxScriptBytes bounds a script copy read from a container: a procgen script is text a person
+// wrote, kilobytes; 16 MiB is far past any.
+const MaxScriptBytes = 16 << 20
+
+// OpenScript reads the script container c names (nil when it names none), with its assets pointing
+// at their copies inside the container. Every file goes through the containment check every child
+// does (Container.File: a clean relative path, inside the container after symlinks, a regular
+// file), and the script is read with a byte limit: a script/ copy linked to a file outside, a FIFO
+// or a device is refused by name, never read or copied on by Save As.
+func OpenScript(c *terraindata.Container) (*Script, error) {
+	return openScript(c, c.Manifest().Script)
+}
+
+func openScript(c *terraindata.Container, ms *terraindata.Script) (*Script, error) {
 	if ms == nil {
 		return nil, nil
 	}
+	container := c.Path()
 	prefix := ScriptDir + "/"
 	name := strings.TrimPrefix(ms.File, prefix)
 	if !strings.HasPrefix(ms.File, prefix) || checkScriptPath(name) != nil || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("bake: %s: script.file %q: want %s<name>", container, ms.File, prefix)
 	}
-	src, err := os.ReadFile(filepath.Join(container, filepath.FromSlash(ms.File)))
+	p, err := c.File(ms.File, "script.file")
 	if err != nil {
-		return nil, fmt.Errorf("bake: %s: script.file: %w", container, err)
+		return nil, fmt.Errorf("bake: %w", err)
+	}
+	src, err := safeio.ReadFile(p, MaxScriptBytes)
+	if err != nil {
+		return nil, fmt.Errorf("bake: %s: script.file: %w", container, safeio.Unnamed(err))
 	}
 	s := &Script{Name: name, Source: src, Write: ms.Write, Assets: map[string]string{}}
 	for i, a := range ms.Assets {
@@ -113,7 +130,11 @@ func openScript(container string, ms *terraindata.Script) (*Script, error) {
 		if !strings.HasPrefix(a, prefix) || checkScriptPath(rel) != nil {
 			return nil, fmt.Errorf("bake: %s: script.assets[%d] %q: want a path below %s", container, i, a, prefix)
 		}
-		s.Assets[rel] = filepath.Join(container, filepath.FromSlash(a))
+		p, err := c.File(a, fmt.Sprintf("script.assets[%d]", i))
+		if err != nil {
+			return nil, fmt.Errorf("bake: %w", err)
+		}
+		s.Assets[rel] = p
 	}
 	return s, nil
 }

@@ -146,6 +146,16 @@ func checkOutputName(name string) error {
 	return nil
 }
 
+// outputKey is the container a terrain.write name writes, below --out: its clean path with the
+// .terrainData suffix, so two names that write one container have one key.
+func outputKey(name string) string {
+	k := path.Clean(name)
+	if !strings.HasSuffix(k, ".terrainData") {
+		k += ".terrainData"
+	}
+	return k
+}
+
 // outputPath is where terrain.write name writes below out: out/<name>.terrainData. The name is a
 // slash path that stays below out (folders are made as needed); a link leading out is refused.
 func outputPath(out, name string) (string, error) {

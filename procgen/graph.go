@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"strata/internal/safeio"
 )
 
 // Pos is a place in a script: the file as it was named to the run and a 1-based line.
@@ -43,7 +45,7 @@ func (e *Error) Error() string {
 		b.WriteString(s + ": ")
 	}
 	if e.Node != "" {
-		fmt.Fprintf(&b, "node %q (%s): ", e.Node, e.Type)
+		fmt.Fprintf(&b, "node %s (%s): ", nodeName(e.Node), e.Type)
 	}
 	if e.Param != "" {
 		b.WriteString(e.Param + ": ")
@@ -146,7 +148,11 @@ func (n *node) vec2(key string, def [2]float64) [2]float64 {
 }
 
 // label is how messages name a node: `"sand" (terrain.mask)`.
-func (n *node) label() string { return fmt.Sprintf("%q (%s)", n.name, n.typ.name) }
+func (n *node) label() string { return fmt.Sprintf("%s (%s)", nodeName(n.name), n.typ.name) }
+
+// nodeName quotes a node's name for a message, cut to a short excerpt: a script may name a node
+// with a string of any length.
+func nodeName(name string) string { return safeio.Excerpt(name) }
 
 // order returns the nodes the given ones depend on, and themselves, each once, dependencies first:
 // the order to evaluate them in. A missing required input or a cycle is an Error naming the node,
@@ -192,13 +198,13 @@ func order(targets []*node) ([]*node, error) {
 				for i := range stack {
 					if stack[i].n == e.from {
 						for _, g := range stack[i:] {
-							path = append(path, strconv.Quote(g.n.name))
+							path = append(path, nodeName(g.n.name))
 						}
 						break
 					}
 				}
-				path = append(path, strconv.Quote(e.from.name))
-				return nil, f.n.errf(e.pos, fmt.Sprintf("input %q", slot), "the graph has a cycle: %s", strings.Join(path, " → "))
+				path = append(path, nodeName(e.from.name))
+				return nil, f.n.errf(e.pos, fmt.Sprintf("input %q", slot), "the graph has a cycle: %s", cyclePath(path))
 			}
 			state[e.from] = active
 			stack = append(stack, &frame{n: e.from, slots: e.from.typ.slotNames()})
@@ -212,4 +218,17 @@ func (t *nodeType) slotNames() []string {
 	s := append([]string(nil), t.inputs...)
 	sort.Strings(s)
 	return s
+}
+
+// cycleShown is how many nodes of a cycle an error names at each end: a cycle through 100 000
+// nodes is named by its first and last few, not in a line of megabytes.
+const cycleShown = 4
+
+// cyclePath joins a cycle's quoted node names (nodeName), the middle of a long one left out.
+func cyclePath(path []string) string {
+	if len(path) > 2*cycleShown+1 {
+		mid := fmt.Sprintf("… (%d more nodes) …", len(path)-2*cycleShown)
+		path = append(append(append([]string(nil), path[:cycleShown]...), mid), path[len(path)-cycleShown:]...)
+	}
+	return strings.Join(path, " → ")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 
 	"strata/field"
 	"strata/internal/pool"
@@ -88,12 +89,19 @@ func evalFBM(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 	if err != nil {
 		return nil, n.errf(n.pos, "", "%v", err)
 	}
+	if inv := 1 / fs; !(fs > 0) || math.IsInf(float64(inv), 0) {
+		return nil, n.paramErr("featureSize", "%v m: too small for float32 evaluation (its inverse is not finite)", fs)
+	}
 	old := src.field.Height
 	g := field.NewGrid(old.W, old.H)
+	var noiseBad atomic.Bool // the noise itself went non-finite: featureSize's doing, not amplitude's
 	err = e.rows(n, old.H, func(j int) {
 		for i := 0; i < old.W; i++ {
 			x, z := geo.WeightPos(i, j)
 			v := noise.FBM(x, z, fs, uint32(oct), seed)
+			if v != v || math.IsInf(float64(v), 0) {
+				noiseBad.Store(true)
+			}
 			g.Data[j*old.W+i] = old.Data[j*old.W+i] + scale*(2*v-1)
 		}
 	})
@@ -101,6 +109,9 @@ func evalFBM(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 		return nil, err
 	}
 	if err := g.Validate(); err != nil {
+		if noiseBad.Load() {
+			return nil, n.paramErr("featureSize", "%v m: the noise is no longer finite at this field's positions: %v", fs, err)
+		}
 		return nil, n.paramErr("amplitude", "the height is no longer finite: %v", err)
 	}
 	out.field.Height = g

@@ -228,6 +228,11 @@ func (s *paramSpec) checkNumber(f float64) error {
 	if math.Abs(f) > math.MaxFloat32 {
 		return fmt.Errorf("%v is beyond float32 range", f)
 	}
+	// Evaluation is in float32: a positive size or feature size that rounds to 0 there (1e-300)
+	// would divide by zero downstream and be blamed on another param.
+	if s.lo && s.minExclusive && float32(f) <= float32(s.min) {
+		return fmt.Errorf("must be > %v, got %v, which is %v as the float32 evaluation uses", s.min, f, float32(f))
+	}
 	return nil
 }
 

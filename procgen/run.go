@@ -25,6 +25,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"strata/gpu"
+	"strata/landscape"
 	"strata/progress"
 	"strata/terraindata"
 )
@@ -102,13 +103,14 @@ func Rerun(ctx context.Context, path string, opt Options) (Result, error) {
 	if ms == nil || ms.File == "" {
 		return Result{}, fmt.Errorf("procgen: %s: no script wrote this container (its manifest has no script)", path)
 	}
-	sp := filepath.Join(path, filepath.FromSlash(ms.File))
-	text, err := os.ReadFile(sp)
+	// The copy is read as every child is: contained, a regular file, bounded.
+	sc, err := landscape.OpenScript(c)
 	if err != nil {
-		return Result{}, fmt.Errorf("procgen: %s: script.file: %w", path, err)
+		return Result{}, fmt.Errorf("procgen: %w", err)
 	}
+	sp := filepath.Join(path, filepath.FromSlash(ms.File))
 	roots := append([]string{filepath.Dir(sp)}, opt.Assets...)
-	return run(ctx, sp, text, roots, opt, ms.Write, path)
+	return run(ctx, sp, sc.Source, roots, opt, ms.Write, path)
 }
 
 // run runs script text (named file for messages). With only set, it evaluates just the
@@ -131,10 +133,17 @@ func run(ctx context.Context, file string, text []byte, roots []string, opt Opti
 				continue
 			}
 			name := n.str("name", "")
-			if first := names[name]; first != nil {
-				return Result{}, n.paramErr("name", "node %s at %s writes %q too", first.label(), first.pos, name)
+			// Two names that resolve to one container ("x" and "x.terrainData", "a/./x") would
+			// write it twice, the second silently replacing the first.
+			key := outputKey(name)
+			if first := names[key]; first != nil {
+				same := ""
+				if fn := first.str("name", ""); fn != name {
+					same = fmt.Sprintf(" (%q: both write %s)", fn, key)
+				}
+				return Result{}, n.paramErr("name", "node %s at %s writes %q too%s", first.label(), first.pos, name, same)
 			}
-			names[name] = n
+			names[key] = n
 			if only == "" || name == only {
 				writes = append(writes, n)
 			}
@@ -156,6 +165,21 @@ func run(ctx context.Context, file string, text []byte, roots []string, opt Opti
 		}
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return Result{}, fmt.Errorf("procgen: --out: %w", err)
+		}
+		// Distinct names may still meet on disk through a link below --out.
+		real := map[string]*node{}
+		for _, n := range writes {
+			p, err := outputPath(opt.Out, n.str("name", ""))
+			if err != nil {
+				continue // refused with its node when written
+			}
+			if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+				p = filepath.Join(d, filepath.Base(p))
+			}
+			if first := real[p]; first != nil {
+				return Result{}, n.paramErr("name", "%q and %q (node %s at %s) both write %s", n.str("name", ""), first.str("name", ""), first.label(), first.pos, p)
+			}
+			real[p] = n
 		}
 	}
 	e := &evaluator{ctx: ctx, opt: &opt, res: newResolver(roots), dest: dest,

@@ -32,6 +32,8 @@ func TestHostileStacks(t *testing.T) {
 	tests := []struct{ desc, yaml, want string }{
 		{"tiling beyond float32", "version: 1\nlayers: [{name: a, tiling: 1e39}]\n", `layers[0] "a": tiling must be a finite float32 > 0 metres, got 1e+39`},
 		{"featureSize beyond float32", "version: 1\nnoise: {featureSize: 1e39}\nlayers: [{name: a}]\n", "noise.featureSize: must be a finite number > 0, got 1e+39"},
+		{"featureSize 0 in float32 (issue 18)", "version: 1\nnoise: {featureSize: 1e-300}\nlayers: [{name: a}]\n", "noise.featureSize: must be a finite number > 0, got 1e-300"},
+		{"a rule's featureSize 0 in float32", "version: 1\nlayers: [{name: a}, {name: b, rules: [{input: noise, featureSize: 1e-300}]}]\n", "featureSize must be > 0 metres, got 1e-300"},
 		{"gradientStep beyond float32", "version: 1\ngradientStep: 1e39\nlayers: [{name: a}]\n", "gradientStep: must be a finite number > 0 metres, got 1e+39"},
 		{"scale beyond float32", "version: 1\nlayers: [{name: a}]\npopulations: [{name: p, scale: [1, 1e39]}]\n", `populations[0] "p": scale must be finite and > 0`},
 		{"density 3e38", "version: 1\nlayers: [{name: a}]\npopulations: [{name: p, density: 3e38}]\n", `populations[0] "p": density must be 0 … 100 instances/m², got 3e+38`},
@@ -116,5 +118,29 @@ func TestChannelUses(t *testing.T) {
 	want := `[{layers[1] "snow" rules[1] mask.snow} {populations[0] "p" rules[0] wet}]`
 	if got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestParseErrorsQuoteShort is issue 18's "errors quote at most a short excerpt of a file that
+// does not parse": a stack.yaml path pointed at a private key, or a value of 100 000 bytes, is
+// quoted by its first bytes on one line, never whole.
+func TestParseErrorsQuoteShort(t *testing.T) {
+	secret := strings.Repeat("c2VjcmV0", 100)
+	for _, tc := range []struct{ desc, yaml, want string }{
+		{"a private key", "-----BEGIN OPENSSH PRIVATE KEY-----\n" + secret + "\n-----END OPENSSH PRIVATE KEY-----\n", `want a mapping, got "-----BEGIN OPENSSH PRIVATE KEY----- c2Vj"… (870 bytes)`},
+		{"a long number", "version: 1\nlayers: [{name: a, tiling: " + strings.Repeat("9z", 50000) + "}]\n", `want a number, got "9z9z9z9z9z9z9z9z9z9z9z9z9z9z9z9z9z9z9z9z"… (100000 bytes)`},
+		{"a long unknown key", "version: 1\n" + strings.Repeat("k", 1000) + ": 1\nlayers: [{name: a}]\n", `unknown key "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"… (1000 bytes)`},
+		{"a long colour", "version: 1\nlayers: [{name: a, tint: \"#" + secret + "\"}]\n", `is not a #rrggbb colour`},
+		{"a long boolean", "version: 1\nlayers: [{name: a, rules: [{input: height, invert: " + secret + "}]}]\n", "want true or false"},
+	} {
+		t.Run(tc.desc, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml), "s.yaml")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if len(err.Error()) > 200 || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), secret[:48]) {
+				t.Errorf("%d bytes, or more than an excerpt: %v", len(err.Error()), err)
+			}
+		})
 	}
 }

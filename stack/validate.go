@@ -90,7 +90,8 @@ func Validate(s *Stack) []Problem {
 	if s.Version != DefaultVersion {
 		v.errf("version", "unsupported version %d (this build reads %d)", s.Version, DefaultVersion)
 	}
-	if fs := s.Noise.FeatureSize; !finite32(float32(fs)) || fs <= 0 {
+	// > 0 as the float32 the kernels use: 1e-300 is 0 there.
+	if fs := s.Noise.FeatureSize; !finite32(float32(fs)) || float32(fs) <= 0 {
 		v.errf("noise.featureSize", "must be a finite number > 0, got %s", num(fs))
 	}
 	if o := s.Noise.Octaves; o < 1 || o > MaxOctaves {
@@ -228,7 +229,7 @@ func (v *validator) rule(where string, r *Rule, inPopulation bool) {
 	if check("jitter", r.Jitter) && r.Jitter < 0 {
 		v.errf(where, "negative jitter %s", num(r.Jitter))
 	}
-	if r.FeatureSize != nil && check("featureSize", *r.FeatureSize) && *r.FeatureSize <= 0 {
+	if r.FeatureSize != nil && check("featureSize", *r.FeatureSize) && float32(*r.FeatureSize) <= 0 {
 		v.errf(where, "featureSize must be > 0 metres, got %s", num(*r.FeatureSize))
 	}
 }

@@ -116,19 +116,22 @@ func (d *decoder) fields(n *yaml.Node, path string, f func(key string, v *yaml.N
 			return d.errf(k, path, "keys must be plain names")
 		}
 		if seen[k.Value] {
-			return d.errf(k, path, "duplicate key %q", k.Value)
+			return d.errf(k, path, "duplicate key %s", safeio.Excerpt(k.Value))
 		}
 		seen[k.Value] = true
 		p := k.Value
+		if len(p) > safeio.ExcerptBytes { // a path names a known key; an unknown one is shown short
+			p = safeio.Excerpt(p)
+		}
 		if path != "" {
-			p = path + "." + k.Value
+			p = path + "." + p
 		}
 		if err := d.plain(v, p); err != nil {
 			return err
 		}
 		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" { // `key:` or `key: ~` means omitted
 			if known, _ := f(k.Value, nil, p); !known {
-				return d.errf(k, path, "unknown key %q", k.Value)
+				return d.errf(k, path, "unknown key %s", safeio.Excerpt(k.Value))
 			}
 			continue
 		}
@@ -137,7 +140,7 @@ func (d *decoder) fields(n *yaml.Node, path string, f func(key string, v *yaml.N
 			return err
 		}
 		if !known {
-			return d.errf(k, path, "unknown key %q", k.Value)
+			return d.errf(k, path, "unknown key %s", safeio.Excerpt(k.Value))
 		}
 	}
 	return nil
@@ -159,7 +162,7 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
+		return safeio.Excerpt(n.Value)
 	}
 	return "something else"
 }
@@ -198,10 +201,10 @@ func (d *decoder) float(n *yaml.Node, path string, dst *float64) error {
 		return err
 	}
 	if n.Tag != "!!int" && n.Tag != "!!float" {
-		return d.errf(n, path, "want a number, got %q", n.Value)
+		return d.errf(n, path, "want a number, got %s", safeio.Excerpt(n.Value))
 	}
 	if err := n.Decode(dst); err != nil {
-		return d.errf(n, path, "want a number, got %q", n.Value)
+		return d.errf(n, path, "want a number, got %s", safeio.Excerpt(n.Value))
 	}
 	return nil
 }
@@ -228,7 +231,7 @@ func (d *decoder) int(n *yaml.Node, path string, dst *int, lo, hi int64) error {
 	}
 	var v int64
 	if n.Tag != "!!int" || n.Decode(&v) != nil || v < lo || v > hi {
-		return d.errf(n, path, "want an integer in [%d, %d], got %q", lo, hi, n.Value)
+		return d.errf(n, path, "want an integer in [%d, %d], got %s", lo, hi, safeio.Excerpt(n.Value))
 	}
 	*dst = int(v)
 	return nil
@@ -265,7 +268,7 @@ func (d *decoder) bool(n *yaml.Node, path string, dst *bool) error {
 		return err
 	}
 	if n.Tag != "!!bool" || n.Decode(dst) != nil {
-		return d.errf(n, path, "want true or false, got %q", n.Value)
+		return d.errf(n, path, "want true or false, got %s", safeio.Excerpt(n.Value))
 	}
 	return nil
 }
@@ -330,7 +333,7 @@ func (d *decoder) layer(n *yaml.Node, path string, L *Layer) error {
 			}
 			c, err := ParseColor(t)
 			if err != nil {
-				return true, d.errf(v, p, "%q is not a #rrggbb colour", t)
+				return true, d.errf(v, p, "%s is not a #rrggbb colour", safeio.Excerpt(t))
 			}
 			L.Tint = c
 			return true, nil

@@ -163,6 +163,10 @@ func BeginSave(path string, c *Container, o SaveOptions) (*Saving, error) {
 		s.report = progress.Nop
 	}
 	if o.Lock != "" {
+		// The save makes the container's folder (step 1); the lock beside it needs it first.
+		if err := os.MkdirAll(filepath.Dir(o.Lock), 0o755); err != nil {
+			return nil, fmt.Errorf("terraindata: saving %s: %w", path, err)
+		}
 		lk, err := safeio.LockExclusive(o.Lock)
 		if err != nil {
 			return nil, fmt.Errorf("terraindata: saving %s: %w", path, err)

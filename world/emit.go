@@ -87,13 +87,13 @@ func (w *World) jobName() string {
 	return "strata-" + strings.Trim(name, "-") + "-bake"
 }
 
-// bakeArgs is the command a task runs, for a world folder at dir.
-func bakeArgs(strata, dir string, gpu bool) []string {
+// bakeArgs is the command a task runs, for a world folder at dir whose sources lie inside root.
+func bakeArgs(strata, dir, root string, gpu bool) []string {
 	args := []string{strata, "world", "bake", dir}
 	if !gpu {
 		args = append(args, "--cpu")
 	}
-	return args
+	return append(args, "--root", root)
 }
 
 // memoryMiB is a task's memory request in MiB.
@@ -104,18 +104,25 @@ func (w *World) memoryMiB() uint64 { return (w.memoryPerCell() + 1<<20 - 1) >> 2
 // claim that holds the world and its sources. It refuses a source outside VolumeRoot: a pod
 // could not read it.
 func (w *World) EmitK8s(o EmitOptions) (string, error) {
+	if err := CheckEmit(w.Dir, o, "k8s"); err != nil {
+		return "", err
+	}
 	o.defaults()
 	podDir, err := w.podPath(&o)
 	if err != nil {
 		return "", err
 	}
+	if err := CheckJobText("the world's path in the pod", podDir); err != nil {
+		return "", err
+	}
+	jobFile := filepath.Join(w.Dir, K8sFile)
 	parallel := len(w.CellList)
 	if o.Parallel > 0 {
 		parallel = min(o.Parallel, parallel)
 	}
 	q := strconv.Quote
 	var cmd []string
-	for _, a := range bakeArgs("strata", podDir, o.GPU) {
+	for _, a := range bakeArgs("strata", podDir, o.Mount, o.GPU) {
 		cmd = append(cmd, q(a))
 	}
 	gpu := ""
@@ -124,8 +131,8 @@ func (w *World) EmitK8s(o EmitOptions) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `# Strata world bake: %d cells of %s, one pod per cell (an Indexed Job).
-# Each pod runs "strata world bake %s", which reads its cell from JOB_COMPLETION_INDEX.
-# The claim %q must hold the world folder and its sources at the same relative paths
+# Each pod runs: strata world bake %s (the cell from JOB_COMPLETION_INDEX).
+# The claim %s must hold the world folder and its sources at the same relative paths
 # (mounted at %s). Submit and follow:
 #   kubectl apply -f %s
 #   kubectl get job %s -w
@@ -168,11 +175,10 @@ spec:
         - name: world
           persistentVolumeClaim:
             claimName: %s
-`, len(w.CellList), filepath.Base(w.Dir), podDir, o.Claim, o.Mount, filepath.Join(w.Dir, K8sFile), w.jobName(), podDir, k8sRetries,
+`, len(w.CellList), filepath.Base(w.Dir), shellQuote(podDir), o.Claim, shellQuote(o.Mount), ShellArg(jobFile), w.jobName(), shellQuote(podDir), k8sRetries,
 		w.jobName(), len(w.CellList), parallel, k8sRetries, q(o.Image), strings.Join(cmd, ", "),
 		strconv.Itoa(o.CPUs), w.memoryMiB(), w.memoryMiB(), gpu, q(o.Mount), q(o.Claim))
-	path := filepath.Join(w.Dir, K8sFile)
-	return path, writeFile(path, b.String(), 0o644)
+	return jobFile, writeFile(jobFile, b.String(), 0o644)
 }
 
 // podPath is the world folder's path inside a pod: Mount joined with its path below VolumeRoot.

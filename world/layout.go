@@ -56,7 +56,7 @@ func cuts(hn, wn, n int, axis string) (hc, wc []int, err error) {
 // layout is the cell list the plan's grids and Cells define.
 func layout(p *Spec) ([]Cell, error) {
 	n, m := p.Cells[0], p.Cells[1]
-	if n < 1 || m < 1 || n*m > MaxCells {
+	if n < 1 || m < 1 || n > MaxCells || m > MaxCells || n*m > MaxCells { // each side first: n·m may overflow
 		return nil, fmt.Errorf("%dx%d: want at least 1x1 and at most %d cells", n, m, MaxCells)
 	}
 	hx, wx, err := cuts(p.HeightGrid[0], p.WeightsGrid[0], n, "X")

@@ -117,18 +117,17 @@ func (w *World) EmitSlurm(o EmitOptions) (*SlurmJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Slurm's --output is a pattern: '%' starts a replacement, and a backslash turns every
-	// replacement off (the tasks' logs would all be one file named …%A_%a.log); a newline ends
-	// the directive.
-	if i := strings.IndexAny(dir, "%\\\n"); i >= 0 {
-		return nil, fmt.Errorf("world: %s: Slurm's --output cannot name a path holding %q: move the world", dir, dir[i])
+	// Every value written into the script is checked for control characters first
+	// (emitcheck.go), then quoted where it is written.
+	if err := CheckEmit(dir, o, "slurm"); err != nil {
+		return nil, err
 	}
 	strata, err := CheckStrata(o.Strata)
 	if err != nil {
 		return nil, err
 	}
-	if strings.ContainsRune(strata, '\n') {
-		return nil, fmt.Errorf("world: the strata binary %q: a path with a newline", strata)
+	if err := CheckJobText("the strata binary", strata); err != nil {
+		return nil, err
 	}
 	job := &SlurmJob{Path: filepath.Join(dir, SlurmFile), Strata: strata, Log: filepath.Join(dir, "slurm-%A_%a.log"),
 		Request: TaskRequest{CPUs: o.CPUs, MemoryMiB: w.memoryMiB(), Time: o.Time, GPU: o.GPU}}
@@ -150,7 +149,14 @@ func (w *World) EmitSlurm(o EmitOptions) (*SlurmJob, error) {
 	if o.GPU {
 		directives = append(directives, [2]string{"gres", "gpu:1"})
 	}
-	args := bakeArgs(strata, dir, o.GPU) // strata world bake DIR [--cpu]
+	root, err := w.sourceRoot()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckJobText("the folder holding the world's sources", root); err != nil {
+		return nil, err
+	}
+	args := bakeArgs(strata, dir, root, o.GPU) // strata world bake DIR [--cpu] --root ROOT
 	var cmd []string
 	for _, a := range args[:4] {
 		cmd = append(cmd, shellQuote(a))

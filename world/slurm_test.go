@@ -155,7 +155,10 @@ func TestEmitSlurmScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the script as task 4: %v\n%s", err, out)
 	}
-	wantOut := "arg:world\narg:bake\narg:" + wd + "\narg:--cell\narg:4\narg:--cpu\nJOB_COMPLETION_INDEX=unset GOMAXPROCS=3\n"
+	// --root: the folder holding the world and its sources (here the DEM in the repository's
+	// testdata and the world in a temporary folder: their common ancestor).
+	wantOut := "arg:world\narg:bake\narg:" + wd + "\narg:--cell\narg:4\narg:--cpu\narg:--root\narg:" + commonRoot(wd, dem) +
+		"\nJOB_COMPLETION_INDEX=unset GOMAXPROCS=3\n"
 	if !strings.HasSuffix(out, wantOut) || !strings.Contains(out, "task 4 of job") {
 		t.Errorf("the script as task 4 ran:\n%s\nwant it to end with:\n%s", out, wantOut)
 	}
@@ -223,4 +226,23 @@ func TestCheckStrata(t *testing.T) {
 	if got, err := world.CheckStrata(""); err != nil || !filepath.IsAbs(got) {
 		t.Errorf("CheckStrata(\"\") = %q, %v", got, err)
 	}
+}
+
+// commonRoot is the deepest folder holding every path given (after symlinks).
+func commonRoot(paths ...string) string {
+	var root string
+	for _, p := range paths {
+		p, _ = filepath.Abs(p)
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		if root == "" {
+			root = filepath.Dir(p)
+			continue
+		}
+		for root != filepath.Dir(root) && !strings.HasPrefix(p, root+string(filepath.Separator)) {
+			root = filepath.Dir(root)
+		}
+	}
+	return root
 }

@@ -13,11 +13,14 @@
 package world
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -154,21 +157,42 @@ func Open(path string) (*World, error) {
 		}
 		return nil, fmt.Errorf("world: %w", err)
 	}
+	return decodePlan(dir, file, b)
+}
+
+// decodePlan decodes world.yaml's bytes b (file names it in errors) for the world folder dir and
+// checks the plan: the one parser of a plan file, which FuzzPlanFile drives.
+func decodePlan(dir, file string, b []byte) (w *World, err error) {
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 is not known to panic; this keeps the promise anyway
+			w, err = nil, fmt.Errorf("world: %s: unreadable YAML (%s)", file, safeio.Cap(fmt.Sprint(r), maxPlanMessage))
+		}
+	}()
 	var p Spec
-	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("world: %s: %w", file, err)
+		return nil, fmt.Errorf("world: %s: %s", file, planError(err))
 	}
-	var extra Spec
-	if err := dec.Decode(&extra); err == nil {
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
 		return nil, fmt.Errorf("world: %s: a second YAML document (---): world.yaml holds one plan", file)
 	}
-	w := &World{Dir: dir, Spec: p}
+	w = &World{Dir: dir, Spec: p}
 	if err := w.check(); err != nil {
-		return nil, fmt.Errorf("world: %s: %w", file, err)
+		return nil, fmt.Errorf("world: %s: %s", file, planError(err))
 	}
 	return w, nil
+}
+
+// maxPlanMessage bounds what an error about world.yaml says of it: the decoder's and check's
+// messages quote keys and values of the file, and world.yaml is a file anyone with the shared
+// volume may have edited.
+const maxPlanMessage = 200
+
+// planError is err's message on one line, at most maxPlanMessage bytes.
+func planError(err error) string {
+	return safeio.Cap(strings.Join(strings.Fields(err.Error()), " "), maxPlanMessage)
 }
 
 // check is what Open refuses: a plan whose numbers a cell bake could not use, or whose cell list
@@ -200,8 +224,8 @@ func (w *World) check() error {
 		return err
 	}
 	for _, f := range w.sourcePaths() {
-		if f.rel == "" || strings.Contains(f.rel, "\\") {
-			return fmt.Errorf("%s: %q: want a path relative to the world folder, with '/'", f.field, f.rel)
+		if err := checkSourcePath(f.rel); err != nil {
+			return fmt.Errorf("%s: %s: %w", f.field, safeio.Excerpt(f.rel), err)
 		}
 	}
 	if p.Spacing != SpacingMeasured && p.Spacing != SpacingDeclared {
@@ -225,6 +249,71 @@ func (w *World) check() error {
 		}
 	}
 	return nil
+}
+
+// checkSourcePath refuses a source path plan would not write: plan writes each source relative
+// to the world folder, clean, with '/' (the folder and its sources move together); an absolute
+// path, a '.' or an inner '..' step, a backslash or a control character is a hand-edited plan.
+func checkSourcePath(rel string) error {
+	switch {
+	case rel == "":
+		return errors.New("empty: want a path relative to the world folder")
+	case strings.HasPrefix(rel, "/") || filepath.IsAbs(filepath.FromSlash(rel)) || strings.ContainsAny(rel, "\\:"):
+		return errors.New("want a path relative to the world folder, with '/' (plan writes no other)")
+	case path.Clean(rel) != rel || rel == "." || rel == ".." || strings.HasSuffix(rel, "/.."):
+		return errors.New("not a clean path to a file: plan writes no '.' steps and no '..' after a name")
+	}
+	for _, r := range rel {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("a control character (U+%04X)", r)
+		}
+	}
+	return nil
+}
+
+// Contain refuses a world whose sources do not lie inside root once resolved through symlinks
+// (`strata world bake --root DIR`, which the emitted job files pass: the claim's mount on
+// Kubernetes, the folder holding the world and its sources at plan time on Slurm). world.yaml is
+// a file on a shared volume; a plan edited to name a service-account token or a key elsewhere on
+// the node is refused before a byte of it is read, as plan refused such a source for the job.
+func (w *World) Contain(root string) error {
+	for _, f := range w.sourcePaths() {
+		in, err := safeio.Within(root, w.Abs(f.rel))
+		if err != nil {
+			return fmt.Errorf("world: %s: %s %s: %w", filepath.Join(w.Dir, FileName), f.field, safeio.Excerpt(f.rel), err)
+		}
+		if !in {
+			return fmt.Errorf("world: %s: %s %s lies outside %s (--root): a cell reads only sources inside it",
+				filepath.Join(w.Dir, FileName), f.field, safeio.Excerpt(f.rel), root)
+		}
+	}
+	return nil
+}
+
+// sourceRoot is the deepest folder holding the world folder's parent and every source (after
+// symlinks): the --root the Slurm script passes.
+func (w *World) sourceRoot() (string, error) {
+	abs, err := filepath.Abs(w.Dir)
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Dir(filepath.Clean(abs))
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	for _, f := range w.sourcePaths() {
+		for {
+			in, err := safeio.Within(root, w.Abs(f.rel))
+			if err != nil {
+				return "", fmt.Errorf("world: %s: %w", f.field, err)
+			}
+			if in || filepath.Dir(root) == root {
+				break
+			}
+			root = filepath.Dir(root)
+		}
+	}
+	return root, nil
 }
 
 // sourcePath is one file a plan names, for messages.

@@ -46,3 +46,6 @@ func flockHeld(f *os.File, exclusive bool) (held bool, err error) {
 		return false, err
 	}
 }
+
+// locksExclude: flock excludes here, so a temporary file no writer holds is a killed writer's.
+const locksExclude = true

@@ -121,3 +121,47 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateRemovesStaleTemporaries is issue 18's "killed exports leave .tmp-* files for ever":
+// the next Create of the same output removes temporary files no writer holds, and leaves a live
+// writer's, other outputs' and anything that is not such a file alone.
+func TestCreateRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "h.r16")
+	live, err := Create(p) // a writer of the same output, still running
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := []string{".h.r16.tmp-123", ".h.r16.tmp-4567890"}
+	kept := []string{".h.r16.tmp-abc", ".other.r16.tmp-123", "h.r16.tmp-1", ".h.r16.tmp-"}
+	for _, n := range append(append([]string(nil), stale...), kept...) {
+		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600)
+	}
+	os.Symlink(filepath.Join(dir, ".other.r16.tmp-123"), filepath.Join(dir, ".h.r16.tmp-999"))
+	kept = append(kept, ".h.r16.tmp-999", filepath.Base(live.Name()))
+	f, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			t.Errorf("stale %s left", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s removed: %v", n, err)
+		}
+	}
+	f.WriteString("new")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	live.WriteString("live")
+	if err := live.Commit(); err != nil {
+		t.Fatalf("the live writer's commit: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "live" {
+		t.Errorf("read %q", b)
+	}
+}

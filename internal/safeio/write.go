@@ -19,13 +19,74 @@ type AtomicFile struct {
 }
 
 // Create starts an atomic write of path: a temporary file in the same folder (so the rename
-// cannot cross file systems), named .NAME.tmp-RANDOM.
+// cannot cross file systems), named .NAME.tmp-RANDOM, locked (flock) by this writer until it is
+// committed or aborted. Temporary files of the same output that no writer holds — left by a
+// writer that was killed — are removed first, so a killed export leaves nothing behind for ever:
+// the next run of the same output cleans up. A writer of the same output running now holds its
+// file's lock, and its file is left alone.
 func Create(path string) (*AtomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, err
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	removeStale(dir, base)
+	for range 3 {
+		f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+		if err != nil {
+			return nil, err
+		}
+		// Lock it at once; a cleaner that found it in the instant before may have removed it
+		// (it could take the lock): then start again with a new one.
+		if held, err := flockHeld(f, true); err != nil || held {
+			f.Close()
+			os.Remove(f.Name())
+			if err == nil {
+				err = errors.New("a new temporary file is locked by another process")
+			}
+			return nil, fmt.Errorf("writing %s: %w", path, err)
+		}
+		if fi, err := os.Lstat(f.Name()); err == nil {
+			if mine, err := f.Stat(); err == nil && os.SameFile(fi, mine) {
+				return &AtomicFile{File: f, path: path}, nil
+			}
+		}
+		f.Close()
 	}
-	return &AtomicFile{File: f, path: path}, nil
+	return nil, fmt.Errorf("writing %s: its temporary file was removed three times while being made", path)
+}
+
+// tempPrefix is the start of the temporary files' names of output base (os.CreateTemp puts a
+// run of digits after it).
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// removeStale removes the temporary files of output base in dir that no writer holds: regular
+// files (not links) named .BASE.tmp-DIGITS whose lock can be taken at once. Where locks do not
+// exclude (systems without flock), it removes nothing.
+func removeStale(dir, base string) {
+	if !locksExclude {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := tempPrefix(base)
+	for _, e := range ents {
+		name := e.Name()
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		f, err := openNonBlocking(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if held, err := flockHeld(f, true); err == nil && !held {
+				os.Remove(p) // under its lock: its writer is gone
+				funlock(f)
+			}
+		}
+		f.Close()
+	}
 }
 
 // Commit flushes the file to disk, closes it and renames it over the destination.
@@ -36,14 +97,25 @@ func (a *AtomicFile) Commit() error {
 	a.done = true
 	tmp := a.File.Name()
 	err := a.File.Sync()
-	if cerr := a.File.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = a.File.Chmod(0o644)
 	}
-	if err == nil {
-		err = os.Rename(tmp, a.path)
+	if locksExclude {
+		// Renamed while still open and locked: a writer of the same output starting now cannot
+		// take this file for a killed writer's and remove it between the close and the rename.
+		if err == nil {
+			err = os.Rename(tmp, a.path)
+		}
+		if cerr := a.File.Close(); err == nil {
+			err = cerr
+		}
+	} else {
+		if cerr := a.File.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, a.path)
+		}
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -63,8 +135,8 @@ func (a *AtomicFile) Abort() {
 		return
 	}
 	a.done = true
-	a.File.Close()
 	os.Remove(a.File.Name())
+	a.File.Close()
 }
 
 // realPath resolves p through symlinks; for a path that does not exist yet, its nearest existing
@@ -75,13 +147,24 @@ func realPath(p string) (string, error) {
 		return "", err
 	}
 	var tail []string
-	for {
+	for hops := 0; ; {
 		r, err := filepath.EvalSymlinks(p)
 		if err == nil {
 			return filepath.Join(append([]string{r}, tail...)...), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", err
+		}
+		// A link to what does not exist yet (alias -> ctl, ctl to be made) leads where its
+		// target will be.
+		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 && hops < 40 {
+			if t, rerr := os.Readlink(p); rerr == nil {
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(filepath.Dir(p), t)
+				}
+				p, hops = filepath.Clean(t), hops+1
+				continue
+			}
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -91,6 +174,10 @@ func realPath(p string) (string, error) {
 		p = parent
 	}
 }
+
+// Real is p made absolute and resolved through symlinks (for a path that does not exist yet, its
+// nearest existing ancestor), so two names of one file compare equal.
+func Real(p string) (string, error) { return realPath(p) }
 
 // Within reports whether p (which need not exist) is root or lies inside it once both are
 // resolved through symlinks: an export or render must not write into the container it reads.
