@@ -51,6 +51,8 @@ func TestTilingsByteIdentical(t *testing.T) {
 		{"dunes sample stack", stack.SampleDunes(), field.SampleDunesSized(300), 0},
 		{"stress stack", stack.StressStack(), StressField(300), 0},
 		{"stress stack, finer weights grid", stack.StressStack(), StressField(200), 13.0},
+		{"aspect stack", stack.AspectStack(), plateauField(250), 0},
+		{"aspect stack, coarser weights grid", stack.AspectStack(), plateauField(200), 27},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +116,7 @@ func TestReferenceTilesInPlace(t *testing.T) {
 func TestRandomStacksSum255(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	f := StressField(64)
-	inputs := []stack.Input{stack.InputHeight, stack.InputSlope, stack.InputCurvature, stack.InputNoise}
+	inputs := []stack.Input{stack.InputHeight, stack.InputSlope, stack.InputCurvature, stack.InputNoise, stack.InputAspect}
 	for trial := 0; trial < 30; trial++ {
 		s := stack.New()
 		nl := 1 + rng.Intn(8)
@@ -128,6 +130,9 @@ func TestRandomStacksSum255(t *testing.T) {
 					ru.Min = stack.F(lo)
 					if rng.Intn(2) == 0 {
 						ru.Max = stack.F(lo + rng.Float64()*10)
+					}
+					if ru.Input == stack.InputAspect { // an arc of the compass: both edges
+						ru.Min, ru.Max = stack.F(rng.Float64()*360), stack.F(rng.Float64()*360)
 					}
 					ly.Rules = append(ly.Rules, ru)
 				}
@@ -202,6 +207,7 @@ func slowReference(t testing.TB, s *stack.Stack, f *field.Field, g *landscape.Ge
 			in.Height = hs.Bilinear(in.X, in.Z)
 			in.Slope = hs.Slope(in.X, in.Z, step)
 			in.Curvature = hs.Curvature(in.X, in.Z, step)
+			in.Aspect = hs.Aspect(in.X, in.Z, step)
 			for k := range cs {
 				in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
 			}
@@ -295,7 +301,7 @@ func TestReferenceMatchesSlowReference(t *testing.T) {
 	stacks := []struct {
 		name string
 		s    *stack.Stack
-	}{{"slope ≥ 30", slopeRock()}, {"dunes", stack.SampleDunes()}, {"curvature", curv}}
+	}{{"slope ≥ 30", slopeRock()}, {"dunes", stack.SampleDunes()}, {"curvature", curv}, {"aspect", stack.AspectStack()}}
 	for _, fc := range fields {
 		stressable := fc.f.Channels["mask.snow"] != nil
 		cases := stacks
@@ -417,4 +423,15 @@ func checkSlopes(t *testing.T, desc string, f *field.Field) {
 			}
 		}
 	}
+}
+
+// plateauField is StressField lowered by 9 m (about the stress field's middle) and clamped to
+// [−8, 6] m: dune slopes facing every way beside exactly flat crests and hollows, where no aspect
+// is defined (the ground of stack.AspectStack, as internal/fixture's AspectField).
+func plateauField(n int) *field.Field {
+	f := StressField(n)
+	for k, v := range f.Height.Data {
+		f.Height.Data[k] = min(max(v-9, -8), 6)
+	}
+	return f
 }

@@ -81,6 +81,17 @@ func (s *Sampler) Curvature(px, pz, g float32) float32 {
 	return CurvatureFromTaps(hxp, hxm, hzp, hzm, hc, g)
 }
 
+// Aspect is the compass direction the downhill faces at world (px, pz), in degrees: 0 = +Z
+// (north), 90 = +X (east), clockwise seen from above, in [0, 360]; AspectFlat where the gradient is
+// exactly zero. The same four taps and step as Slope. WGSL: aspectDeg.
+func (s *Sampler) Aspect(px, pz, g float32) float32 {
+	hxp := s.Bilinear(px+g, pz)
+	hxm := s.Bilinear(px-g, pz)
+	hzp := s.Bilinear(px, pz+g)
+	hzm := s.Bilinear(px, pz-g)
+	return AspectFromTaps(hxp, hxm, hzp, hzm, g)
+}
+
 // SlopeCurvature returns Slope and Curvature from one set of five taps, for a stack that reads
 // both; the results are bit-identical to the two separate calls.
 func (s *Sampler) SlopeCurvature(px, pz, g float32) (slope, curv float32) {
@@ -96,6 +107,11 @@ func (s *Sampler) SlopeCurvature(px, pz, g float32) (slope, curv float32) {
 // hzm), for callers that already hold them (the evaluator sharing taps between rules).
 func SlopeFromTaps(hxp, hxm, hzp, hzm, g float32) float32 {
 	return SlopeK(hxp, hxm, hzp, hzm, 0.5/g)
+}
+
+// AspectFromTaps is the aspect in degrees from the four taps at ±g (see Aspect).
+func AspectFromTaps(hxp, hxm, hzp, hzm, g float32) float32 {
+	return AspectK(hxp, hxm, hzp, hzm, 0.5/g)
 }
 
 // CurvatureFromTaps is the Laplacian from the four ±g taps and the centre tap hc, summed left to

@@ -129,6 +129,27 @@ func SlopeOfGrad(m float32) float32 {
 	return float32(float32(math.Atan(float64(m))) * RadToDeg)
 }
 
+// AspectFlat is the aspect of flat ground (a gradient of exactly zero), where no compass direction
+// is downhill: outside [0, 360], so no aspect band mistakes it for north (docs/design.md "Aspect").
+const AspectFlat = float32(-1)
+
+// AspectK is AspectFromTaps with k = 0.5/g already computed (float32): the gradient (dx, dz) as
+// GradK computes it, then the compass angle of the downhill direction (−dx, −dz) measured from +Z
+// towards +X, atan2(−dx, −dz) · RadToDeg, plus 360 when negative. AspectFlat when dx and dz are
+// both 0; NaN when either is NaN (a non-finite height: no band passes, as for the other inputs).
+func AspectK(hxp, hxm, hzp, hzm, k float32) float32 {
+	dx := float32((hxp - hxm) * k)
+	dz := float32((hzp - hzm) * k)
+	if dx == 0 && dz == 0 {
+		return AspectFlat
+	}
+	a := float32(float32(math.Atan2(float64(-dx), float64(-dz))) * RadToDeg)
+	if a < 0 {
+		a += 360
+	}
+	return a
+}
+
 // CurvatureK is CurvatureFromTaps with k = 1/(g·g) already computed (float32: 1 / float32(g*g)).
 func CurvatureK(hxp, hxm, hzp, hzm, hc, k float32) float32 {
 	return float32((hxp + hxm + hzp + hzm - float32(4*hc)) * k)

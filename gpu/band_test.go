@@ -36,6 +36,7 @@ func TestWeightsKernelsIdentical(t *testing.T) {
 		{"sample", stack.SampleDunes(), false},
 		{"noise input", noiseInputStack(), true},
 		{"stress", stack.StressStack(), true},
+		{"aspect", stack.AspectStack(), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWeightsSetup(t, f, c.s)

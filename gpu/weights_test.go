@@ -69,6 +69,7 @@ func (w *weightsSetup) reference(t testing.TB) (lo, hi []byte) {
 			in.X, in.Z = w.sg.TexelPos(uint32(i), uint32(j))
 			in.Height = hs.Bilinear(in.X, in.Z)
 			in.Slope, in.Curvature = hs.SlopeCurvature(in.X, in.Z, g)
+			in.Aspect = hs.Aspect(in.X, in.Z, g)
 			for k := range cs {
 				in.Chan[k] = cs[k].Bilinear(in.X, in.Z)
 			}
@@ -150,23 +151,28 @@ func checkSum255(t *testing.T, lo, hi []byte) {
 	}
 }
 
-// TestWeightsMatchReference: GPU vs the Go reference, texel by texel, on the dunes stack and the
-// stress stack (every input kind, jitter on every rule, invert).
+// TestWeightsMatchReference: GPU vs the Go reference, texel by texel, on the dunes stack, the
+// stress stack (every input kind but aspect, jitter on every rule, invert) and the aspect stack
+// (wrapping, inverted and jittered aspect bands) on dunes with flat plateaus.
 func TestWeightsMatchReference(t *testing.T) {
 	k := testWeightsKernel(t)
 	defer k.Release()
 	f := testField(t, 96, 2)
+	flat := fixture.AspectField(96, 2)
 	for _, c := range []struct {
 		name       string
 		s          *stack.Stack
+		f          *field.Field
 		resolution float64 // metres per weights texel; 0: the height grid
 	}{
-		{"dunes", stack.SampleDunes(), 0},
-		{"stress", stack.StressStack(), 0},
-		{"stress 3m weights", stack.StressStack(), 3},
+		{"dunes", stack.SampleDunes(), f, 0},
+		{"stress", stack.StressStack(), f, 0},
+		{"stress 3m weights", stack.StressStack(), f, 3},
+		{"aspect", stack.AspectStack(), flat, 0},
+		{"aspect 3m weights", stack.AspectStack(), flat, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w := newWeightsSetupRes(t, f, c.s, c.resolution)
+			w := newWeightsSetupRes(t, c.f, c.s, c.resolution)
 			rlo, rhi := w.reference(t)
 			glo, ghi := w.gpu(t, k, 64)
 			checkSum255(t, glo, ghi)
@@ -194,20 +200,29 @@ func TestWeightsMatchReference(t *testing.T) {
 }
 
 // TestWeightsTilingsIdentical: tiles of 64 and 128 texels and one tile for the whole field give
-// the same bytes, because every read is placed from the field minimum.
+// the same bytes, because every read is placed from the field minimum: the stress stack, and the
+// aspect stack on dunes with flat plateaus.
 func TestWeightsTilingsIdentical(t *testing.T) {
 	k := testWeightsKernel(t)
 	defer k.Release()
-	f := testField(t, 200, 2) // 200 is not a multiple of 64 or 128: ragged edge tiles
-	w := newWeightsSetup(t, f, stack.StressStack())
-	wlo, whi := w.gpu(t, k, 0)
-	for _, ts := range []int{64, 128} {
-		t.Run(fmt.Sprint(ts), func(t *testing.T) {
-			lo, hi := w.gpu(t, k, ts)
-			if !bytes.Equal(lo, wlo) || !bytes.Equal(hi, whi) {
-				eq, worst, _ := compareWeights(append(lo, hi...), append(wlo, whi...))
-				t.Fatalf("tiling %d differs from the whole field: %.4f%% equal, worst %d", ts, 100*eq, worst)
-			}
-		})
+	for _, c := range []struct {
+		name string
+		s    *stack.Stack
+		f    *field.Field
+	}{
+		{"stress", stack.StressStack(), testField(t, 200, 2)}, // 200 is not a multiple of 64 or 128: ragged edge tiles
+		{"aspect", stack.AspectStack(), fixture.AspectField(200, 2)},
+	} {
+		w := newWeightsSetup(t, c.f, c.s)
+		wlo, whi := w.gpu(t, k, 0)
+		for _, ts := range []int{64, 128} {
+			t.Run(fmt.Sprintf("%s/%d", c.name, ts), func(t *testing.T) {
+				lo, hi := w.gpu(t, k, ts)
+				if !bytes.Equal(lo, wlo) || !bytes.Equal(hi, whi) {
+					eq, worst, _ := compareWeights(append(lo, hi...), append(wlo, whi...))
+					t.Fatalf("tiling %d differs from the whole field: %.4f%% equal, worst %d", ts, 100*eq, worst)
+				}
+			})
+		}
 	}
 }

@@ -13,6 +13,10 @@ type Probe struct {
 	Height    float64 // metres
 	Slope     float64 // degrees
 	Curvature float64 // 1/m, + gully, − ridge
+	// Aspect is the compass direction the downhill faces, degrees clockwise from north (+Z);
+	// Flat is set (and Aspect is 0) where the ground is exactly flat and has none.
+	Aspect float64
+	Flat   bool
 	// Weights are the eight layers' bytes at the nearest weights texel (sum 255). They come from
 	// the Go reference evaluated at that one texel (the GPU's weights stay on the GPU); for a
 	// baked landscape, from its stored weights.
@@ -56,6 +60,11 @@ func (s *Session) ProbeAt(x, z float64) Probe {
 	g := geo.Stack.GradientStep
 	slope, curv := smp.SlopeCurvature(px, pz, g)
 	pr := Probe{X: x, Z: z, Height: float64(smp.Bilinear(px, pz)), Slope: float64(slope), Curvature: float64(curv), OK: true}
+	if a := smp.Aspect(px, pz, g); a >= 0 {
+		pr.Aspect = float64(a)
+	} else {
+		pr.Flat = true
+	}
 	i := min(max(int((x-mn[0])/sz[0]*float64(fg.WeightsW)), 0), fg.WeightsW-1)
 	j := min(max(int((z-mn[1])/sz[1]*float64(fg.WeightsH)), 0), fg.WeightsH-1)
 	hi := min(max(int((x-mn[0])/sz[0]*float64(f.Height.W)), 0), f.Height.W-1)

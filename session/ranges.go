@@ -91,7 +91,7 @@ func (s *Session) rangeChanged(target string) {
 }
 
 // InputRange is the span a rule's slider covers for an input, in that input's unit, with the
-// unit's symbol: the field's height range (with a margin), 0–90° of slope, the curvature the
+// unit's symbol: the field's height range (with a margin), 0–90° of slope, 0–360° of aspect, the curvature the
 // field reaches, 0–1 for masks, noise and layer weights, and a channel's stored range.
 type InputRange struct {
 	Lo, Hi float64
@@ -108,6 +108,8 @@ func (s *Session) RangeFor(in stack.Input, channel string) InputRange {
 		return InputRange{math.Floor(lo - m), math.Ceil(hi + m), "m"}
 	case stack.InputSlope:
 		return InputRange{0, 90, "°"}
+	case stack.InputAspect:
+		return InputRange{0, stack.AspectFull, "°"}
 	case stack.InputCurvature:
 		// A gully or ridge a few texels across: ±4·(height range)/(field size)².
 		t := fi.Texel[0]

@@ -1,5 +1,5 @@
 // field.wgsl — taps of a height-grid channel at world positions. Twin of field.Sampler (Go):
-// bilinear, slopeDeg and curvature in the float32 order docs/design.md writes them.
+// bilinear, slopeDeg, aspectDeg and curvature in the float32 order docs/design.md writes them.
 //
 // The including kernel defines
 //   fn fieldTap(slot: u32, i: i32, j: i32) -> f32   // grid texel (i, j) of channel slot, clamped
@@ -54,6 +54,30 @@ fn slopeFromTaps(t: Taps, g: f32) -> f32 {
     let dz = (t.zp - t.zm) * k;
     let m = sqrt(dx * dx + dz * dz);
     return atan(m) * RAD_TO_DEG;
+}
+
+// ASPECT_FLAT is field.AspectFlat: the aspect of ground whose gradient is exactly zero.
+const ASPECT_FLAT: f32 = -1.0;
+
+// aspectFromTaps is field.AspectK: the compass direction of the downhill (-dx, -dz), degrees
+// clockwise from +Z (north) towards +X (east), in [0, 360]; ASPECT_FLAT on flat ground (atan2 is
+// never asked about (0, 0)).
+fn aspectFromTaps(t: Taps, g: f32) -> f32 {
+    let k = 0.5 / g;
+    let dx = (t.xp - t.xm) * k;
+    let dz = (t.zp - t.zm) * k;
+    if (dx == 0.0 && dz == 0.0) {
+        return ASPECT_FLAT;
+    }
+    var a = atan2(-dx, -dz) * RAD_TO_DEG;
+    if (a < 0.0) {
+        a = a + 360.0;
+    }
+    return a;
+}
+
+fn aspectDeg(px: f32, pz: f32, g: f32) -> f32 {
+    return aspectFromTaps(heightTaps(px, pz, g), g);
 }
 
 fn curvatureFromTaps(t: Taps, g: f32) -> f32 {

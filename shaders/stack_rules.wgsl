@@ -51,6 +51,8 @@ const FLAG_INVERT: u32 = 1u;
 const FLAG_HAS_MIN: u32 = 2u;
 const FLAG_HAS_MAX: u32 = 4u;
 const MAX_OCTAVES: u32 = 16u;
+// INPUT_ASPECT is the aspect input's lane code (stack.InputAspect): its band is aspectBand.
+const INPUT_ASPECT: u32 = 7u;
 
 fn clamp01(t: f32) -> f32 {
     if (!(t > 0.0)) {
@@ -91,6 +93,56 @@ fn band(v0: f32, r: RuleLane, n: f32) -> f32 {
         } else {
             c = c * (1.0 - smooth01(clamp01((v - (r.max - s)) * r.invTwoSoft)));
         }
+    }
+    if ((r.flags & FLAG_INVERT) != 0u) {
+        c = 1.0 - c;
+    }
+    return c;
+}
+
+// The turn an aspect band is measured in (stack's aspectFull, aspectHalf, aspectInvFull).
+const ASPECT_FULL: f32 = 360.0;
+const ASPECT_HALF: f32 = 180.0;
+const ASPECT_INV_FULL: f32 = 0.0027777778;
+
+// aspectArc is stack.aspectArc: the coverage of a defined aspect v by the arc from min clockwise
+// to max (min > max crosses north), both edges feathered by softness along the circle.
+fn aspectArc(v: f32, r: RuleLane) -> f32 {
+    let hasMin = (r.flags & FLAG_HAS_MIN) != 0u;
+    let hasMax = (r.flags & FLAG_HAS_MAX) != 0u;
+    if (!hasMin && !hasMax) {
+        return 1.0;
+    }
+    let lo = select(0.0, r.min, hasMin);
+    let hi = select(ASPECT_FULL, r.max, hasMax);
+    var w = hi - lo;
+    if (w < 0.0) {
+        w = w + ASPECT_FULL;
+    }
+    if (w >= ASPECT_FULL) {
+        return 1.0;
+    }
+    let hw = w * 0.5;
+    var d = v - (lo + hw);
+    d = d - ASPECT_FULL * floor((d + ASPECT_HALF) * ASPECT_INV_FULL);
+    d = abs(d);
+    let s = r.softness;
+    if (s == 0.0) {
+        return select(0.0, 1.0, d <= hw);
+    }
+    return 1.0 - smooth01(clamp01((d - (hw - s)) * r.invTwoSoft));
+}
+
+// aspectBand is stack.AspectBand: 0 on flat ground (v is ASPECT_FLAT; before invert), else v
+// jittered as band() does and banded circularly by aspectArc; then invert.
+fn aspectBand(v0: f32, r: RuleLane, n: f32) -> f32 {
+    var c = 0.0;
+    if (v0 >= 0.0) {
+        var v = v0;
+        if (r.jitter != 0.0) {
+            v = v + r.jitter * (2.0 * n - 1.0);
+        }
+        c = aspectArc(v, r);
     }
     if ((r.flags & FLAG_INVERT) != 0u) {
         c = 1.0 - c;
@@ -139,6 +191,13 @@ fn ruleSettled(v: f32, r: RuleLane) -> f32 {
 // ruleBandAt is rule r's band for input value v at world (px, pz): exactly band(v, r, its jitter
 // noise), drawing the noise only when ruleSettled cannot decide without it.
 fn ruleBandAt(v: f32, r: RuleLane, px: f32, pz: f32) -> f32 {
+    if (r.input == INPUT_ASPECT) {
+        var n = 0.0;
+        if (r.jitter != 0.0 && v >= 0.0) {
+            n = FBMPre(px, pz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.seed);
+        }
+        return aspectBand(v, r, n);
+    }
     if (r.jitter == 0.0) {
         return band(v, r, 0.0);
     }

@@ -91,6 +91,7 @@ fn ruleValue(r: RuleLane) -> f32 {
         case 3u, 5u: { return bilinear(1u + (r.slot & 3u), gPx, gPz); }
         case 4u: { return FBMPre(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
         case 6u: { return layerWeight(r.slot & 7u); }
+        case 7u: { return aspectFromTaps(taps(), P.head.gradientStep); }
         default: { return 0.0; }
     }
 }

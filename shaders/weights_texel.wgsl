@@ -118,6 +118,7 @@ fn ruleValue(r: RuleLane, ri: u32) -> f32 {
         case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
         case 3u, 5u: { return bilinear4(1u + (r.slot & 3u), gPx, gPz); }
         case 4u: { return ruleNoise(r, ri, 1u); }
+        case 7u: { return aspectFromTaps(taps(), P.head.gradientStep); }
         default: { return 0.0; }
     }
 }
@@ -127,6 +128,13 @@ fn ruleValue(r: RuleLane, ri: u32) -> f32 {
 fn ruleBand(ri: u32) -> f32 {
     let r = P.rules[ri];
     let v = ruleValue(r, ri);
+    if (r.input == INPUT_ASPECT) {
+        var n = 0.0;
+        if (r.jitter != 0.0 && v >= 0.0) {
+            n = ruleNoise(r, ri, 0u);
+        }
+        return aspectBand(v, r, n);
+    }
     if (r.jitter == 0.0) {
         return band(v, r, 0.0);
     }

@@ -7,7 +7,8 @@ import (
 )
 
 // Needs says which per-texel inputs a compiled stack reads, so a field-wide evaluator computes
-// height, slope (four taps), curvature (five taps) and each channel only when some rule uses them.
+// height, slope and aspect (four taps), curvature (five taps) and each channel only when some rule
+// uses them.
 type Needs uint32
 
 // Needs bits. NeedChan0 << slot is the bit of channel slot `slot`.
@@ -20,6 +21,7 @@ const (
 	NeedChan1
 	NeedChan2
 	NeedChan3
+	NeedAspect
 )
 
 // NeedChan returns the bit of channel slot i.
@@ -32,6 +34,7 @@ type TexelInputs struct {
 	Height    float32    // metres
 	Slope     float32    // degrees
 	Curvature float32    // 1/metres, + gully
+	Aspect    float32    // degrees clockwise from +Z in [0, 360]; field.AspectFlat on flat ground
 	Chan      [4]float32 // channel slots, stored units
 	Layers    [8]float32 // final layer weights byte/255 (populations' `layer` rules only)
 }
@@ -156,6 +159,8 @@ func ruleNeeds(r *PackedRule) Needs {
 		return NeedChan(int(r.Slot))
 	case 6:
 		return NeedLayers
+	case laneAspect:
+		return NeedAspect
 	}
 	return 0
 }
@@ -178,6 +183,8 @@ func (r *compiledRule) value(in *TexelInputs) float32 {
 		return fbm(in.X, in.Z, r.inv, r.oct, &r.val)
 	case 6:
 		return in.Layers[r.Slot&7]
+	case laneAspect:
+		return in.Aspect
 	}
 	return 0
 }
@@ -185,6 +192,14 @@ func (r *compiledRule) value(in *TexelInputs) float32 {
 // band evaluates the rule at the texel, drawing jitter noise only when the rule has jitter.
 func (r *compiledRule) band(in *TexelInputs) float32 {
 	v := r.value(in)
+	if r.Input == laneAspect {
+		// A circular band: no settling (settle.go is written for a line). Flat ground passes no
+		// aspect band whatever the noise, so it draws none there (the WGSL does the same).
+		if r.Jitter == 0 || !(v >= 0) {
+			return AspectBand(v, &r.PackedRule, 0)
+		}
+		return AspectBand(v, &r.PackedRule, fbm(in.X, in.Z, r.inv, r.oct, &r.jit))
+	}
 	if r.Jitter == 0 {
 		return Band(v, &r.PackedRule, 0)
 	}

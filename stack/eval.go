@@ -54,6 +54,78 @@ func Band(v float32, r *PackedRule, n float32) float32 {
 	return c
 }
 
+// The turn of an aspect band, as float32: the band's arithmetic (AspectBand) and the WGSL's
+// aspectBand use these same constants.
+const (
+	aspectFull    = float32(360)
+	aspectHalf    = float32(180)
+	aspectInvFull = float32(1.0 / 360)
+)
+
+// AspectBand is an aspect rule's coverage of aspect v (degrees, field.AspectK) given n, its jitter
+// noise: the band is an arc of the compass, from min clockwise to max (min > max crosses north:
+// 315..45 is the north-facing quarter), with both edges feathered by softness measured along the
+// circle. On flat ground (v is field.AspectFlat, or NaN from a broken height) no aspect is
+// defined and the band is 0, before invert. Otherwise v is jittered as Band does, then compared
+// with the arc by its circular distance from the arc's centre:
+//
+//	w = max − min (+360 when negative); hw = w/2; c = min + hw
+//	d = v − c; d = d − 360·floor((d + 180)·(1/360))      d in [−180, 180)
+//	coverage = |d| ≤ hw (softness 0), else 1 − smooth01(clamp01((|d| − (hw − s))·invTwoSoft))
+//
+// which is Band's feather at each edge wherever the arc is wider than 2·softness. A band of
+// w ≥ 360 (min 0, max 360), or with neither edge given, covers every aspect. Validation refuses
+// exactly one edge omitted; should one reach here the missing edge reads 0 (min) or 360 (max).
+func AspectBand(v float32, r *PackedRule, n float32) float32 {
+	c := float32(0)
+	if v >= 0 {
+		if r.Jitter != 0 {
+			v = v + r.Jitter*(2*n-1)
+		}
+		c = aspectArc(v, r)
+	}
+	if r.Flags&FlagInvert != 0 {
+		c = 1 - c
+	}
+	return c
+}
+
+// aspectArc is AspectBand's coverage of a defined (jittered) aspect v, before invert.
+func aspectArc(v float32, r *PackedRule) float32 {
+	hasMin, hasMax := r.Flags&FlagHasMin != 0, r.Flags&FlagHasMax != 0
+	if !hasMin && !hasMax {
+		return 1
+	}
+	lo, hi := float32(0), aspectFull
+	if hasMin {
+		lo = r.Min
+	}
+	if hasMax {
+		hi = r.Max
+	}
+	w := hi - lo
+	if w < 0 {
+		w += aspectFull
+	}
+	if w >= aspectFull {
+		return 1
+	}
+	hw := float32(w * 0.5)
+	d := v - (lo + hw)
+	d = d - float32(aspectFull*float32(math.Floor(float64(float32((d+aspectHalf)*aspectInvFull)))))
+	if d < 0 {
+		d = -d
+	}
+	s := r.Softness
+	if s == 0 {
+		if d <= hw {
+			return 1
+		}
+		return 0
+	}
+	return 1 - smooth01(clamp01(float32((d-(hw-s))*r.InvTwoSoft)))
+}
+
 // Compose turns per-layer coverage into shares, top down: each layer takes its coverage of what is
 // still showing and layer 0 gets the rest (coverage[0] is not read). The shares add to one by
 // construction; nothing is divided by a sum, so an unclaimed texel is ground, never a hole.

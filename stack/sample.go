@@ -80,6 +80,41 @@ func StressStack() *Stack {
 	return s
 }
 
+// AspectStack exercises the aspect input for the twins' parity and tiling tests: a north-facing
+// layer on the wrapping band 315..45 with jitter, an east-facing one, an inverted south band (so
+// flat ground, which passes no aspect band, shows it), one beside a slope rule, and a population
+// "ferns" on the west-facing half. Every band is feathered, as in StressStack: a hard edge is
+// where the twins' atan2 may round apart.
+func AspectStack() *Stack {
+	s := New()
+	mk := func(name string, tint Color, rules ...Rule) Layer {
+		l := NewLayer(name)
+		l.Tint = tint
+		l.Rules = rules
+		return l
+	}
+	s.Layers = []Layer{
+		mk("sand", Color{0xc8, 0xa8, 0x72}),
+		mk("north", Color{0xe8, 0xe8, 0xf0},
+			Rule{Input: InputAspect, Min: F(315), Max: F(45), Softness: 10, Jitter: 8}),
+		mk("east", Color{0xa0, 0x80, 0x50},
+			Rule{Input: InputAspect, Min: F(60), Max: F(120), Softness: 15}),
+		mk("notsouth", Color{0x70, 0x60, 0x50},
+			Rule{Input: InputAspect, Min: F(150), Max: F(210), Softness: 20, Jitter: 5, Invert: true},
+			Rule{Input: InputHeight, Max: F(-4), Softness: 3}),
+		mk("westcliff", Color{0x60, 0x58, 0x50},
+			Rule{Input: InputAspect, Min: F(240), Max: F(300), Softness: 12},
+			Rule{Input: InputSlope, Min: F(8), Softness: 3}),
+	}
+	ferns := NewPopulation("ferns")
+	ferns.Density = 0.02
+	ferns.Seed = 11
+	ferns.Mesh = MeshBush
+	ferns.Rules = []Rule{{Input: InputAspect, Min: F(180), Max: F(360), Softness: 15, Jitter: 6}}
+	s.Populations = []Population{ferns}
+	return s
+}
+
 // Starter is the stack a landscape made from a bare heightmap starts with: ground everywhere,
 // and rock where the slope passes 35° with a 5° feather — something to see at once and a rule to
 // start editing from.

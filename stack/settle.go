@@ -40,7 +40,7 @@ func newSettleBounds(r *PackedRule) settleBounds {
 		jit:    r.Jitter * (1 + settleMargin),
 		hasMin: r.Flags&FlagHasMin != 0,
 		hasMax: r.Flags&FlagHasMax != 0,
-		usable: r.Jitter > 0 && finite32(r.Jitter) && finite32(r.Softness),
+		usable: r.Jitter > 0 && finite32(r.Jitter) && finite32(r.Softness) && r.Input != laneAspect,
 	}
 	s := r.Softness
 	if b.hasMin {

@@ -29,6 +29,9 @@ import (
 // laneSlope is PackedRule.Input of a slope rule.
 const laneSlope = 1
 
+// laneAspect is PackedRule.Input of an aspect rule.
+const laneAspect = 7
+
 // gradMargin is the relative slack of the tangent bounds (see above).
 const gradMargin = 2 * settleMargin
 

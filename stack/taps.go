@@ -16,6 +16,7 @@ type Taps struct {
 	needH    bool
 	needS    bool
 	needC    bool
+	needA    bool
 	gradStep float32
 	slopes   *field.Grid // UseSlopes: the weights grid's slopes, read instead of sampled
 	fast     fastTaps    // the row tables of FillRow's fast paths (taps_fast.go)
@@ -43,6 +44,7 @@ func (c *Compiled) TapsWindow(fg *field.Geometry, height *field.Window, chans [4
 		needH:    n&NeedHeight != 0,
 		needS:    n&NeedSlope != 0,
 		needC:    n&NeedCurvature != 0,
+		needA:    n&NeedAspect != 0,
 		gradStep: c.Geometry.GradientStep,
 	}
 	for k := range tp.chans {
@@ -80,7 +82,7 @@ func (tp *Taps) FillRow(j, i0 int, ins []TexelInputs) {
 }
 
 // fillRowGeneral is FillRow as docs/design.md writes it: each texel's position, then each input
-// through the sampler's Bilinear, Slope and Curvature.
+// through the sampler's Bilinear, Slope, Curvature and Aspect.
 func (tp *Taps) fillRowGeneral(j, i0 int, ins []TexelInputs) {
 	h, g := &tp.height, tp.gradStep
 	needH, needS, needC := tp.needH, tp.needS, tp.needC
@@ -104,6 +106,9 @@ func (tp *Taps) fillRowGeneral(j, i0 int, ins []TexelInputs) {
 			in.Slope = h.Slope(in.X, in.Z, g)
 		case needC:
 			in.Curvature = h.Curvature(in.X, in.Z, g)
+		}
+		if tp.needA {
+			in.Aspect = h.Aspect(in.X, in.Z, g)
 		}
 		if known != nil {
 			in.Slope = known[k]

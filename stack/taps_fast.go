@@ -16,7 +16,8 @@ import "strata/field"
 //     (the defaults), at every level of the pyramid. Whether the fraction is 0 is tested for
 //     each column and row, never assumed: float32 rounding of a position, a finer or coarser
 //     weights grid, or another step make it not so, and those taps take At.
-//   - The step's constants 0.5/g and 1/(g·g) are computed once (field.SlopeK, field.CurvatureK).
+//   - The step's constants 0.5/g and 1/(g·g) are computed once (field.SlopeK, field.AspectK,
+//     field.CurvatureK); slope, aspect and curvature share one set of taps.
 
 // column is one weights column of a tile: its texels' world x and the x halves of the height's
 // taps at x-g, x and x+g.
@@ -105,7 +106,7 @@ func (tp *Taps) fillRowFast(j, i0 int, cols []column, ins []TexelInputs, grads [
 	}
 	_, pz := tp.c.Geometry.TexelPos(0, uint32(j)) // z depends on the row alone
 	zc := h.AxisZ(pz)
-	needG := needS || needC
+	needG := needS || needC || tp.needA
 	var zm, zp field.Axis
 	if needG {
 		zm, zp = h.AxisZ(pz-g), h.AxisZ(pz+g)
@@ -147,6 +148,9 @@ func (tp *Taps) fillRowFast(j, i0 int, cols []column, ins []TexelInputs, grads [
 		}
 		if needC {
 			in.Curvature = field.CurvatureK(hxp, hxm, hzp, hzm, hc, kC)
+		}
+		if tp.needA {
+			in.Aspect = field.AspectK(hxp, hxm, hzp, hzm, kS)
 		}
 		if known != nil {
 			in.Slope = known[k]

@@ -148,6 +148,8 @@ func sameInputs(a, b *TexelInputs) string {
 		return fmt.Sprintf("slope %v vs %v", a.Slope, b.Slope)
 	case !same32(a.Curvature, b.Curvature):
 		return fmt.Sprintf("curvature %v vs %v", a.Curvature, b.Curvature)
+	case !same32(a.Aspect, b.Aspect):
+		return fmt.Sprintf("aspect %v vs %v", a.Aspect, b.Aspect)
 	}
 	for c := range a.Chan {
 		if !same32(a.Chan[c], b.Chan[c]) {
@@ -305,7 +307,19 @@ func fastStacks() map[string]*Stack {
 	nz.Layers = []Layer{NewLayer("ground"), patch}
 	off := slopeRule(Rule{Input: InputSlope, Min: F(30)})
 	off.Layers[1].Strength = 0
+	aspects := New()
+	north := NewLayer("north")
+	north.Rules = []Rule{{Input: InputAspect, Min: F(315), Max: F(45)}}
+	east := NewLayer("east")
+	east.Rules = []Rule{{Input: InputAspect, Min: F(45), Max: F(135), Softness: 20, Jitter: 10}, {Input: InputSlope, Min: F(5), Jitter: 2}}
+	notsouth := NewLayer("notsouth")
+	notsouth.Rules = []Rule{{Input: InputAspect, Min: F(170), Max: F(190), Invert: true}, {Input: InputCurvature, Max: F(0)}}
+	aspects.Layers = []Layer{NewLayer("ground"), north, east, notsouth}
 	return map[string]*Stack{
+		"aspect":              AspectStack(),
+		"aspects":             aspects,
+		"aspect, step 3.1 m":  withStep(AspectStack(), 3.1),
+		"aspect, any":         slopeRule(Rule{Input: InputAspect}),
 		"stress":              StressStack(),
 		"dunes":               SampleDunes(),
 		"starter":             Starter(),
@@ -339,7 +353,7 @@ func withStep(s *Stack, g float64) *Stack {
 
 // randomStack is a stack of up to eight layers of random rules over every input a layer reads.
 func randomStack(r *rand.Rand) *Stack {
-	inputs := []Input{InputHeight, InputSlope, InputSlope, InputCurvature, InputNoise, InputMask, InputChannel}
+	inputs := []Input{InputHeight, InputSlope, InputSlope, InputCurvature, InputNoise, InputMask, InputChannel, InputAspect}
 	s := New()
 	s.Noise.Octaves = 1 + r.IntN(6)
 	for l := range 1 + r.IntN(8) {
@@ -348,14 +362,20 @@ func randomStack(r *rand.Rand) *Stack {
 		for range r.IntN(4) {
 			in := inputs[r.IntN(len(inputs))]
 			ru := Rule{Input: in, Invert: r.IntN(4) == 0}
-			scale := map[Input]float64{InputHeight: 300, InputSlope: 60, InputCurvature: 0.05, InputNoise: 1, InputMask: 0.5, InputChannel: 1.2}[in]
+			scale := map[Input]float64{InputHeight: 300, InputSlope: 60, InputCurvature: 0.05, InputNoise: 1, InputMask: 0.5, InputChannel: 1.2, InputAspect: 300}[in]
 			if r.IntN(3) > 0 {
 				ru.Min = F((r.Float64()*1.2 - 0.1) * scale)
 			}
 			if r.IntN(3) == 0 {
 				ru.Max = F((r.Float64()*1.2 - 0.1) * scale)
 			}
-			if ru.Min != nil && ru.Max != nil && *ru.Min > *ru.Max {
+			if in == InputAspect { // an arc: both edges or neither, anywhere on the compass
+				ru.Min, ru.Max = nil, nil
+				if r.IntN(4) > 0 {
+					ru.Min, ru.Max = F(r.Float64()*360), F(r.Float64()*360)
+				}
+			}
+			if ru.Min != nil && ru.Max != nil && *ru.Min > *ru.Max && in != InputAspect {
 				ru.Min, ru.Max = ru.Max, ru.Min
 			}
 			if r.IntN(2) == 0 {
@@ -477,7 +497,7 @@ func FuzzFastPaths(f *testing.F) {
 		fg := fastGround{desc: fmt.Sprintf("%+v", p), fg: fgeo.Level(int(level % 4)), hTexel: [2]float64{float64(tx), float64(tz)},
 			height: groundGrid(r, int(w), int(h), float64(1+seed%500), seed%7 == 0),
 			named:  map[string]*field.Grid{"mask.snow": groundGrid(r, int(w), int(h), 0.5, seed%5 == 0), "sediment": groundGrid(r, int(w), int(h), 1.2, false)}}
-		ru := Rule{Input: []Input{InputHeight, InputSlope, InputCurvature, InputNoise, InputMask, InputChannel}[input%6],
+		ru := Rule{Input: []Input{InputHeight, InputSlope, InputCurvature, InputNoise, InputMask, InputChannel, InputAspect}[input%7],
 			Softness: float64(soft), Jitter: float64(jit), Invert: flags&1 != 0}
 		if ru.Input == InputMask {
 			ru.Channel = "snow"

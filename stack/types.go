@@ -102,10 +102,18 @@ const (
 	InputNoise     Input = "noise"
 	InputChannel   Input = "channel"
 	InputLayer     Input = "layer"
+	// InputAspect is the compass direction the downhill faces, degrees clockwise from +Z (north)
+	// seen from above; its bands wrap (min > max crosses north) and flat ground passes none
+	// (docs/design.md "Aspect").
+	InputAspect Input = "aspect"
 )
 
-// Inputs lists every known input in lane-code order.
-var Inputs = []Input{InputHeight, InputSlope, InputCurvature, InputMask, InputNoise, InputChannel, InputLayer}
+// Inputs lists every known input in lane-code order (aspect came later: its code is 7, after
+// layer, so no existing lane value moved).
+var Inputs = []Input{InputHeight, InputSlope, InputCurvature, InputMask, InputNoise, InputChannel, InputLayer, InputAspect}
+
+// AspectFull is the turn an aspect band is written in: min and max are degrees in [0, AspectFull].
+const AspectFull = 360.0
 
 // Code is the input's value in the params rule lane (docs/design.md); ok is false for an unknown input.
 func (in Input) Code() (code uint32, ok bool) {

@@ -220,7 +220,9 @@ func (v *validator) rule(where string, r *Rule, inPopulation bool) {
 	}
 	okMin := r.Min == nil || check("min", *r.Min)
 	okMax := r.Max == nil || check("max", *r.Max)
-	if r.Min != nil && r.Max != nil && okMin && okMax && *r.Min > *r.Max {
+	if r.Input == InputAspect {
+		v.aspect(where, r, okMin, okMax)
+	} else if r.Min != nil && r.Max != nil && okMin && okMax && *r.Min > *r.Max {
 		v.errf(where, "min %s > max %s", num(*r.Min), num(*r.Max))
 	}
 	if check("softness", r.Softness) && r.Softness < 0 {
@@ -231,6 +233,27 @@ func (v *validator) rule(where string, r *Rule, inPopulation bool) {
 	}
 	if r.FeatureSize != nil && check("featureSize", *r.FeatureSize) && float32(*r.FeatureSize) <= 0 {
 		v.errf(where, "featureSize must be > 0 metres, got %s", num(*r.FeatureSize))
+	}
+}
+
+// aspect checks an aspect rule's band: an arc of the compass in degrees, min and max in
+// [0, 360], both given or both omitted (the whole compass); min > max is the arc across north.
+func (v *validator) aspect(where string, r *Rule, okMin, okMax bool) {
+	if (r.Min == nil) != (r.Max == nil) {
+		given, missing := "min", "max"
+		if r.Min == nil {
+			given, missing = "max", "min"
+		}
+		v.errf(where, "aspect band has %s but no %s: an aspect band is an arc of the compass and needs both (min: 315, max: 45 is the north-facing quarter)", given, missing)
+	}
+	for _, e := range []struct {
+		name string
+		p    *float64
+		ok   bool
+	}{{"min", r.Min, okMin}, {"max", r.Max, okMax}} {
+		if e.p != nil && e.ok && (*e.p < 0 || *e.p > AspectFull) {
+			v.errf(where, "aspect %s %s is outside 0..360 degrees (0 = north, 90 = east; min: 315, max: 45 crosses north)", e.name, num(*e.p))
+		}
 	}
 }
 

@@ -83,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 		data, _ := os.ReadFile(f)
 		t.Run(filepath.Base(f), func(t *testing.T) { roundTrip(t, data) })
 	}
-	for _, s := range []*Stack{SampleDunes(), StressStack()} {
+	for _, s := range []*Stack{SampleDunes(), StressStack(), AspectStack()} {
 		b, err := Marshal(s)
 		if err != nil {
 			t.Fatal(err)

@@ -42,10 +42,15 @@ func (o owner) name(st *stack.Stack) string {
 	return st.Layers[o.index].Name
 }
 
+// inputOrder is the order the picker offers the inputs in: the ground's own (height, slope,
+// aspect, curvature) first, whatever their lane codes.
+var inputOrder = []stack.Input{stack.InputHeight, stack.InputSlope, stack.InputAspect, stack.InputCurvature,
+	stack.InputMask, stack.InputNoise, stack.InputChannel, stack.InputLayer}
+
 // inputChoices are the inputs a rule may read, with their units, as the picker shows them.
 func inputChoices(pop bool) []string {
 	out := []string{}
-	for _, in := range stack.Inputs {
+	for _, in := range inputOrder {
 		if in == stack.InputLayer && !pop {
 			continue
 		}
@@ -62,6 +67,8 @@ func inputLabel(in stack.Input) string {
 		return "slope (°)"
 	case stack.InputCurvature:
 		return "curvature (1/m)"
+	case stack.InputAspect:
+		return "aspect (° from north)"
 	case stack.InputMask:
 		return "mask (0..1)"
 	case stack.InputNoise:
@@ -201,7 +208,7 @@ func newRuleCard(r *rulesEditor, k int, st *stack.Stack, channels []string) *rul
 	o := r.owner
 	ed := r.ed
 	label := func(what string) string { return fmt.Sprintf("%s: %s", o.name(ed.s.Stack()), what) }
-	c.input = newTipSelect(inputChoices(o.pop), "What this rule bands: height in metres, slope in degrees, curvature (+ gully, − ridge), a painted mask, noise, a stored channel"+map[bool]string{true: ", or a layer's final weight", false: ""}[o.pop]+".", func(s string) {
+	c.input = newTipSelect(inputChoices(o.pop), "What this rule bands: height in metres, slope in degrees, aspect (the way the slope faces, degrees clockwise from north; min 315, max 45 is the north-facing quarter; flat ground has none), curvature (+ gully, − ridge), a painted mask, noise, a stored channel"+map[bool]string{true: ", or a layer's final weight", false: ""}[o.pop]+".", func(s string) {
 		if c.inputUpdating() {
 			return
 		}
@@ -226,6 +233,8 @@ func newRuleCard(r *rulesEditor, k int, st *stack.Stack, channels []string) *rul
 			ru.Softness = (rg.Hi - rg.Lo) / 20
 			ru.Jitter = 0
 			switch in {
+			case stack.InputAspect: // an arc of the compass, both edges: start north-facing
+				ru.Min, ru.Max, ru.Softness = stack.F(315), stack.F(45), 10
 			case stack.InputMask:
 				ru.Channel = firstMask(ed.s.Channels())
 			case stack.InputChannel:
@@ -290,7 +299,17 @@ func newRuleCard(r *rulesEditor, k int, st *stack.Stack, channels []string) *rul
 		if get != nil {
 			f.setOpen = func(open bool) error {
 				return ed.edit(label(name), func(st *stack.Stack) error {
-					p := get(c.rule(st))
+					ru := c.rule(st)
+					if ru.Input == stack.InputAspect && (name == "min" || name == "max") {
+						// An aspect band has both edges or neither (the whole compass).
+						if open {
+							ru.Min, ru.Max = nil, nil
+						} else {
+							ru.Min, ru.Max = stack.F(315), stack.F(45)
+						}
+						return nil
+					}
+					p := get(ru)
 					if open {
 						*p = nil
 					} else {

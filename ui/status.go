@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -100,7 +101,7 @@ func (b *statusBar) setStatus(st session.Status) {
 // setProbe shows the ground under the cursor.
 func (b *statusBar) setProbe(p session.Probe) {
 	if !p.OK {
-		b.probe.SetText("(move the mouse over the ground to read height, slope, curvature and weights)")
+		b.probe.SetText("(move the mouse over the ground to read height, slope, aspect, curvature and weights)")
 		return
 	}
 	var w []string
@@ -116,8 +117,22 @@ func (b *statusBar) setProbe(p session.Probe) {
 	if p.Hole {
 		hole = "  (hole)"
 	}
-	b.probe.SetText(fmt.Sprintf("x %.1f  z %.1f   height %.2f m   slope %.1f°   curvature %+.4f 1/m   weights: %s%s",
-		p.X, p.Z, p.Height, p.Slope, p.Curvature, strings.Join(w, " · "), hole))
+	aspect := "flat"
+	if !p.Flat {
+		aspect = fmt.Sprintf("%.0f° %s", p.Aspect, compassPoint(p.Aspect))
+	}
+	b.probe.SetText(fmt.Sprintf("x %.1f  z %.1f   height %.2f m   slope %.1f°   aspect %s   curvature %+.4f 1/m   weights: %s%s",
+		p.X, p.Z, p.Height, p.Slope, aspect, p.Curvature, strings.Join(w, " · "), hole))
+}
+
+// compassPoint names the nearest of the eight compass points to an aspect in degrees (0 = N).
+func compassPoint(deg float64) string {
+	points := [...]string{"N", "NE", "E", "SE", "S", "SW", "W", "NW"}
+	k := int(math.Floor(deg/45+0.5)) % 8
+	if k < 0 {
+		k += 8
+	}
+	return points[k]
 }
 
 // setMessage shows the last action ("Saved …", "Undo …").

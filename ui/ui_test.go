@@ -360,3 +360,52 @@ func TestStatusBarText(t *testing.T) {
 		t.Errorf("reading: %q, activity shown %v", got, b.refining.Visible())
 	}
 }
+
+// An aspect rule from the picker: it is offered beside slope, starts as the north-facing quarter
+// (both edges: an aspect band is an arc of the compass), its unit is degrees, and opening one edge
+// opens both (the whole compass) while closing one gives both back; the probe names the way the
+// ground faces.
+func TestAspectRuleFromPicker(t *testing.T) {
+	ed := newTestEditor(t)
+	card := ed.layer.rules.cards[0]
+	opts := card.input.Options
+	if len(opts) < 3 || opts[1] != inputLabel(stack.InputSlope) || opts[2] != inputLabel(stack.InputAspect) {
+		t.Fatalf("the picker offers %q", opts)
+	}
+	card.input.SetSelected(inputLabel(stack.InputAspect))
+	r := ed.s.Stack().Layers[1].Rules[0]
+	if r.Input != stack.InputAspect || r.Min == nil || r.Max == nil || *r.Min != 315 || *r.Max != 45 {
+		t.Fatalf("aspect rule from the picker: %+v", r)
+	}
+	if ps := stack.Errors(stack.Validate(ed.s.Stack())); len(ps) != 0 {
+		t.Fatalf("the stack is invalid: %v", ps)
+	}
+	waitFor(t, func() bool { return ed.layer.rules.cards[0].min.unit.Text == "°" })
+	card = ed.layer.rules.cards[0]
+	test.Tap(card.max.open) // open: the whole compass
+	if r := ed.s.Stack().Layers[1].Rules[0]; r.Min != nil || r.Max != nil {
+		t.Fatalf("opening max left %v..%v", r.Min, r.Max)
+	}
+	waitFor(t, func() bool { return ed.layer.rules.cards[0].min.open.Checked })
+	test.Tap(ed.layer.rules.cards[0].min.open) // closed again: both edges back
+	if r := ed.s.Stack().Layers[1].Rules[0]; r.Min == nil || r.Max == nil {
+		t.Fatalf("closing min left %v..%v", r.Min, r.Max)
+	}
+	var p session.Probe
+	waitFor(t, func() bool { p = ed.s.ProbeAt(10, -20); return p.OK })
+	if !p.Flat && (p.Aspect < 0 || p.Aspect > 360) {
+		t.Errorf("probe aspect %v", p.Aspect)
+	}
+	ed.status.setProbe(p)
+	if txt := ed.status.probe.Text; !strings.Contains(txt, "aspect ") {
+		t.Errorf("the probe reads %q", txt)
+	}
+	for _, tc := range []struct {
+		deg  float64
+		want string
+	}{{0, "N"}, {22.4, "N"}, {22.6, "NE"}, {90, "E"}, {200, "S"}, {292, "W"}, {337.6, "N"}, {359.9, "N"}} {
+		if got := compassPoint(tc.deg); got != tc.want {
+			t.Errorf("compassPoint(%v) = %q, want %q", tc.deg, got, tc.want)
+		}
+	}
+}
