@@ -134,7 +134,9 @@ func (s *Session) RedoLabel() string {
 // step it was opened or saved at (an edit undone). s.mu is held.
 func (s *Session) changed() {
 	s.doc.modified = !s.doc.savedOK || !s.hist.at(s.doc.savedAt)
+	s.doc.steps++
 	s.bumpVersion()
+	s.rec.step()  // the recovery copy is written after every step
 	s.pipe.kick() // the pass that publishes the version (frames say refining until it has)
 	if msg := s.worldNotice(); msg != "" {
 		go s.emit(Event{Kind: EventNotice, Message: msg}) // emit never runs under s.mu

@@ -13,6 +13,7 @@ import (
 	"strata/field"
 	"strata/landscape"
 	"strata/progress"
+	"strata/recovery"
 	"strata/stack"
 	"strata/terraindata"
 	"strata/viewport"
@@ -34,7 +35,7 @@ func (s *Session) OpenSample(ctx context.Context) error {
 	} else {
 		l = sampleLandscape()
 	}
-	return s.load(ctx, l, "", "dunes", nil)
+	return s.load(ctx, l, "", "dunes", nil, recovery.Base{Kind: recovery.BaseSample})
 }
 
 // sampleLandscape is the built-in sample: its stack on its ground.
@@ -47,12 +48,13 @@ func (s *Session) OpenSampleSized(ctx context.Context, n int, st *stack.Stack) e
 	if st == nil {
 		st = stack.SampleDunes()
 	}
-	return s.load(ctx, &landscape.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil)
+	return s.load(ctx, &landscape.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil,
+		recovery.Base{Kind: recovery.BaseSample, Texels: n})
 }
 
 // OpenLandscape opens an assembled landscape (a benchmark's field and stack) under name.
 func (s *Session) OpenLandscape(ctx context.Context, l *landscape.Landscape, name string) error {
-	return s.load(ctx, l, "", name, nil)
+	return s.load(ctx, l, "", name, nil, recovery.Base{Kind: recovery.BaseInline})
 }
 
 // OpenContainer opens a terrainData container for editing: its stack, channels, holes and weights
@@ -68,7 +70,11 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 		absoluteTextures(l.Stack, path)
 	}
 	read.add("read the container")
-	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read, nil)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read, nil, baseFor(l, recovery.Base{Kind: recovery.BaseContainer, Path: abs}))
 }
 
 // HeightmapOptions says how to read a heightmap for File → New → From heightmap.
@@ -118,7 +124,13 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 	l := &landscape.Landscape{Stack: stack.Starter(), Field: f}
 	// The import found the height's lowest and highest value as it read: no second scan.
 	hr := [2]float64{float64(rng.Min), float64(rng.Max)}
-	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr); err != nil {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	imp := o.Import
+	base := baseFor(l, recovery.Base{Kind: recovery.BaseHeightmap, Path: abs, Import: &imp, Size: o.Size})
+	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr, base); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -147,7 +159,8 @@ func (s *Session) NewFlat(ctx context.Context, size [2]float64, texels [2]int, h
 	st := stack.New()
 	st.Layers = []stack.Layer{stack.NewLayer("ground")}
 	st.Layers[0].Tint = stack.Color{0x8a, 0x7a, 0x5a}
-	return s.load(ctx, &landscape.Landscape{Stack: st, Field: f}, "", "untitled", nil)
+	return s.load(ctx, &landscape.Landscape{Stack: st, Field: f}, "", "untitled", nil,
+		recovery.Base{Kind: recovery.BaseFlat, FlatSize: size, FlatTexels: texels, FlatHeight: height})
 }
 
 // absoluteTextures makes a stack's relative texture paths absolute against dir, so the stack
@@ -164,14 +177,14 @@ func absoluteTextures(st *stack.Stack, dir string) {
 
 // load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
 // shown at once), chooses the evaluator and starts a full evaluation.
-func (s *Session) load(ctx context.Context, l *landscape.Landscape, path, name string, sources []string) error {
-	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()}, nil)
+func (s *Session) load(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, base recovery.Base) error {
+	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()}, nil, baseFor(l, base))
 }
 
 // loadAfter is load after the steps in parts (the read of the file), which it goes on timing;
 // heightRange is the height's lowest and highest value when the read found them (nil: scanned
-// here).
-func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64) error {
+// here); base is where it came from, for its recovery copy.
+func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64, base recoveryBase) error {
 	if l.Stack != nil {
 		if _, err := landscape.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
@@ -237,8 +250,10 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 	s.ranges = ranges
 	s.opens++
 	go s.channelRanges(l.Field, s.opens)
+	s.recGens++
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
-		sources: sources, loaded: true, savedOK: true}
+		sources: sources, loaded: true, savedOK: true, recBase: base, recGen: s.recGens}
+	s.rec.clearDirty()
 	s.hist.clear()
 	s.bumpVersion()
 	p.drag, p.stroke, p.fieldOps = nil, nil, nil
@@ -460,6 +475,11 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	}
 	s.fmu.Lock()
 	s.land.GUID = snap.GUID
+	abs, aerr := filepath.Abs(path)
+	if aerr != nil {
+		abs = path
+	}
+	saved := baseFor(s.land, recovery.Base{Kind: recovery.BaseContainer, Path: abs})
 	s.fmu.Unlock()
 	s.mu.Lock()
 	if s.doc.world != nil && path == s.doc.path {
@@ -472,6 +492,11 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if s.version == version {
 		s.doc.modified = false
 		s.doc.savedAt, s.doc.savedOK = s.hist.mark(), true
+		// The saved container is the recovery base now: the copy goes (recovery.go).
+		s.recGens++
+		s.doc.recBase, s.doc.recGen = saved, s.recGens
+		s.rec.clearDirty()
+		s.rec.step()
 	} else {
 		s.doc.savedOK = false // edited while saving: which step was saved is not known
 	}

@@ -514,6 +514,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		if !c.rect.Empty() {
 			changes = append(changes, c)
 		}
+		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
 	}
 	s.fmu.Unlock()
 	ranged := map[string]bool{}
