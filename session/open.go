@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -441,6 +443,15 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if report == nil {
 		report = progress.Nop
 	}
+	// The folder must be there: one removed while the landscape was open (a project folder
+	// deleted, a drive unmounted) is not made again behind the artist's back.
+	if dir := filepath.Dir(path); dir != "" {
+		if fi, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("session: cannot save %s: its folder %s is gone (%v); nothing was written — choose another folder with Save As", filepath.Base(path), dir, pathReason(err))
+		} else if !fi.IsDir() {
+			return fmt.Errorf("session: cannot save %s: %s is not a folder; nothing was written", filepath.Base(path), dir)
+		}
+	}
 	snap, version, err := s.snapshot()
 	if err != nil {
 		return err
@@ -507,6 +518,15 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	}
 	s.emit(Event{Kind: EventDocument, Message: "Saved " + path})
 	return nil
+}
+
+// pathReason is why a file operation failed, without the path the message already names.
+func pathReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // snapshot copies what a save writes, with the worker idle so no half-applied edit is copied.

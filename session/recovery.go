@@ -471,9 +471,13 @@ func baseFor(l *landscape.Landscape, b recovery.Base) recoveryBase {
 	return recoveryBase{meta: m, inline: b.Kind == recovery.BaseInline}
 }
 
+// RecoveryCopy is one recovery copy as RecoveryCopies lists it (the window names its landscape,
+// the time of its last step and its steps).
+type RecoveryCopy = recovery.Entry
+
 // RecoveryCopies lists the recovery copies of editors that died with unsaved work (their
 // sessions are not running), newest first — what the editor offers to restore at its start.
-func RecoveryCopies(root string) ([]recovery.Entry, error) {
+func RecoveryCopies(root string) ([]RecoveryCopy, error) {
 	all, err := recovery.List(root)
 	if err != nil {
 		return nil, err

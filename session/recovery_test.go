@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -281,4 +283,74 @@ func TestRecoveryCompaction(t *testing.T) {
 	h.wrote(7)
 	_, l = readCopy(t, h.root, i.ID)
 	sameDocument(t, h.s, l)
+}
+
+// TestSaveFailureKeepsTheCopy: a save into a read-only folder, or into a folder removed while
+// the landscape is open, fails with the path and the reason, writes nothing there, and leaves
+// the document modified and its recovery copy in place.
+func TestSaveFailureKeepsTheCopy(t *testing.T) {
+	h := newRecHarness(t, 128)
+	if err := h.s.NewMask("m"); err != nil {
+		t.Fatal(err)
+	}
+	h.paint(Brush{Target: "mask.m", Radius: 300, Strength: 1}, 0)
+	id := h.wrote(2).ID
+	ro := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	readOnly(t, ro)
+	gone := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{ro, gone} {
+		path := filepath.Join(dir, "x.terrainData")
+		err := h.s.SaveAs(context.Background(), path, nil)
+		if err == nil {
+			t.Fatalf("a save into %s succeeded", dir)
+		}
+		if !strings.Contains(err.Error(), dir) {
+			t.Errorf("the save's error does not name the folder: %v", err)
+		}
+		t.Logf("save into %s: %v", filepath.Base(dir), err)
+		if !h.s.Modified() || h.s.Path() != "" {
+			t.Errorf("after the failed save: modified %v, path %q", h.s.Modified(), h.s.Path())
+		}
+		if got := h.s.RecoveryID(); got != id {
+			t.Errorf("after the failed save the copy is %q, want %q", got, id)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("the failed save left %v in %s", ents, dir)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.root, id, "journal")); err != nil {
+		t.Errorf("the copy went: %v", err)
+	}
+	_, l := readCopy(t, h.root, id)
+	sameDocument(t, h.s, l)
+}
+
+// readOnly makes dir refuse new entries for this process until the test ends: its mode for a
+// user, the immutable attribute for root (whom modes do not stop).
+func readOnly(t *testing.T, dir string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+		return
+	}
+	if out, err := exec.Command("chattr", "+i", dir).CombinedOutput(); err != nil {
+		t.Fatalf("chattr +i %s (root is not stopped by modes; e2fsprogs' chattr makes the folder immutable): %v %s", dir, err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", dir).Run() })
+	if f, err := os.Create(filepath.Join(dir, "probe")); err == nil {
+		f.Close()
+		t.Fatalf("%s still takes new files", dir)
+	}
 }
