@@ -323,14 +323,14 @@ func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure, geo *landsc
 	p.nsPerTexel = ns
 	p.s.mu.Unlock()
 	if !ok {
-		p.mode = CPU
+		p.setMode(CPU)
 		p.full, p.pages = &cpuEval{}, &cpuEval{}
 		return
 	}
 	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
 	// target; its kernels are compiled once.
-	p.mode = GPU
-	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res}
+	p.setMode(GPU)
+	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res, fail: &p.failGPU}
 	p.full, p.pages = p.gpu, p.gpu
 	p.res.start(p.s, p.s.land, geo, image.Pt(geo.Field.WeightsW/2, geo.Field.WeightsH/2))
 }
@@ -456,12 +456,15 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if err != nil {
 		return err
 	}
+	s.mu.Lock()
+	mode := s.pipe.mode
+	s.mu.Unlock()
 	var ev bake.Evaluator
 	if snap.Stack != nil {
 		// The pipeline's twin, on kernels of the save's own (the pipeline's target stays the
 		// viewport's).
 		c := bake.Choice{Mode: bake.ModeCPU}
-		if s.pipe.mode == GPU {
+		if mode == GPU {
 			c = bake.Choice{Mode: bake.ModeGPU, Device: s.dev}
 		}
 		if ev, err = bake.NewEvaluator(ctx, c); err != nil {

@@ -354,3 +354,68 @@ func readOnly(t *testing.T, dir string) {
 		t.Fatalf("%s still takes new files", dir)
 	}
 }
+
+// TestGPUFailureFallsBack: when the GPU evaluator fails mid-session (the test hook: every
+// evaluation fails as a lost device's would) the session switches to the Go reference with a
+// notice, evaluates the edit that met the failure, and loses nothing: the stack, the recovery
+// copy and a save are as they would have been.
+func TestGPUFailureFallsBack(t *testing.T) {
+	root := t.TempDir()
+	writes := make(chan RecoveryInfo, 64)
+	h := newHarness(t, Options{Evaluator: GPU, Recovery: root, OnRecovery: func(i RecoveryInfo) { writes <- i }})
+	if err := h.s.OpenSampleSized(context.Background(), 64, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	if ev := h.s.Status().Evaluator; ev != "GPU" {
+		t.Fatalf("evaluator %q before the failure", ev)
+	}
+	mark := h.mark()
+	h.s.pipe.failGPU.Store(true)
+	st := h.s.Stack().Clone()
+	st.Layers[len(st.Layers)-1].Strength = 0.5
+	if err := h.s.Apply("strength", st); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	notices := 0
+	for _, e := range h.events(mark) {
+		if e.Kind == EventNotice && strings.Contains(e.Message, "The GPU failed") && strings.Contains(e.Message, "Go reference") {
+			notices++
+		}
+		if e.Kind == EventError {
+			t.Errorf("an error reached the artist: %v", e.Err)
+		}
+	}
+	if notices != 1 {
+		t.Errorf("%d notices of the fallback", notices)
+	}
+	if ev := h.s.Status().Evaluator; ev != "Go reference" {
+		t.Errorf("evaluator %q after the failure", ev)
+	}
+	if !bytes.Equal(marshal(t, h.s.Stack()), marshal(t, st)) || !h.s.Modified() {
+		t.Error("the edit that met the failure is not the document's")
+	}
+	for i := range writes {
+		if i.Err != nil {
+			t.Fatal(i.Err)
+		}
+		if i.Steps >= 1 {
+			_, l := readCopy(t, root, i.ID)
+			sameDocument(t, h.s, l)
+			break
+		}
+	}
+	// The next edit and a save work on the Go reference.
+	if err := h.s.NewMask("after"); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	path := filepath.Join(t.TempDir(), "fell.terrainData")
+	if err := h.s.SaveAs(context.Background(), path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if probs := landscape.Validate(path); len(probs) != 0 {
+		t.Errorf("the save after the fallback: %v", probs)
+	}
+}
