@@ -28,11 +28,13 @@ type op interface {
 
 func (h *history) push(o op) {
 	h.done = append(h.done, o)
-	h.bytes += o.size()
-	for _, u := range h.undone {
-		h.bytes -= u.size()
-	}
 	h.undone = nil
+	// A step's size can grow after it was pushed (a stroke's blocks are recorded by the worker
+	// as it reaches the dabs): the sum is taken afresh, so the bound holds whatever the order.
+	h.bytes = 0
+	for _, d := range h.done {
+		h.bytes += d.size()
+	}
 	for h.bytes > h.limit && len(h.done) > 1 {
 		h.bytes -= h.done[0].size()
 		h.done[0] = nil
