@@ -256,6 +256,7 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
 		sources: sources, loaded: true, savedOK: true, recBase: base, recGen: s.recGens}
 	s.rec.clearDirty()
+	s.rec.step() // the previous landscape's copy goes (its window asked to save first)
 	s.hist.clear()
 	s.bumpVersion()
 	p.drag, p.stroke, p.fieldOps = nil, nil, nil

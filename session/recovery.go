@@ -67,6 +67,7 @@ type recoverer struct {
 	fresh     map[string]bool
 	ever      map[string]map[image.Point]bool
 	lastStack *stack.Stack
+	lastSteps int
 	// failing is set after a write failed (its notice given once, until a write succeeds);
 	// forceFull makes the next record whole (the failed one's channel list and blocks are not
 	// in the journal).
@@ -330,6 +331,9 @@ func (r *recoverer) write() (info RecoveryInfo, ok bool) {
 			rec.Channels = append(rec.Channels, recovery.Channel{Name: c, Fresh: (rec.Full && r.fresh[c]) || (!rec.Full && appearedNow[c])})
 		}
 	}
+	if !rec.Full && !chChanged && doc.stack == r.lastStack && len(rec.Blocks) == 0 && doc.steps == r.lastSteps {
+		return info, false // a second wake-up for a step already written
+	}
 	if rec.Full || doc.stack != r.lastStack {
 		rec.HasStack = true
 		if doc.stack == nil {
@@ -360,7 +364,7 @@ func (r *recoverer) write() (info RecoveryInfo, ok bool) {
 		}
 		return RecoveryInfo{ID: "", Err: err}, true
 	}
-	r.lastStack, r.forceFull = doc.stack, false
+	r.lastStack, r.forceFull, r.lastSteps = doc.stack, false, doc.steps
 	return RecoveryInfo{ID: r.w.ID(), Steps: doc.steps, Full: rec.Full}, true
 }
 

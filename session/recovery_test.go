@@ -56,6 +56,25 @@ func (h *recHarness) wrote(steps int) RecoveryInfo {
 	}
 }
 
+// removed waits for the write that removed the copy (a save, an open, an undo to the base).
+func (h *recHarness) removed() {
+	h.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case i := <-h.writes:
+			if i.Err != nil {
+				h.t.Fatalf("recovery write: %v", i.Err)
+			}
+			if i.ID == "" {
+				return
+			}
+		case <-deadline:
+			h.t.Fatal("the copy was not removed within 60 s")
+		}
+	}
+}
+
 // paint is one stroke of brush b through the field's centre.
 func (h *recHarness) paint(b Brush, dx float64) {
 	h.t.Helper()
@@ -239,9 +258,7 @@ func TestRecoveryRestore(t *testing.T) {
 	if err := b.s.SaveAs(context.Background(), path, nil); err != nil {
 		t.Fatal(err)
 	}
-	if i := b.wrote(0); i.ID != "" {
-		t.Errorf("after a save with nothing after it: %+v", i)
-	}
+	b.removed()
 	if _, err := os.Stat(filepath.Join(a.root, id)); !os.IsNotExist(err) {
 		t.Errorf("the save left the copy: %v", err)
 	}
@@ -418,4 +435,30 @@ func TestGPUFailureFallsBack(t *testing.T) {
 	if probs := landscape.Validate(path); len(probs) != 0 {
 		t.Errorf("the save after the fallback: %v", probs)
 	}
+}
+
+// TestOpenRemovesThePreviousCopy: opening another landscape removes the copy of the one before
+// (the window asked to save it first) without waiting for an edit of the new one.
+func TestOpenRemovesThePreviousCopy(t *testing.T) {
+	h := newRecHarness(t, 64)
+	if err := h.s.NewMask("m"); err != nil {
+		t.Fatal(err)
+	}
+	id := h.wrote(1).ID
+	if err := h.s.NewFlat(context.Background(), [2]float64{100, 100}, [2]int{32, 32}, 5); err != nil {
+		t.Fatal(err)
+	}
+	h.removed()
+	if _, err := os.Stat(filepath.Join(h.root, id)); !os.IsNotExist(err) {
+		t.Errorf("the previous landscape's copy is still there: %v", err)
+	}
+	// The flat landscape's copy rebuilds from its parameters.
+	if err := h.s.NewMask("n"); err != nil {
+		t.Fatal(err)
+	}
+	st, l := readCopy(t, h.root, h.wrote(1).ID)
+	if st.Meta.Base.Kind != recovery.BaseFlat || st.Meta.Name != "untitled" {
+		t.Errorf("the flat landscape's copy: %+v", st.Meta)
+	}
+	sameDocument(t, h.s, l)
 }
