@@ -468,11 +468,14 @@ func baseFor(l *landscape.Landscape, b recovery.Base) recoveryBase {
 	f := l.Field
 	m := recovery.Meta{Base: b, Width: f.Height.W, Height: f.Height.H, Extent: f.Size, Origin: f.Origin,
 		Resolution: l.Resolution()}
+	inline := b.Kind == recovery.BaseInline
 	for c := range f.Channels {
-		m.Channels = append(m.Channels, c)
+		if !inline { // an inline base has no channels: the first record carries them whole
+			m.Channels = append(m.Channels, c)
+		}
 	}
 	slices.Sort(m.Channels)
-	return recoveryBase{meta: m, inline: b.Kind == recovery.BaseInline}
+	return recoveryBase{meta: m, inline: inline}
 }
 
 // RecoveryCopy is one recovery copy as RecoveryCopies lists it (the window names its landscape,

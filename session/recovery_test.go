@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"strata/field"
 	"strata/landscape"
 	"strata/recovery"
 	"strata/stack"
@@ -459,6 +460,31 @@ func TestOpenRemovesThePreviousCopy(t *testing.T) {
 	st, l := readCopy(t, h.root, h.wrote(1).ID)
 	if st.Meta.Base.Kind != recovery.BaseFlat || st.Meta.Name != "untitled" {
 		t.Errorf("the flat landscape's copy: %+v", st.Meta)
+	}
+	sameDocument(t, h.s, l)
+}
+
+// TestRecoveryInline: a landscape nothing can reload (assembled by a caller: OpenLandscape) is
+// kept whole in its copy's first record — height, channels, holes — and rebuilt from it.
+func TestRecoveryInline(t *testing.T) {
+	h := newRecHarness(t, 0)
+	f := field.SampleDunesSized(96)
+	g := field.NewGrid(96, 96)
+	for i := range g.Data {
+		g.Data[i] = float32(i%7) / 7
+	}
+	if err := f.AddChannel("mask.given", g); err != nil {
+		t.Fatal(err)
+	}
+	holes := make([]bool, 96*96)
+	holes[500] = true
+	if err := h.s.OpenLandscape(context.Background(), &landscape.Landscape{Stack: stack.SampleDunes(), Field: f, Holes: holes}, "assembled"); err != nil {
+		t.Fatal(err)
+	}
+	h.paint(Brush{Target: "mask.given", Radius: 300, Strength: 1}, 0)
+	st, l := readCopy(t, h.root, h.wrote(1).ID)
+	if st.Meta.Base.Kind != recovery.BaseInline {
+		t.Errorf("base %+v", st.Meta.Base)
 	}
 	sameDocument(t, h.s, l)
 }
