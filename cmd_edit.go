@@ -94,9 +94,11 @@ func runEditor(path string, _, stderr io.Writer) int {
 }
 
 func runEditorWith(o ui.Options, stderr io.Writer) int {
-	// STRATA_TRACE=frames: one stderr line per settled frame (docs/editor.md).
+	// STRATA_TRACE=frames: one stderr line per settled frame; recovery: one per write of the
+	// recovery copy, offer and restore (docs/editor.md).
 	for _, w := range strings.Split(os.Getenv("STRATA_TRACE"), ",") {
 		o.TraceFrames = o.TraceFrames || strings.TrimSpace(w) == "frames"
+		o.TraceRecovery = o.TraceRecovery || strings.TrimSpace(w) == "recovery"
 	}
 	if root, err := recovery.Root(); err == nil {
 		o.Recovery = root

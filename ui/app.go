@@ -45,6 +45,9 @@ type Options struct {
 	// Recovery is the folder of recovery copies (recovery.Root()); "" keeps none and offers
 	// none.
 	Recovery string
+	// TraceRecovery logs each write of the recovery copy, the offer of a dead one and its
+	// restore (STRATA_TRACE=recovery): the real-window test waits for them.
+	TraceRecovery bool
 }
 
 // Run opens the editor window and returns when it is closed.
@@ -56,7 +59,7 @@ func Run(o Options) error {
 	a := app.NewWithID(AppID)
 	a.SetIcon(icons.App)
 	s, err := session.New(context.Background(), session.Options{Width: 1000, Height: 700, Evaluator: o.Evaluator, PrepareSample: o.Path == "",
-		Recovery: o.Recovery})
+		Recovery: o.Recovery, OnRecovery: traceRecovery(o)})
 	if err != nil {
 		return err
 	}
@@ -72,6 +75,23 @@ func Run(o Options) error {
 	ed.win.Show()
 	a.Run()
 	return nil
+}
+
+// traceRecovery is the session's hook for STRATA_TRACE=recovery: one line per write of the copy.
+func traceRecovery(o Options) func(session.RecoveryInfo) {
+	if !o.TraceRecovery {
+		return nil
+	}
+	return func(i session.RecoveryInfo) {
+		switch {
+		case i.Err != nil:
+			fmt.Fprintf(o.Log, "strata: recovery copy not written: %v\n", i.Err)
+		case i.ID == "":
+			fmt.Fprintf(o.Log, "strata: recovery copy removed at step %d\n", i.Steps)
+		default:
+			fmt.Fprintf(o.Log, "strata: recovery copy %s holds step %d\n", i.ID, i.Steps)
+		}
+	}
 }
 
 // editor is one window on one session.
@@ -111,6 +131,7 @@ type editor struct {
 	// recovery is the folder of recovery copies (Options.Recovery); offer the dialog offering
 	// one back, saveError the last save failure's message (tests read both).
 	recovery  string
+	traceRec  bool
 	offer     *recoveryOffer
 	saveError string
 	// onSaved hears the end of each save (tests), on the UI goroutine.
@@ -119,7 +140,7 @@ type editor struct {
 
 // newEditor builds the window over s (tests build it on Fyne's test app).
 func newEditor(a fyne.App, s *session.Session, o Options) *editor {
-	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now(), trace: o.TraceFrames, recovery: o.Recovery}
+	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now(), trace: o.TraceFrames, recovery: o.Recovery, traceRec: o.TraceRecovery}
 	if ed.log == nil {
 		ed.log = os.Stderr
 	}

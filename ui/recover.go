@@ -69,6 +69,9 @@ func (ed *editor) offerRecovery(copies []session.RecoveryCopy) {
 			}, func(err error) {
 				if err == nil {
 					ed.inform(fmt.Sprintf("Restored %s as it was at %s: save it where you want it.", c.Meta.Name, when))
+					if ed.traceRec {
+						fmt.Fprintf(ed.log, "strata: restored recovery copy %s (version %d)\n", c.ID, ed.s.Version())
+					}
 				}
 				ed.offer = nil
 			})
@@ -89,4 +92,9 @@ func (ed *editor) offerRecovery(copies []session.RecoveryCopy) {
 	o.d.Resize(fyne.NewSize(560, 240))
 	ed.offer = o
 	o.d.Show()
+	// Restore has the keyboard: Space restores, as a click would.
+	ed.win.Canvas().Focus(o.restore)
+	if ed.traceRec {
+		fmt.Fprintf(ed.log, "strata: offering recovery copy %s of %s\n", c.ID, c.Meta.Name)
+	}
 }
