@@ -162,10 +162,18 @@ func TestRecoveryCopyFollowsSteps(t *testing.T) {
 	snow := stack.NewLayer("snow")
 	snow.Rules = []stack.Rule{{Input: stack.InputMask, Channel: "snow", Min: stack.F(0.5), Softness: 0.1}}
 	st.Layers = append(st.Layers, snow)
+	applied := time.Now()
 	if err := h.s.Apply("add snow", st); err != nil {
 		t.Fatal(err)
 	}
 	h.wrote(3)
+	// Durable within 2 s of the step (the bound): here the write waits for the pass the
+	// edit started, then one fsync.
+	if took := time.Since(applied); took > 2*time.Second {
+		t.Errorf("the step was on disk %v after the edit; the bound is 2 s", took)
+	} else {
+		t.Logf("the step was on disk %v after the edit", took.Round(10*time.Microsecond))
+	}
 	before := h.copySize(i.ID)
 	h.paint(Brush{Target: HolesTarget, Radius: 200, Strength: 1}, 500)
 	h.wrote(4)
