@@ -259,3 +259,33 @@ func TestListLiveAndBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseGoneOrChanged: a copy whose base is gone, or changed size since, is refused with the
+// copy's folder and the base named.
+func TestBaseGoneOrChanged(t *testing.T) {
+	root := t.TempDir()
+	for _, m := range []Meta{
+		{Name: "valley", Base: Base{Kind: BaseContainer, Path: filepath.Join(root, "gone.terrainData")}, Width: 64, Height: 64},
+		{Name: "dunes", Base: Base{Kind: BaseSample, Texels: 64}, Width: 128, Height: 128},
+		{Name: "odd", Base: Base{Kind: "martian"}, Width: 64, Height: 64},
+	} {
+		w, err := Create(root, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(&Record{Time: time.Unix(1, 0), Full: true, HasStack: true, Stack: []byte("version: 1\n"), HasChannels: true}); err != nil {
+			t.Fatal(err)
+		}
+		w.Release()
+		st, err := Read(w.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.Landscape(context.Background())
+		if err == nil || !strings.Contains(err.Error(), w.Dir()) {
+			t.Errorf("%s: %v (want an error naming %s)", m.Base.Describe(), err, w.Dir())
+		} else {
+			t.Logf("%s: %v", m.Base.Describe(), err)
+		}
+	}
+}

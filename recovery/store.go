@@ -71,8 +71,10 @@ func (b Base) Describe() string {
 		return "sample dunes"
 	case BaseFlat:
 		return fmt.Sprintf("new flat %gx%g m", b.FlatSize[0], b.FlatSize[1])
+	case BaseInline:
+		return "new (kept whole in the copy)"
 	}
-	return "new (kept whole in the copy)"
+	return fmt.Sprintf("a base of unknown kind %q", b.Kind)
 }
 
 // Meta describes a recovery copy; it is written once, when the copy is made.
