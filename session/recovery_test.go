@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -495,4 +496,52 @@ func TestRecoveryInline(t *testing.T) {
 		t.Errorf("base %+v", st.Meta.Base)
 	}
 	sameDocument(t, h.s, l)
+}
+
+// TestSaveOnFullDisk: a save that runs out of room (the file-size limit stands in for a full
+// disk, in a child process) fails with the reason, leaves nothing in the folder, and keeps the
+// document modified and its recovery copy.
+func TestSaveOnFullDisk(t *testing.T) {
+	if os.Getenv("STRATA_SESSION_FSIZE_CHILD") != "" {
+		h := newRecHarness(t, 128)
+		if err := h.s.NewMask("m"); err != nil {
+			t.Fatal(err)
+		}
+		id := h.wrote(1).ID
+		out := t.TempDir()
+		lim := &syscall.Rlimit{Cur: 16 << 10, Max: 16 << 10}
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, lim); err != nil {
+			t.Fatal(err)
+		}
+		err := h.s.SaveAs(context.Background(), filepath.Join(out, "full.terrainData"), nil)
+		if err == nil || !strings.Contains(err.Error(), "file too large") {
+			t.Fatalf("the save on a full disk: %v", err)
+		}
+		t.Logf("save: %v", err)
+		if ents, _ := os.ReadDir(out); len(ents) != 0 {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("the failed save left %v", names)
+		}
+		if !h.s.Modified() || h.s.RecoveryID() != id {
+			t.Errorf("after the failed save: modified %v, copy %q (was %q)", h.s.Modified(), h.s.RecoveryID(), id)
+		}
+		if _, err := os.Stat(filepath.Join(h.root, id, "journal")); err != nil {
+			t.Errorf("the copy went: %v", err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSaveOnFullDisk$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "STRATA_SESSION_FSIZE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSaveOnFullDisk") {
+		t.Fatalf("the child: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "save: ") {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
 }
