@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"strata/recovery"
 	"strata/session"
 	"strata/ui"
 	"strata/world"
@@ -93,9 +94,16 @@ func runEditor(path string, _, stderr io.Writer) int {
 }
 
 func runEditorWith(o ui.Options, stderr io.Writer) int {
-	// STRATA_TRACE=frames: one stderr line per settled frame (docs/editor.md).
+	// STRATA_TRACE=frames: one stderr line per settled frame; recovery: one per write of the
+	// recovery copy, offer and restore (docs/editor.md).
 	for _, w := range strings.Split(os.Getenv("STRATA_TRACE"), ",") {
 		o.TraceFrames = o.TraceFrames || strings.TrimSpace(w) == "frames"
+		o.TraceRecovery = o.TraceRecovery || strings.TrimSpace(w) == "recovery"
+	}
+	if root, err := recovery.Root(); err == nil {
+		o.Recovery = root
+	} else {
+		fmt.Fprintf(stderr, "strata: %v: no recovery copy will be kept\n", err)
 	}
 	if err := ui.Run(o); err != nil {
 		fmt.Fprintf(stderr, "strata: %v\n", err)

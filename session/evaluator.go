@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"image"
 	"slices"
+	"sync/atomic"
 
 	"strata/bake"
 	"strata/field"
@@ -43,13 +45,41 @@ type evaluator interface {
 type gpuEval struct {
 	g   *bake.GPU
 	res *resident // the pipeline's
+	// fail is the test hook (pipeline.failGPU): set, every evaluation fails as a lost device's
+	// would.
+	fail *atomic.Bool
 }
 
 func (e *gpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *landscape.Geometry, tiles []field.Tile) error {
-	if e.res.fb == nil {
-		return e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
+	if e.fail != nil && e.fail.Load() {
+		return &gpuFailure{errTestGPULost}
 	}
-	return e.g.RunResident(ctx, st, geo, e.res.fb, tileRects(&geo.Field, tiles))
+	var err error
+	if e.res.fb == nil {
+		err = e.g.RunTiles(ctx, st, f, geo, tiles, bake.Options{})
+	} else {
+		err = e.g.RunResident(ctx, st, geo, e.res.fb, tileRects(&geo.Field, tiles))
+	}
+	return asGPUFailure(err)
+}
+
+// gpuFailure is an error of the GPU evaluator (a submission that failed, a lost device): the
+// worker switches the session to the Go reference on it (pipeline.fallBack).
+type gpuFailure struct{ err error }
+
+func (e *gpuFailure) Error() string { return e.err.Error() }
+func (e *gpuFailure) Unwrap() error { return e.err }
+
+// errTestGPULost is what the test hook's failures say.
+var errTestGPULost = errors.New("gpu: the device was lost (test hook)")
+
+// asGPUFailure marks an error of the GPU's work as its failure; a cancellation and a full atlas
+// (the viewport's budget, not the device) stay what they are.
+func asGPUFailure(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, viewport.ErrAtlasFull) {
+		return err
+	}
+	return &gpuFailure{err}
 }
 
 // maxPageBlock is the most texels of the field a page of the GPU evaluator may upload when the
@@ -61,6 +91,9 @@ var maxPageBlock = int64(16 << 20)
 // a page whose block of the field is larger than maxPageBlock texels is evaluated by the Go
 // reference instead (the twins agree within their usual tolerance).
 func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stack, f *field.Field, geo *landscape.Geometry, key viewport.PageKey, gen uint64, rect image.Rectangle) error {
+	if e.fail != nil && e.fail.Load() {
+		return &gpuFailure{errTestGPULost}
+	}
 	if e.res.uploading() {
 		return (&cpuEval{}).page(ctx, v, st, f, geo, key, gen, rect)
 	}
@@ -76,7 +109,7 @@ func (e *gpuEval) page(ctx context.Context, v *viewport.Renderer, st *stack.Stac
 	}
 	if err := e.g.RunInto(ctx, st, f, geo, e.res.fb, rect, target); err != nil {
 		v.UnreserveWeights(slot)
-		return err
+		return asGPUFailure(err)
 	}
 	v.CommitWeights(key, gen, slot)
 	return nil

@@ -28,11 +28,13 @@ type op interface {
 
 func (h *history) push(o op) {
 	h.done = append(h.done, o)
-	h.bytes += o.size()
-	for _, u := range h.undone {
-		h.bytes -= u.size()
-	}
 	h.undone = nil
+	// A step's size can grow after it was pushed (a stroke's blocks are recorded by the worker
+	// as it reaches the dabs): the sum is taken afresh, so the bound holds whatever the order.
+	h.bytes = 0
+	for _, d := range h.done {
+		h.bytes += d.size()
+	}
 	for h.bytes > h.limit && len(h.done) > 1 {
 		h.bytes -= h.done[0].size()
 		h.done[0] = nil
@@ -134,7 +136,9 @@ func (s *Session) RedoLabel() string {
 // step it was opened or saved at (an edit undone). s.mu is held.
 func (s *Session) changed() {
 	s.doc.modified = !s.doc.savedOK || !s.hist.at(s.doc.savedAt)
+	s.doc.steps++
 	s.bumpVersion()
+	s.rec.step()  // the recovery copy is written after every step
 	s.pipe.kick() // the pass that publishes the version (frames say refining until it has)
 	if msg := s.worldNotice(); msg != "" {
 		go s.emit(Event{Kind: EventNotice, Message: msg}) // emit never runs under s.mu

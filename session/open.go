@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +15,7 @@ import (
 	"strata/field"
 	"strata/landscape"
 	"strata/progress"
+	"strata/recovery"
 	"strata/stack"
 	"strata/terraindata"
 	"strata/viewport"
@@ -34,7 +37,7 @@ func (s *Session) OpenSample(ctx context.Context) error {
 	} else {
 		l = sampleLandscape()
 	}
-	return s.load(ctx, l, "", "dunes", nil)
+	return s.load(ctx, l, "", "dunes", nil, recovery.Base{Kind: recovery.BaseSample})
 }
 
 // sampleLandscape is the built-in sample: its stack on its ground.
@@ -47,12 +50,13 @@ func (s *Session) OpenSampleSized(ctx context.Context, n int, st *stack.Stack) e
 	if st == nil {
 		st = stack.SampleDunes()
 	}
-	return s.load(ctx, &landscape.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil)
+	return s.load(ctx, &landscape.Landscape{Stack: st, Field: field.SampleDunesSized(n)}, "", "dunes", nil,
+		recovery.Base{Kind: recovery.BaseSample, Texels: n})
 }
 
 // OpenLandscape opens an assembled landscape (a benchmark's field and stack) under name.
 func (s *Session) OpenLandscape(ctx context.Context, l *landscape.Landscape, name string) error {
-	return s.load(ctx, l, "", name, nil)
+	return s.load(ctx, l, "", name, nil, recovery.Base{Kind: recovery.BaseInline})
 }
 
 // OpenContainer opens a terrainData container for editing: its stack, channels, holes and weights
@@ -68,7 +72,11 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 		absoluteTextures(l.Stack, path)
 	}
 	read.add("read the container")
-	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read, nil)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read, nil, baseFor(l, recovery.Base{Kind: recovery.BaseContainer, Path: abs}))
 }
 
 // HeightmapOptions says how to read a heightmap for File → New → From heightmap.
@@ -118,7 +126,13 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 	l := &landscape.Landscape{Stack: stack.Starter(), Field: f}
 	// The import found the height's lowest and highest value as it read: no second scan.
 	hr := [2]float64{float64(rng.Min), float64(rng.Max)}
-	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr); err != nil {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	imp := o.Import
+	base := baseFor(l, recovery.Base{Kind: recovery.BaseHeightmap, Path: abs, Import: &imp, Size: o.Size})
+	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr, base); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -147,7 +161,8 @@ func (s *Session) NewFlat(ctx context.Context, size [2]float64, texels [2]int, h
 	st := stack.New()
 	st.Layers = []stack.Layer{stack.NewLayer("ground")}
 	st.Layers[0].Tint = stack.Color{0x8a, 0x7a, 0x5a}
-	return s.load(ctx, &landscape.Landscape{Stack: st, Field: f}, "", "untitled", nil)
+	return s.load(ctx, &landscape.Landscape{Stack: st, Field: f}, "", "untitled", nil,
+		recovery.Base{Kind: recovery.BaseFlat, FlatSize: size, FlatTexels: texels, FlatHeight: height})
 }
 
 // absoluteTextures makes a stack's relative texture paths absolute against dir, so the stack
@@ -164,14 +179,14 @@ func absoluteTextures(st *stack.Stack, dir string) {
 
 // load makes l the open landscape: it checks it, builds the viewport scene (stored weights are
 // shown at once), chooses the evaluator and starts a full evaluation.
-func (s *Session) load(ctx context.Context, l *landscape.Landscape, path, name string, sources []string) error {
-	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()}, nil)
+func (s *Session) load(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, base recovery.Base) error {
+	return s.loadAfter(ctx, l, path, name, sources, stepTimes{last: time.Now()}, nil, baseFor(l, base))
 }
 
 // loadAfter is load after the steps in parts (the read of the file), which it goes on timing;
 // heightRange is the height's lowest and highest value when the read found them (nil: scanned
-// here).
-func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64) error {
+// here); base is where it came from, for its recovery copy.
+func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64, base recoveryBase) error {
 	if l.Stack != nil {
 		if _, err := landscape.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
@@ -237,8 +252,11 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 	s.ranges = ranges
 	s.opens++
 	go s.channelRanges(l.Field, s.opens)
+	s.recGens++
 	s.doc = document{path: path, name: name, stack: l.Stack, channels: channels, baked: l.Stack == nil,
-		sources: sources, loaded: true, savedOK: true}
+		sources: sources, loaded: true, savedOK: true, recBase: base, recGen: s.recGens}
+	s.rec.clearDirty()
+	s.rec.step() // the previous landscape's copy goes (its window asked to save first)
 	s.hist.clear()
 	s.bumpVersion()
 	p.drag, p.stroke, p.fieldOps = nil, nil, nil
@@ -306,14 +324,14 @@ func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure, geo *landsc
 	p.nsPerTexel = ns
 	p.s.mu.Unlock()
 	if !ok {
-		p.mode = CPU
+		p.setMode(CPU)
 		p.full, p.pages = &cpuEval{}, &cpuEval{}
 		return
 	}
 	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
 	// target; its kernels are compiled once.
-	p.mode = GPU
-	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res}
+	p.setMode(GPU)
+	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res, fail: &p.failGPU}
 	p.full, p.pages = p.gpu, p.gpu
 	p.res.start(p.s, p.s.land, geo, image.Pt(geo.Field.WeightsW/2, geo.Field.WeightsH/2))
 }
@@ -426,16 +444,28 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if report == nil {
 		report = progress.Nop
 	}
+	// The folder must be there: one removed while the landscape was open (a project folder
+	// deleted, a drive unmounted) is not made again behind the artist's back.
+	if dir := filepath.Dir(path); dir != "" {
+		if fi, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("session: cannot save %s: its folder %s is gone (%v); nothing was written — choose another folder with Save As", filepath.Base(path), dir, pathReason(err))
+		} else if !fi.IsDir() {
+			return fmt.Errorf("session: cannot save %s: %s is not a folder; nothing was written", filepath.Base(path), dir)
+		}
+	}
 	snap, version, err := s.snapshot()
 	if err != nil {
 		return err
 	}
+	s.mu.Lock()
+	mode := s.pipe.mode
+	s.mu.Unlock()
 	var ev bake.Evaluator
 	if snap.Stack != nil {
 		// The pipeline's twin, on kernels of the save's own (the pipeline's target stays the
 		// viewport's).
 		c := bake.Choice{Mode: bake.ModeCPU}
-		if s.pipe.mode == GPU {
+		if mode == GPU {
 			c = bake.Choice{Mode: bake.ModeGPU, Device: s.dev}
 		}
 		if ev, err = bake.NewEvaluator(ctx, c); err != nil {
@@ -460,6 +490,11 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	}
 	s.fmu.Lock()
 	s.land.GUID = snap.GUID
+	abs, aerr := filepath.Abs(path)
+	if aerr != nil {
+		abs = path
+	}
+	saved := baseFor(s.land, recovery.Base{Kind: recovery.BaseContainer, Path: abs})
 	s.fmu.Unlock()
 	s.mu.Lock()
 	if s.doc.world != nil && path == s.doc.path {
@@ -472,6 +507,11 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if s.version == version {
 		s.doc.modified = false
 		s.doc.savedAt, s.doc.savedOK = s.hist.mark(), true
+		// The saved container is the recovery base now: the copy goes (recovery.go).
+		s.recGens++
+		s.doc.recBase, s.doc.recGen = saved, s.recGens
+		s.rec.clearDirty()
+		s.rec.step()
 	} else {
 		s.doc.savedOK = false // edited while saving: which step was saved is not known
 	}
@@ -482,6 +522,15 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	}
 	s.emit(Event{Kind: EventDocument, Message: "Saved " + path})
 	return nil
+}
+
+// pathReason is why a file operation failed, without the path the message already names.
+func pathReason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // snapshot copies what a save writes, with the worker idle so no half-applied edit is copied.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"strata/field"
 	"strata/stack"
@@ -83,17 +84,7 @@ func (o *strokeOp) undo(s *Session) {
 func (o *strokeOp) redo(s *Session) {
 	s.pipe.queue(&restoreOp{rec: o.rec, after: true})
 }
-func (o *strokeOp) size() int {
-	n := 256
-	for _, b := range o.rec.blocks {
-		n += 4 * (len(b.before) + len(b.after))
-	}
-	if n == 256 {
-		// The worker has not reached the stroke's end yet: count its blocks as they are.
-		n += 8 * undoBlock * undoBlock * len(o.rec.touched)
-	}
-	return n
-}
+func (o *strokeOp) size() int { return 256 + int(o.rec.bytes.Load()) }
 
 // strokeRec is a stroke's record, written only by the worker: the blocks it touched with their
 // content before the stroke, then (at the end) after.
@@ -101,6 +92,19 @@ type strokeRec struct {
 	brush   Brush
 	touched map[image.Point][]float32 // block index → before
 	blocks  []block                   // set at the end, sorted
+	// bytes is what the record holds (its blocks before and after), kept by the worker as it
+	// touches blocks and read by the history on the editing side: a stroke pushed before the
+	// worker reached its dabs grows afterwards, and the history's bound follows it.
+	bytes atomic.Int64
+}
+
+// countBlocks sets bytes from the finished blocks.
+func (r *strokeRec) countBlocks() {
+	n := 0
+	for _, b := range r.blocks {
+		n += 4 * (len(b.before) + len(b.after))
+	}
+	r.bytes.Store(int64(n))
 }
 
 // strokeState is an open stroke on the editing side. s.mu guards it.
@@ -313,6 +317,7 @@ func (r *strokeRec) remember(rect image.Rectangle, w, h int, get func(int) float
 			}
 			br := blockRect(key, w, h)
 			r.touched[key] = readBlock(br, w, get)
+			r.bytes.Add(int64(8 * br.Dx() * br.Dy())) // before, and after to come
 		}
 	}
 }
@@ -356,6 +361,7 @@ func (o *endStrokeOp) apply(p *pipeline) (fieldChange, error) {
 		o.rec.blocks = append(o.rec.blocks, newBlock(r, o.rec.touched[k], readBlock(r, w, get)))
 	}
 	o.rec.touched = nil
+	o.rec.countBlocks()
 	return fieldChange{}, nil
 }
 
@@ -514,6 +520,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		if !c.rect.Empty() {
 			changes = append(changes, c)
 		}
+		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
 	}
 	s.fmu.Unlock()
 	ranged := map[string]bool{}

@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"strata/field"
@@ -56,8 +58,11 @@ type pipeline struct {
 	// frame's wait (passDueWithin).
 	viewTexels int
 
+	// failGPU is the test hook that makes the GPU evaluator fail from now on (a lost device).
+	failGPU atomic.Bool
+
 	// Owned by the worker (and by whoever holds passMu with the worker idle).
-	mode       Evaluator // GPU or CPU, chosen at open
+	mode       Evaluator // GPU or CPU, chosen at open (and CPU after a GPU failure); written under Session.mu too
 	full       evaluator // the full-resolution grid, for the populations
 	pages      pageEvaluator
 	geo        landscape.Geometry
@@ -268,6 +273,9 @@ func (p *pipeline) run() {
 		}
 		for {
 			more, err := p.pass()
+			if gf := (*gpuFailure)(nil); errors.As(err, &gf) && p.fallBack(gf) {
+				continue // the same work at once, on the Go reference
+			}
 			if err != nil && !errors.Is(err, context.Canceled) {
 				p.s.emit(Event{Kind: EventError, Err: err})
 				// A failed pass is tried again at the next edit, not at once: the same error
@@ -288,6 +296,36 @@ func (p *pipeline) run() {
 			}
 		}
 	}
+}
+
+// setMode records the evaluator in use (passMu held).
+func (p *pipeline) setMode(m Evaluator) {
+	p.s.mu.Lock()
+	p.mode = m
+	p.s.mu.Unlock()
+}
+
+// fallBack switches a session whose GPU evaluator failed (a submission error, a lost device) to
+// the Go reference: the GPU's evaluators and scatter kernels are let go, every full-resolution
+// tile and population is due again, the pages the viewport holds stay (the twins agree), and a
+// notice says so. The document and the field are the session's, not the device's: nothing is
+// lost. It reports whether it switched (false: the session was not on the GPU).
+func (p *pipeline) fallBack(gf *gpuFailure) bool {
+	p.passMu.Lock()
+	if p.mode != GPU {
+		p.passMu.Unlock()
+		return false
+	}
+	p.releaseGPU()
+	p.full, p.pages = &cpuEval{}, &cpuEval{}
+	p.setMode(CPU)
+	p.s.mu.Lock()
+	p.markAllWeights()
+	p.stalled = false
+	p.s.mu.Unlock()
+	p.passMu.Unlock()
+	p.s.emit(Event{Kind: EventNotice, Message: fmt.Sprintf("The GPU failed (%v): Strata now evaluates with the Go reference, slower but the same; nothing was lost.", gf.err)})
+	return true
 }
 
 // passState is what one pass works with: the newest state, taken under Session.mu at its start.

@@ -47,10 +47,17 @@ func (s *Session) channelRanges(f *field.Field, open uint64) {
 			s.emit(Event{Kind: EventDocument}) // the panels' channel sliders take their ranges
 		}
 	}()
+	// The worker may add a channel (a new mask) meanwhile: the map is read under fmu. Stored
+	// channels' values are never painted, so their grids are read without it.
+	s.fmu.RLock()
+	grids := map[string]*field.Grid{}
 	for name, g := range f.Channels {
-		if !keptRange(name) {
-			continue
+		if keptRange(name) {
+			grids[name] = g
 		}
+	}
+	s.fmu.RUnlock()
+	for name, g := range grids {
 		r := gridRange(g)
 		s.mu.Lock()
 		if s.opens != open {

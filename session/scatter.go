@@ -100,7 +100,11 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 		}
 		var err error
 		if p.mode == GPU {
-			err = p.placeGPU(ctx, st, i, ps, touched, allTiles, hold)
+			if p.failGPU.Load() {
+				err = &gpuFailure{errTestGPULost}
+			} else {
+				err = asGPUFailure(p.placeGPU(ctx, st, i, ps, touched, allTiles, hold))
+			}
 		} else {
 			err = p.placeCPU(ctx, st, i, ps, touched, allTiles, hold)
 		}

@@ -53,6 +53,12 @@ type Options struct {
 	// kernels, the full-resolution weights the populations read, the viewport's atlases — in
 	// bytes; 0 = STRATA_GPU_BUDGET, or 8 GiB.
 	GPUBudget int64
+	// Recovery is the folder of recovery copies (recovery.Root(): the editor's); "" keeps none.
+	// While a landscape is open and modified, a copy of it there survives a crash (recovery.go).
+	Recovery string
+	// OnRecovery hears every write of the recovery copy (tests wait on it), from the session's
+	// goroutine; it must not block.
+	OnRecovery func(RecoveryInfo)
 }
 
 // Evaluator picks what evaluates the stack in the live loop.
@@ -145,6 +151,10 @@ type Session struct {
 	rend *renderLoop
 	// watch is the file watcher, nil until Watch.
 	watch *watcher
+	// rec keeps the recovery copy (nil when Options.Recovery is ""); recGens counts the
+	// recovery bases the session has had (document.recGen).
+	rec     *recoverer
+	recGens uint64
 }
 
 // document is what the panels show: it changes synchronously under Session.mu.
@@ -166,6 +176,12 @@ type document struct {
 	// world is set for a world's cell (OpenWorldCell); worldWarned once its notice was given.
 	world       *WorldCell
 	worldWarned bool
+	// recBase is where the landscape came from for its recovery copy, recGen which base that is
+	// (a new open or a save that made the saved container the base counts up); steps counts
+	// the history steps since the open (undo and redo count).
+	recBase recoveryBase
+	recGen  uint64
+	steps   int
 }
 
 // New opens the device (unless given) and the viewport; the session has no landscape until one
@@ -214,6 +230,9 @@ func New(ctx context.Context, o Options) (*Session, error) {
 	s.hist.limit = o.HistoryBytes
 	s.rend = newRenderLoop(s)
 	s.pipe = newPipeline(s)
+	if o.Recovery != "" {
+		s.rec = newRecoverer(s, o.Recovery)
+	}
 	return s, nil
 }
 
@@ -226,6 +245,8 @@ func (s *Session) Close() {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	// A clean close: the recovery copy goes (before the pipeline stops: its write takes passMu).
+	s.rec.stop()
 	if s.watch != nil {
 		s.watch.close()
 	}

@@ -405,6 +405,7 @@ func diffBlocks(target string, a, b []float32, w, h int) *strokeRec {
 	if len(rec.blocks) == 0 {
 		return nil
 	}
+	rec.countBlocks()
 	return rec
 }
 

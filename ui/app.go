@@ -42,6 +42,12 @@ type Options struct {
 	// is neither a draft nor refining nor drawn at reduced scale, with the time since the edit
 	// that made the version. Scripts that drive the window wait for it (STRATA_TRACE=frames).
 	TraceFrames bool
+	// Recovery is the folder of recovery copies (recovery.Root()); "" keeps none and offers
+	// none.
+	Recovery string
+	// TraceRecovery logs each write of the recovery copy, the offer of a dead one and its
+	// restore (STRATA_TRACE=recovery): the real-window test waits for them.
+	TraceRecovery bool
 }
 
 // Run opens the editor window and returns when it is closed.
@@ -52,7 +58,8 @@ func Run(o Options) error {
 	}
 	a := app.NewWithID(AppID)
 	a.SetIcon(icons.App)
-	s, err := session.New(context.Background(), session.Options{Width: 1000, Height: 700, Evaluator: o.Evaluator, PrepareSample: o.Path == ""})
+	s, err := session.New(context.Background(), session.Options{Width: 1000, Height: 700, Evaluator: o.Evaluator, PrepareSample: o.Path == "",
+		Recovery: o.Recovery, OnRecovery: traceRecovery(o)})
 	if err != nil {
 		return err
 	}
@@ -68,6 +75,23 @@ func Run(o Options) error {
 	ed.win.Show()
 	a.Run()
 	return nil
+}
+
+// traceRecovery is the session's hook for STRATA_TRACE=recovery: one line per write of the copy.
+func traceRecovery(o Options) func(session.RecoveryInfo) {
+	if !o.TraceRecovery {
+		return nil
+	}
+	return func(i session.RecoveryInfo) {
+		switch {
+		case i.Err != nil:
+			fmt.Fprintf(o.Log, "strata: recovery copy not written: %v\n", i.Err)
+		case i.ID == "":
+			fmt.Fprintf(o.Log, "strata: recovery copy removed at step %d\n", i.Steps)
+		default:
+			fmt.Fprintf(o.Log, "strata: recovery copy %s holds step %d\n", i.ID, i.Steps)
+		}
+	}
 }
 
 // editor is one window on one session.
@@ -103,11 +127,20 @@ type editor struct {
 	// trace logs settled frames (Options.TraceFrames): settled is the last version logged.
 	trace   bool
 	settled uint64
+
+	// recovery is the folder of recovery copies (Options.Recovery); offer the dialog offering
+	// one back, saveError the last save failure's message (tests read both).
+	recovery  string
+	traceRec  bool
+	offer     *recoveryOffer
+	saveError string
+	// onSaved hears the end of each save (tests), on the UI goroutine.
+	onSaved func(error)
 }
 
 // newEditor builds the window over s (tests build it on Fyne's test app).
 func newEditor(a fyne.App, s *session.Session, o Options) *editor {
-	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now(), trace: o.TraceFrames}
+	ed := &editor{app: a, s: s, log: o.Log, selLayer: -1, start: time.Now(), trace: o.TraceFrames, recovery: o.Recovery, traceRec: o.TraceRecovery}
 	if ed.log == nil {
 		ed.log = os.Stderr
 	}
@@ -212,6 +245,8 @@ func (ed *editor) openInitial(o Options) {
 			}
 		}
 	}
+	// An editor that died with unsaved work left a copy: offer it back over what just opened.
+	ed.checkRecovery()
 }
 
 // isContainer reports a terrainData folder.

@@ -26,6 +26,11 @@ import (
 // runLong runs work off the UI goroutine with a progress dialog and a Cancel button; done runs
 // on the UI goroutine with work's error (nil, or context.Canceled after Cancel).
 func (ed *editor) runLong(title string, work func(ctx context.Context, report progress.Func) error, done func(error)) {
+	ed.runLongThen(title, work, done, true)
+}
+
+// runLongThen is runLong; notifyErr false leaves telling the error to done.
+func (ed *editor) runLongThen(title string, work func(ctx context.Context, report progress.Func) error, done func(error), notifyErr bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	bar := widget.NewProgressBar()
 	stage := widget.NewLabel("starting…")
@@ -51,7 +56,7 @@ func (ed *editor) runLong(title string, work func(ctx context.Context, report pr
 			d.Hide()
 			if errors.Is(err, context.Canceled) {
 				ed.inform(title + ": cancelled; nothing changed.")
-			} else if err != nil {
+			} else if err != nil && notifyErr {
 				ed.notify(err)
 			}
 			if done != nil {
@@ -368,10 +373,16 @@ func (ed *editor) saveAsThen(next func()) {
 }
 
 func (ed *editor) saveTo(path string, next func()) {
-	ed.runLong("Saving "+filepath.Base(path), func(ctx context.Context, report progress.Func) error {
+	ed.runLongThen("Saving "+filepath.Base(path), func(ctx context.Context, report progress.Func) error {
 		return ed.s.SaveAs(ctx, path, report)
 	}, func(err error) {
+		if ed.onSaved != nil {
+			defer ed.onSaved(err)
+		}
 		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				ed.saveFailed(path, err)
+			}
 			return
 		}
 		ed.menus.addRecent(path)
@@ -379,7 +390,7 @@ func (ed *editor) saveTo(path string, next func()) {
 		if next != nil {
 			next()
 		}
-	})
+	}, false)
 }
 
 // exportDialog writes the files engines import from the saved container (saving first when
@@ -499,4 +510,19 @@ func (ed *editor) rerunScript() {
 			return ed.s.RerunScript(ctx, report, func(msg string) { fyne.Do(func() { ed.inform(msg) }) })
 		}, nil)
 	})
+}
+
+// saveFailed says in a dialog why a save failed (a full disk, a read-only folder, a folder
+// removed while the landscape was open): nothing was written, the landscape is still modified
+// and its recovery copy is kept.
+func (ed *editor) saveFailed(path string, err error) {
+	msg := fmt.Sprintf("Could not save %s to %s:\n\n%v\n\nNothing was written there. %s is still modified and its recovery copy is kept: save it somewhere else with Save As.",
+		ed.s.Name(), path, err, ed.s.Name())
+	ed.saveError = msg
+	l := widget.NewLabel(msg)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("Could not save", "OK", l, ed.win)
+	d.Resize(fyne.NewSize(560, 260))
+	d.Show()
+	ed.status.setMessage("Save failed: " + err.Error())
 }
