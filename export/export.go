@@ -80,13 +80,13 @@ func RunContext(ctx context.Context, path string, o Options, out io.Writer) erro
 	if probs := landscape.CheckContainer(ct); len(probs) > 0 {
 		return fmt.Errorf("%s cannot be exported:\n%v", path, probs)
 	}
-	if err := distinctOutputs(ct, o); err != nil {
-		return err
-	}
 	if o.Maps != "" {
 		if err := checkMapsDir(o.Maps, o.Force); err != nil {
 			return err
 		}
+	}
+	if err := distinctOutputs(ct, o); err != nil {
+		return err
 	}
 	if err := export(ct, o, out); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
