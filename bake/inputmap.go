@@ -6,6 +6,7 @@ import (
 
 	"strata/field"
 	"strata/internal/pool"
+	"strata/internal/sysmem"
 	"strata/landscape"
 	"strata/stack"
 )
@@ -47,6 +48,9 @@ func InputMap(ctx context.Context, geo *landscape.Geometry, f *field.Field, in s
 		return nil, fmt.Errorf("bake: %s map: %w", in, err)
 	}
 	fg := &geo.Field
+	if err := sysmem.Check(uint64(fg.WeightsW)*uint64(fg.WeightsH)*4, fmt.Sprintf("the %s map (%d×%d float32)", in, fg.WeightsW, fg.WeightsH)); err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
 	out := &field.Grid{W: fg.WeightsW, H: fg.WeightsH, Data: make([]float32, fg.WeightsW*fg.WeightsH)}
 	tiles := field.Tiles(fg, field.DefaultTileSize, geo.Stack.GradientStep)
 	var report func(int)
