@@ -5,6 +5,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -18,6 +19,7 @@ import (
 	"strata/exr"
 	"strata/internal/safeio"
 	"strata/landscape"
+	"strata/progress"
 	"strata/terraindata"
 )
 
@@ -26,12 +28,19 @@ type Options struct {
 	Controls  string // a folder: control0.png, control1.png
 	Heightmap string // a file: .r16, .png or .exr by extension
 	Instances string // a folder: <population>.f32 and index.yaml
+	// Maps is a folder: slope.exr, aspect.exr, curvature.exr (and the container's flow and
+	// erosion.* channels) on the weights grid, plus index.yaml (maps.go).
+	Maps string
+	// Force lets Maps write into a folder that already holds files.
+	Force bool
+	// Progress receives the maps' stages (may be nil).
+	Progress progress.Func
 }
 
 // Check refuses options that name nothing or a heightmap format there is no writer for.
 func (o Options) Check() error {
-	if o.Controls == "" && o.Heightmap == "" && o.Instances == "" {
-		return fmt.Errorf("export: nothing to export: give controls, a heightmap and/or instances")
+	if o.Controls == "" && o.Heightmap == "" && o.Instances == "" && o.Maps == "" {
+		return fmt.Errorf("export: nothing to export: give controls, a heightmap, instances and/or maps")
 	}
 	if o.Heightmap != "" {
 		switch strings.ToLower(filepath.Ext(o.Heightmap)) {
@@ -43,10 +52,16 @@ func (o Options) Check() error {
 	return nil
 }
 
-// Run exports the container at path: it refuses an output inside the container, checks the
-// container as every reader does, and writes each file whole or not at all. Progress lines
-// ("wrote F …") go to out.
+// Run is RunContext without a way to stop it.
 func Run(path string, o Options, out io.Writer) error {
+	return RunContext(context.Background(), path, o, out)
+}
+
+// RunContext exports the container at path: it refuses an output inside the container (and a
+// maps folder that is no folder, or not empty without Force), checks the container as every
+// reader does, and writes each file whole or not at all. Progress lines ("wrote F …") go to out;
+// a cancelled ctx stops the maps between tiles and blocks.
+func RunContext(ctx context.Context, path string, o Options, out io.Writer) error {
 	if err := o.Check(); err != nil {
 		return err
 	}
@@ -54,7 +69,7 @@ func Run(path string, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range [][2]string{{o.Controls, "controls"}, {o.Heightmap, "heightmap"}, {o.Instances, "instances"}} {
+	for _, p := range [][2]string{{o.Controls, "controls"}, {o.Heightmap, "heightmap"}, {o.Instances, "instances"}, {o.Maps, "maps"}} {
 		if p[0] == "" {
 			continue
 		}
@@ -65,11 +80,21 @@ func Run(path string, o Options, out io.Writer) error {
 	if probs := landscape.CheckContainer(ct); len(probs) > 0 {
 		return fmt.Errorf("%s cannot be exported:\n%v", path, probs)
 	}
+	if o.Maps != "" {
+		if err := checkMapsDir(o.Maps, o.Force); err != nil {
+			return err
+		}
+	}
 	if err := distinctOutputs(ct, o); err != nil {
 		return err
 	}
 	if err := export(ct, o, out); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if o.Maps != "" {
+		if err := exportMaps(ctx, path, o.Maps, o.Progress, out); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return nil
 }
@@ -98,6 +123,16 @@ func distinctOutputs(ct *terraindata.Container, o Options) error {
 		}
 		for i, f := range landscape.InstanceFileNames(names) {
 			outs = append(outs, output{filepath.Join(o.Instances, f), fmt.Sprintf("population %q", names[i])})
+		}
+	}
+	if o.Maps != "" {
+		outs = append(outs, output{o.Maps, "--maps (the folder)"})
+		var chans []string
+		for n := range ct.Manifest().Channels {
+			chans = append(chans, n)
+		}
+		for _, f := range mapsOutputs(o.Maps, chans) {
+			outs = append(outs, output{f[0], f[1]})
 		}
 	}
 	seen := map[string]output{}

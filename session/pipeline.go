@@ -89,6 +89,8 @@ type pipeline struct {
 	// overlayChanged says the density overlay must be bound again though nothing was placed
 	// (another overlay chosen, another landscape opened). Session.mu guards it.
 	overlayChanged bool
+	// derivedFor is what the bound derived overlay grid (the aspect's) was computed from.
+	derivedFor derivedKey
 
 	// testHookBeforeDrain runs in a pass between taking its stack and draining the dirty tiles
 	// (a test makes an edit arrive there).

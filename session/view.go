@@ -1,11 +1,15 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
 
+	"strata/bake"
 	"strata/field"
+	"strata/landscape"
+	"strata/stack"
 	"strata/viewport"
 )
 
@@ -195,9 +199,13 @@ func (p *pipeline) bindOverlayGrid(changed bool) error {
 	s := p.s
 	s.mu.Lock()
 	o := s.viewSt.overlay
+	reselected := p.overlayChanged
 	changed = changed || p.overlayChanged
 	p.overlayChanged = false
 	s.mu.Unlock()
+	if in, ok := derivedOverlays[o.Mode]; ok {
+		return p.bindDerived(o.Mode, in, reselected)
+	}
 	if o.Mode != viewport.OverlayDensity || !changed {
 		return nil
 	}
@@ -229,6 +237,44 @@ func (p *pipeline) bindOverlayGrid(changed bool) error {
 		}
 		return s.view.SetDensity(nil, ps.dens.W, ps.dens.H, ps.dens.Data, mx)
 	}
+	return nil
+}
+
+// derivedOverlays are the overlays whose grid the session computes from the field as a rule input
+// reads it (bake.InputMap over the weights grid, the pass's geometry and gradientStep), one entry
+// each: flow, once it is an input, is one more.
+var derivedOverlays = map[viewport.OverlayMode]stack.Input{
+	viewport.OverlayAspect: stack.InputAspect,
+}
+
+// derivedKey is what a derived overlay's grid was computed from: the mode, the height's version
+// and the geometry (grid, gradientStep). A rule edit changes none of them and recomputes nothing.
+type derivedKey struct {
+	mode      viewport.OverlayMode
+	heightVer uint64
+	geo       landscape.Geometry
+}
+
+// bindDerived computes and binds a derived overlay's grid when the height or the geometry changed
+// since it was bound, or the overlay was chosen again (another grid may be bound since).
+func (p *pipeline) bindDerived(mode viewport.OverlayMode, in stack.Input, reselected bool) error {
+	key := derivedKey{mode: mode, heightVer: p.heightVer, geo: p.geo}
+	if !reselected && p.derivedFor == key {
+		return nil
+	}
+	s := p.s
+	s.fmu.RLock()
+	g, err := bake.InputMap(context.Background(), &p.geo, s.land.Field, in, "", nil)
+	s.fmu.RUnlock()
+	if err != nil {
+		p.derivedFor = derivedKey{}
+		return err
+	}
+	if err := s.view.SetOverlayGrid(mode, g.W, g.H, g.Data); err != nil {
+		p.derivedFor = derivedKey{}
+		return err
+	}
+	p.derivedFor = key
 	return nil
 }
 

@@ -9,7 +9,7 @@ struct Frame {
     ambient: vec4<f32>,    // rgb sky light (linear)
     field: vec4<f32>,      // min X, min Z, texel X, texel Z (metres)
     grid: vec4<f32>,       // height grid W, H; 1/size X, 1/size Z
-    overlay: vec4<f32>,    // mode (0 none, 1 weight, 2 slope, 3 curvature, 4 density), layer or 1/density max, slope max deg, curvature scale
+    overlay: vec4<f32>,    // mode (0 none, 1 weight, 2 slope, 3 curvature, 4 density, 5 aspect), layer or 1/density max, slope max deg, curvature scale
     tiles: vec4<f32>,      // tile size X, Z (metres; 0 = grid off), tiles across, tiles down
     brush: vec4<f32>,      // centre X, Z, radius (metres), on (1/0)
     misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, instance stride
@@ -24,6 +24,15 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
 }
 
 // ramp maps 0..1 onto a blue–cyan–green–yellow–red scale (linear RGB).
+// compass_hue is the aspect overlay's colour wheel: hue = the compass direction (0° north red,
+// 90° east yellow-green, 180° south cyan, 270° west violet), saturated but not garish.
+fn compass_hue(deg: f32) -> vec3<f32> {
+    let h = fract(deg / 360.0);
+    let p = abs(fract(vec3<f32>(h) + vec3<f32>(1.0, 2.0 / 3.0, 1.0 / 3.0)) * 6.0 - vec3<f32>(3.0));
+    let c = clamp(p - vec3<f32>(1.0), vec3<f32>(0.0), vec3<f32>(1.0));
+    return 0.95 * (vec3<f32>(1.0) + (c - vec3<f32>(1.0)) * 0.85);
+}
+
 fn ramp(t_in: f32) -> vec3<f32> {
     let t = clamp(t_in, 0.0, 1.0) * 4.0;
     var stops = array<vec3<f32>, 5>(

@@ -15,7 +15,8 @@
 @group(0) @binding(8) var<uniform> layers: array<vec4<f32>, 16>;  // [2i] tint (linear rgb), [2i+1] tiling, textured
 @group(0) @binding(9) var<storage, read> tile_flash: array<f32>;  // per tile 0..1, row-major
 // density overlay: [0] max (f32 bits), [1] width, [2] height, [3] 0, then width×height f32 —
-// the scatter kernel's density buffer as it is (terrain_scatter_density.wgsl).
+// the scatter kernel's density buffer as it is (terrain_scatter_density.wgsl); the aspect
+// overlay's grid of degrees in the same layout.
 @group(0) @binding(10) var<storage, read> density: array<f32>;
 @group(0) @binding(11) var<storage, read> hpages: array<u32>;   // the height pyramid's page table
 @group(0) @binding(12) var<storage, read> wpages: array<u32>;   // the weights pyramid's page table
@@ -206,6 +207,15 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
         let dp = clamp(vec2<i32>(floor(uv * vec2<f32>(f32(dw), f32(dh)))), vec2<i32>(0), vec2<i32>(dw - 1, dh - 1));
         let d = density[4 + dp.y * dw + dp.x];
         col = mix(col, ramp(d * frame.overlay.y) * lit, select(0.0, 0.8, d > 0.0));
+    } else if (mode == 5u) {
+        // Aspect: the host grid's degrees (the same buffer layout as density), nearest texel —
+        // a blend across north would pass through south. Flat ground (< 0) grey.
+        let dw = i32(bitcast<u32>(density[1]));
+        let dh = i32(bitcast<u32>(density[2]));
+        let dp = clamp(vec2<i32>(floor(uv * vec2<f32>(f32(dw), f32(dh)))), vec2<i32>(0), vec2<i32>(dw - 1, dh - 1));
+        let a = density[4 + dp.y * dw + dp.x];
+        let tint = select(vec3<f32>(0.5), compass_hue(a), a >= 0.0);
+        col = mix(col, tint * lit, 0.85);
     }
     if (frame.tiles.x > 0.0 && frame.tiles.y > 0.0) {
         let cell = floor(tc);

@@ -40,6 +40,7 @@ const (
 	ovWeight    = "Weight of the selected layer"
 	ovSlope     = "Slope"
 	ovCurvature = "Curvature"
+	ovAspect    = "Aspect (which way slopes face)"
 	ovDensity   = "Density of the selected population"
 	ovMask      = "The mask the brush paints"
 )
@@ -62,8 +63,10 @@ func newToolbar(ed *editor) *toolbar {
 		tool(ToolHole, icons.Hole, "Cut holes: the ground under the brush is removed (caves, quarries)."),
 		tool(ToolRestore, icons.Ground, "Restore ground where holes were cut."),
 	)
-	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovDensity, ovMask},
-		"Paint information over the ground: a layer's weight, the slope, the curvature, a population's density or the mask being painted.", func(s string) {
+	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovAspect, ovDensity, ovMask},
+		"Paint information over the ground: a layer's weight, the slope, the curvature, the aspect (the compass direction "+
+			"the downhill faces: north red, east yellow-green, south cyan, west violet, flat ground grey), a population's density "+
+			"or the mask being painted.", func(s string) {
 			if !t.updating {
 				ed.applyOverlay()
 			}
@@ -188,6 +191,8 @@ func (ed *editor) applyOverlay() {
 		o.Mode = viewport.OverlaySlope
 	case ovCurvature:
 		o.Mode = viewport.OverlayCurvature
+	case ovAspect:
+		o.Mode = viewport.OverlayAspect
 	case ovDensity:
 		o.Mode = viewport.OverlayDensity
 		if st := ed.s.Stack(); st != nil && ed.selPop >= 0 && ed.selPop < len(st.Populations) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"strata/internal/testgpu"
 	"strata/session"
 	"strata/stack"
+	"strata/viewport"
 )
 
 // newTestEditor builds the editor on Fyne's headless test app over a real session (lavapipe),
@@ -407,5 +409,20 @@ func TestAspectRuleFromPicker(t *testing.T) {
 		if got := compassPoint(tc.deg); got != tc.want {
 			t.Errorf("compassPoint(%v) = %q, want %q", tc.deg, got, tc.want)
 		}
+	}
+}
+
+// The overlay menu offers Aspect after Curvature, and choosing it hands the session the aspect
+// overlay.
+func TestAspectOverlayFromMenu(t *testing.T) {
+	ed := newTestEditor(t)
+	opts := ed.tools.overlay.Options
+	k := slices.Index(opts, ovAspect)
+	if k < 0 || opts[k-1] != ovCurvature {
+		t.Fatalf("the overlay menu offers %q", opts)
+	}
+	ed.tools.overlay.SetSelected(ovAspect)
+	if m := ed.s.Overlay().Mode; m != viewport.OverlayAspect {
+		t.Errorf("session overlay mode %v, want OverlayAspect", m)
 	}
 }

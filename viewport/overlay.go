@@ -13,7 +13,27 @@ const (
 	OverlaySlope                 // slope in degrees, 0 … Overlay.SlopeMax
 	OverlayCurvature             // Laplacian: blue gullies (+), red ridges (−)
 	OverlayDensity               // a population's density (Renderer.SetDensity), 0 … DensityMax
+	// OverlayAspect is the compass direction the downhill faces, from a grid of degrees the host
+	// binds (Renderer.SetOverlayGrid; the editor's is the rule input's aspect): a colour wheel,
+	// hue = aspect (north red, east yellow-green, south cyan, west violet), flat ground
+	// (field.AspectFlat, any value < 0) grey.
+	OverlayAspect
 )
+
+// gridMode is an overlay drawn from a grid the host binds (SetDensity, SetOverlayGrid) rather than
+// from the height or the weights the renderer already has: how the terrain shader numbers it and
+// how a grid too large to bind is reduced (each overlay texel standing for a k×k block).
+type gridMode struct {
+	shader uint32
+	reduce func(dst, values []float32, w, h, k int) ([]float32, int, int)
+}
+
+// gridModes are the overlays drawn from a host grid, one entry each. Flow (issue 17: upslope area
+// on a log ramp) is one more entry: its shader number and its reduction.
+var gridModes = map[OverlayMode]gridMode{
+	OverlayDensity: {shader: 4, reduce: boxMean},
+	OverlayAspect:  {shader: 5, reduce: circularMean},
+}
 
 // TileFlash marks one tile as just re-evaluated at time At; it fades out over Overlay.Fade.
 type TileFlash struct {

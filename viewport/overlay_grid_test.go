@@ -52,3 +52,22 @@ func BenchmarkBoxMean8192(b *testing.B) {
 		dst, _, _ = boxMean(dst, v, 8192, 8192, k)
 	}
 }
+
+// The aspect overlay's reduction is a circular mean: 350° and 10° give north, not south; a block
+// at least half flat is flat.
+func TestCircularMean(t *testing.T) {
+	v := []float32{
+		350, 10, 90, -1,
+		350, 10, -1, -1,
+	}
+	got, w, h := circularMean(nil, v, 4, 2, 2)
+	if w != 2 || h != 1 {
+		t.Fatalf("circularMean: %dx%d", w, h)
+	}
+	if d := min(got[0], 360-got[0]); d > 1e-3 {
+		t.Errorf("mean of 350°, 10°, 350°, 10° = %v, want 0", got[0])
+	}
+	if got[1] != -1 {
+		t.Errorf("a block three quarters flat = %v, want -1", got[1])
+	}
+}

@@ -58,9 +58,6 @@ func (s *Scene) weightGrid() (int, int) {
 	return s.ground().GridSize()
 }
 
-// Overlay modes as the terrain shader numbers them (frame.overlay.x).
-const shaderOverlayDensity = 4
-
 // uniforms packs the frame's uniforms and refreshes the tile-flash buffer.
 func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	s := r.scene
@@ -93,18 +90,21 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 		curv = 0.02
 	}
 	u.Overlay = [4]float32{float32(o.Mode), float32(clampInt(o.Layer, 0, 7)), float32(slopeMax), float32(curv)}
-	if o.Mode == OverlayDensity {
-		// y: 1 / the density at full colour (the grid's own maximum when the overlay gives none).
-		top := o.DensityMax
-		if !(top > 0) {
-			top = float64(r.terrain.densityMax)
+	if gm, ok := gridModes[o.Mode]; ok {
+		u.Overlay[0], u.Overlay[1] = float32(gm.shader), 0
+		if o.Mode == OverlayDensity {
+			// y: 1 / the density at full colour (the grid's own maximum when the overlay gives none).
+			top := o.DensityMax
+			if !(top > 0) {
+				top = float64(r.terrain.densityMax)
+			}
+			if top > 0 {
+				u.Overlay[1] = float32(1 / top)
+			}
 		}
-		u.Overlay[0] = shaderOverlayDensity
-		u.Overlay[1] = 0
-		if top > 0 {
-			u.Overlay[1] = float32(1 / top)
-		}
-		if !r.terrain.hasDensity {
+		// Nothing until this mode's grid is bound: another mode's grid read as this one's
+		// would paint the wrong quantity.
+		if !r.terrain.hasDensity || r.terrain.gridMode != o.Mode {
 			u.Overlay[0] = 0
 		}
 	}

@@ -50,6 +50,7 @@ type terrain struct {
 	overlayGrid []float32
 	density     *gpu.Buffer
 	hasDensity  bool
+	gridMode    OverlayMode // the overlay the bound grid is for (gridModes)
 	densityMax  float32
 }
 

@@ -206,25 +206,47 @@ func (r *Renderer) SetAtlas(a *Atlas) error {
 func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max float32) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.setGrid(OverlayDensity, buf, w, h, values, max)
+}
+
+// SetOverlayGrid binds the host grid of a grid overlay other than density (OverlayAspect:
+// degrees, < 0 flat), w×h values with row 0 at minimum Z, usually on the weights grid. A grid
+// larger than an overlay keeps is reduced as the mode says (aspect: a circular mean). The grid
+// stays bound until another grid replaces it; SetOverlayGrid(mode, 0, 0, nil) unbinds it.
+func (r *Renderer) SetOverlayGrid(mode OverlayMode, w, h int, values []float32) error {
+	if _, ok := gridModes[mode]; !ok || mode == OverlayDensity {
+		return fmt.Errorf("viewport: set overlay grid: mode %d draws no host grid of its own (density: SetDensity)", mode)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.setGrid(mode, nil, w, h, values, 0)
+}
+
+// setGrid binds the grid of a grid overlay (SetDensity's work, for any of gridModes). r.mu is held.
+func (r *Renderer) setGrid(mode OverlayMode, buf *gpu.Buffer, w, h int, values []float32, max float32) error {
 	t := r.terrain
+	what := "density"
+	if mode != OverlayDensity {
+		what = "overlay grid"
+	}
 	limit := r.dev.Limits.MaxStorageBufferBindingSize
 	target, has := t.ownDensity, false
 	switch {
 	case buf != nil:
 		if buf.Buf == nil || buf.Size < uint64(16+4*w*h) || w < 1 || h < 1 {
-			return fmt.Errorf("viewport: set density: a %dx%d grid does not fit the buffer", w, h)
+			return fmt.Errorf("viewport: set %s: a %dx%d grid does not fit the buffer", what, w, h)
 		}
 		if need := uint64(16 + 4*w*h); limit > 0 && need > limit {
-			return fmt.Errorf("viewport: set density: a %dx%d grid (%d MiB) is past the device's storage binding (%d MiB)", w, h, need>>20, limit>>20)
+			return fmt.Errorf("viewport: set %s: a %dx%d grid (%d MiB) is past the device's storage binding (%d MiB)", what, w, h, need>>20, limit>>20)
 		}
 		target, has = buf, true
 		t.overlayGrid = nil
 	case values != nil:
 		if w < 1 || h < 1 || len(values) != w*h {
-			return fmt.Errorf("viewport: set density: %d values for %dx%d", len(values), w, h)
+			return fmt.Errorf("viewport: set %s: %d values for %dx%d", what, len(values), w, h)
 		}
 		if k := overlayFactor(w, h, limit); k > 1 {
-			t.overlayGrid, w, h = boxMean(t.overlayGrid, values, w, h, k)
+			t.overlayGrid, w, h = gridModes[mode].reduce(t.overlayGrid, values, w, h, k)
 			values = t.overlayGrid
 		} else {
 			t.overlayGrid = nil
@@ -244,13 +266,13 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 	if !has {
 		t.overlayGrid = nil
 	}
-	t.density, t.hasDensity, t.densityMax = target, has, max
+	t.density, t.hasDensity, t.densityMax, t.gridMode = target, has, max, mode
 	r.dirty = true
 	if err := t.rebind(r.dev, r.frameBuf); err != nil {
 		// The ground stays drawn, without the overlay.
 		t.density, t.hasDensity = t.ownDensity, false
 		if e := t.rebind(r.dev, r.frameBuf); e != nil {
-			return fmt.Errorf("viewport: set density: %w (and without the overlay: %v)", err, e)
+			return fmt.Errorf("viewport: set %s: %w (and without the overlay: %v)", what, err, e)
 		}
 		return err
 	}
@@ -312,6 +334,48 @@ func boxMean(dst, values []float32, w, h, k int) ([]float32, int, int) {
 		}
 		if full < ow {
 			row[ow-1] /= n * float32(w-full*k)
+		}
+	}, nil)
+	return out, ow, oh
+}
+
+// circularMean is boxMean for a grid of compass directions in degrees (OverlayAspect): each texel
+// the direction of the mean unit vector of its block's defined texels (≥ 0), or −1 (flat) where
+// at least half the block is flat (< 0 or NaN) or the directions cancel. An arithmetic mean of
+// 350° and 10° would be 180°: the opposite face.
+func circularMean(dst, values []float32, w, h, k int) ([]float32, int, int) {
+	ow, oh := (w+k-1)/k, (h+k-1)/k
+	out := dst[:0]
+	if cap(out) < ow*oh {
+		out = make([]float32, ow*oh)
+	}
+	out = out[:ow*oh]
+	const rad = math.Pi / 180
+	pool.Each(context.Background(), oh, 0, func(j int) {
+		y1 := min((j+1)*k, h)
+		for i := range ow {
+			x1 := min((i+1)*k, w)
+			var sx, sz float64
+			flat, n := 0, 0
+			for y := j * k; y < y1; y++ {
+				for _, v := range values[y*w+i*k : y*w+x1] {
+					n++
+					if !(v >= 0) {
+						flat++
+						continue
+					}
+					s, c := math.Sincos(float64(v) * rad)
+					sx, sz = sx+s, sz+c
+				}
+			}
+			a := float32(-1)
+			if 2*flat < n && (sx != 0 || sz != 0) {
+				a = float32(math.Atan2(sx, sz) / rad)
+				if a < 0 {
+					a += 360
+				}
+			}
+			out[j*ow+i] = a
 		}
 	}, nil)
 	return out, ow, oh
