@@ -53,6 +53,9 @@ func TestTilingsByteIdentical(t *testing.T) {
 		{"stress stack, finer weights grid", stack.StressStack(), StressField(200), 13.0},
 		{"aspect stack", stack.AspectStack(), plateauField(250), 0},
 		{"aspect stack, coarser weights grid", stack.AspectStack(), plateauField(200), 27},
+		// flow is routed once for the whole field (not per tile from an apron): tiles agree exactly
+		{"flow stack", stack.FlowStack(), plateauField(250), 0},
+		{"flow stack, coarser weights grid", stack.FlowStack(), plateauField(200), 27},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -191,9 +191,9 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 		if _, err := landscape.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
 		}
-		for _, c := range l.Stack.Channels() {
-			if l.Field.Channels[c] == nil {
-				return fmt.Errorf("session: %s: the stack reads channel %q, which the landscape does not have", name, c)
+		for _, u := range l.Stack.ChannelUses() { // flow is routed from the height, not stored
+			if l.Field.Channels[u.Channel] == nil {
+				return fmt.Errorf("session: %s: the stack reads channel %q, which the landscape does not have", name, u.Channel)
 			}
 		}
 	}

@@ -309,6 +309,26 @@ func (s *Stack) ReadsFlow() bool {
 	return slices.Contains(s.Channels(), field.FlowChannel)
 }
 
+// FlowUses lists where the rules reading flow are (as Validate names them: `layers[2] "reeds"
+// rules[0]`), in file order; switched-off rules are left out.
+func (s *Stack) FlowUses() []string {
+	var out []string
+	add := func(where string, rules []Rule) {
+		for k := range rules {
+			if rules[k].FieldChannel() == field.FlowChannel {
+				out = append(out, fmt.Sprintf("%s rules[%d]", where, k))
+			}
+		}
+	}
+	for i := range s.Layers {
+		add(fmt.Sprintf("layers[%d] %q", i, s.Layers[i].Name), s.Layers[i].Rules)
+	}
+	for i := range s.Populations {
+		add(fmt.Sprintf("populations[%d] %q", i, s.Populations[i].Name), s.Populations[i].Rules)
+	}
+	return out
+}
+
 // ChannelUse is one rule that reads a stored field channel: where it is (as Validate names it) and
 // the field channel it reads.
 type ChannelUse struct {
