@@ -339,9 +339,12 @@ func (f *Field) FlowPlane() (*Grid, error) {
 	return g, nil
 }
 
-// HasFlow reports whether the flow plane is computed and current (FlowPlane would return at once).
+// HasFlow reports whether the flow plane is computed and current, so FlowPlane would return at
+// once. It never waits: while the plane is being routed it reports false.
 func (f *Field) HasFlow() bool {
-	f.flowMu.Lock()
+	if !f.flowMu.TryLock() {
+		return false
+	}
 	defer f.flowMu.Unlock()
 	return f.flow != nil && f.flowOf == f.Height
 }
