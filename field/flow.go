@@ -262,6 +262,10 @@ func (r *flowRouter) route(ctx context.Context, stackBuf []int32, acc []float64,
 		acc[c] = cell
 	}
 	var wt [8]float64
+	var delta [8]int // neighbour k of cell c is c + delta[k]
+	for k, o := range r.off {
+		delta[k] = o[1]*w + o[0]
+	}
 	routed := 0
 	for c0 := range acc {
 		if r.indeg[c0] != 0 {
@@ -278,32 +282,31 @@ func (r *flowRouter) route(ctx context.Context, stackBuf []int32, acc []float64,
 			c := int(stackBuf[top])
 			r.indeg[c] = taken
 			routed++
-			i, j := c%w, c/w
 			hc := float64(d[c])
 			m := r.low[c]
 			var sum float64
-			for k, o := range r.off {
+			for k := range wt {
 				wt[k] = 0
 				if m&(1<<k) == 0 {
-					continue
+					continue // not a receiver (the mask holds only neighbours inside the field)
 				}
 				// A lower receiver weighs its drop times the geometric factor, a flat one (equal
 				// height) the factor alone.
 				wt[k] = r.coef[k]
-				if drop := hc - float64(d[(j+o[1])*w+i+o[0]]); drop > 0 {
+				if drop := hc - float64(d[c+delta[k]]); drop > 0 {
 					wt[k] *= drop
 				}
 				sum += wt[k]
 			}
-			if sum == 0 {
+			if m == 0 {
 				continue // a pit keeps its area
 			}
 			a := acc[c] / sum
-			for k, o := range r.off {
-				if wt[k] == 0 {
+			for k := range wt {
+				if m&(1<<k) == 0 {
 					continue
 				}
-				nc := (j+o[1])*w + i + o[0]
+				nc := c + delta[k]
 				acc[nc] += a * wt[k]
 				if r.indeg[nc]--; r.indeg[nc] == 0 {
 					stackBuf[top] = int32(nc)
