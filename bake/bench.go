@@ -242,8 +242,8 @@ func BenchEdit(ctx context.Context, g *GPU, c BenchCase, tileSize, strokes int) 
 	if tileSize <= 0 {
 		tileSize = field.DefaultTileSize
 	}
-	f := *c.Field
-	f.Height = c.Field.Height.Clone() // the benchmark paints; the caller's field stays as it was
+	// The benchmark paints a copy of the height; the caller's field stays as it was.
+	f := field.Field{Placement: c.Field.Placement, Height: c.Field.Height.Clone(), Channels: c.Field.Channels}
 	geo, err := landscape.NewGeometry(c.Stack, &f, 0)
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ func TestGPUWeightsMatchReference(t *testing.T) {
 		{"dunes", stack.SampleDunes(), field.SampleDunesSized(160)},
 		{"stress", stack.StressStack(), StressField(160)},
 		{"aspect", stack.AspectStack(), plateauField(160)},
+		{"flow", stack.FlowStack(), plateauField(160)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ref := mustRef(t, tc.s, tc.f, Options{})

@@ -110,8 +110,8 @@ func forTiles(ctx context.Context, tiles []field.Tile, opt Options, stage string
 	return nil
 }
 
-// channelGrids returns the grids bound to chan0..chan3: the stack's channels in slot order, and
-// height for unused slots (never sampled).
+// channelGrids returns the grids bound to chan0..chan3: the stack's channels in slot order (the
+// flow plane for field.FlowChannel), and height for unused slots (never sampled).
 func channelGrids(s *stack.Stack, f *field.Field) ([4]*field.Grid, error) {
 	var out [4]*field.Grid
 	names := s.Channels()
@@ -121,7 +121,10 @@ func channelGrids(s *stack.Stack, f *field.Field) ([4]*field.Grid, error) {
 	for i := range out {
 		out[i] = f.Height
 		if i < len(names) {
-			ch, ok := f.Channels[names[i]]
+			ch, ok, err := f.ChannelGrid(names[i]) // the flow plane is routed here when not current
+			if err != nil {
+				return out, fmt.Errorf("bake: %w", err)
+			}
 			if !ok {
 				return out, fmt.Errorf("bake: the stack reads channel %q, which the field does not have (have: %v)", names[i], channelNames(f))
 			}

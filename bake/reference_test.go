@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 
@@ -53,6 +54,9 @@ func TestTilingsByteIdentical(t *testing.T) {
 		{"stress stack, finer weights grid", stack.StressStack(), StressField(200), 13.0},
 		{"aspect stack", stack.AspectStack(), plateauField(250), 0},
 		{"aspect stack, coarser weights grid", stack.AspectStack(), plateauField(200), 27},
+		// flow is routed once for the whole field (not per tile from an apron): tiles agree exactly
+		{"flow stack", stack.FlowStack(), plateauField(250), 0},
+		{"flow stack, coarser weights grid", stack.FlowStack(), plateauField(200), 27},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -434,4 +438,40 @@ func plateauField(n int) *field.Field {
 		f.Height.Data[k] = min(max(v-9, -8), 6)
 	}
 	return f
+}
+
+// A window of a field (a world's cell) cannot give flow, which is routed over the whole height:
+// ReferenceWindow says so, unless the caller hands it a window of the whole field's flow plane,
+// which it then reads exactly as the whole-field bake does.
+func TestReferenceWindowFlow(t *testing.T) {
+	s, f := stack.FlowStack(), plateauField(96)
+	g, err := landscape.NewGeometry(s, f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := mustRef(t, s, f, Options{})
+	r := field.Rect{I0: 10, J0: 20, I1: 70, J1: 60}
+	ws := &Windows{Height: &field.Window{Grid: f.Height}, Channels: map[string]*field.Window{}}
+	for name, ch := range f.Channels {
+		ws.Channels[name] = &field.Window{Grid: ch}
+	}
+	if _, err := ReferenceWindow(context.Background(), s, &g, ws, r, Options{}); err == nil || !strings.Contains(err.Error(), "reads flow") {
+		t.Fatalf("a window without flow: %v", err)
+	}
+	plane, err := f.FlowPlane()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Channels[field.FlowChannel] = &field.Window{Grid: plane}
+	got, err := ReferenceWindow(context.Background(), s, &g, ws, r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := r.J0; j < r.J1; j++ {
+		for i := r.I0; i < r.I1; i++ {
+			if got.Texel(i-r.I0, j-r.J0) != whole.Texel(i, j) {
+				t.Fatalf("texel (%d, %d): %v, want %v", i, j, got.Texel(i-r.I0, j-r.J0), whole.Texel(i, j))
+			}
+		}
+	}
 }

@@ -29,6 +29,9 @@ func (w *Windows) slots(s *stack.Stack) ([4]*field.Window, error) {
 			return out, fmt.Errorf("bake: the stack reads %d channels %v; at most 4", len(s.Channels()), s.Channels())
 		}
 		ch := w.Channels[name]
+		if ch == nil && name == field.FlowChannel {
+			return out, fmt.Errorf("bake: the stack reads flow, which is routed over a whole field's height: a window of a field (a world's cell) cannot give it")
+		}
 		if ch == nil {
 			return out, fmt.Errorf("bake: the stack reads channel %q, which the field does not have", name)
 		}

@@ -16,6 +16,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // MaxSide is the largest grid side accepted anywhere (import, validation). It bounds what a
@@ -161,6 +162,12 @@ type Field struct {
 	Placement
 	Height   *Grid
 	Channels map[string]*Grid
+
+	// The flow plane (FlowPlane, flow.go): derived from the height, kept while flowOf is the
+	// height grid it was routed over and nobody called InvalidateFlow.
+	flowMu sync.Mutex
+	flow   *Grid
+	flowOf *Grid
 }
 
 // New returns a field of the given placement and height, validated.

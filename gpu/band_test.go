@@ -37,6 +37,7 @@ func TestWeightsKernelsIdentical(t *testing.T) {
 		{"noise input", noiseInputStack(), true},
 		{"stress", stack.StressStack(), true},
 		{"aspect", stack.AspectStack(), true},
+		{"flow", stack.FlowStack(), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWeightsSetup(t, f, c.s)

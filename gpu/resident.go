@@ -138,8 +138,11 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	var names [4]string
 	grids[0] = f.Height
 	for i, name := range channels {
-		g := f.Channels[name]
-		if g == nil {
+		g, ok, err := f.ChannelGrid(name) // the flow plane for field.FlowChannel
+		if err != nil {
+			return false, fmt.Errorf("gpu: field buffers: %w", err)
+		}
+		if !ok {
 			return false, fmt.Errorf("gpu: field buffers: the stack reads channel %q, which the field lacks", name)
 		}
 		if g.W != f.Height.W || g.H != f.Height.H {

@@ -137,6 +137,9 @@ func TestScatterDensityMatchesReference(t *testing.T) {
 	t.Run("aspect", func(t *testing.T) {
 		checkDensityMatches(t, newScatterSetupField(t, fixture.AspectField(160, 2), stack.AspectStack()), true)
 	})
+	t.Run("flow", func(t *testing.T) {
+		checkDensityMatches(t, newScatterSetupField(t, fixture.AspectField(160, 2), stack.FlowStack()), false)
+	})
 }
 
 // checkDensityMatches compares the GPU density with scatter.Density: within 1e-5 relative at

@@ -47,8 +47,11 @@ func tileHeader(f *field.Field, channels []string, t field.Tile) (WeightsTile, [
 	}
 	grids[0] = f.Height
 	for i, name := range channels {
-		g := f.Channels[name]
-		if g == nil {
+		g, ok, err := f.ChannelGrid(name) // the flow plane for field.FlowChannel
+		if err != nil {
+			return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: %w", t.Index, err)
+		}
+		if !ok {
 			return WeightsTile{}, grids, fmt.Errorf("gpu: field tile %d: the stack reads channel %q, which the field lacks", t.Index, name)
 		}
 		if g.W != f.Height.W || g.H != f.Height.H {

@@ -58,7 +58,11 @@ func (w *weightsSetup) reference(t testing.TB) (lo, hi []byte) {
 	hs := w.fg.Sampler(w.f.Height)
 	var cs [4]field.Sampler
 	for i, name := range w.s.Channels() {
-		cs[i] = w.fg.Sampler(w.f.Channels[name])
+		g, ok, err := w.f.ChannelGrid(name) // the flow plane too: Go routes it, both twins read it
+		if err != nil || !ok {
+			t.Fatalf("channel %q: %v", name, err)
+		}
+		cs[i] = w.fg.Sampler(g)
 	}
 	W, H := w.fg.WeightsW, w.fg.WeightsH
 	lo, hi = make([]byte, W*H*4), make([]byte, W*H*4)
@@ -152,8 +156,10 @@ func checkSum255(t *testing.T, lo, hi []byte) {
 }
 
 // TestWeightsMatchReference: GPU vs the Go reference, texel by texel, on the dunes stack, the
-// stress stack (every input kind but aspect, jitter on every rule, invert) and the aspect stack
-// (wrapping, inverted and jittered aspect bands) on dunes with flat plateaus.
+// stress stack (every input kind but aspect and flow, jitter on every rule, invert), the aspect
+// stack (wrapping, inverted and jittered aspect bands) and the flow stack (flow bands in log10 m²
+// beside a mask in the next slot; the plane routed by the Go reference, bound as a channel) on
+// dunes with flat plateaus.
 func TestWeightsMatchReference(t *testing.T) {
 	k := testWeightsKernel(t)
 	defer k.Release()
@@ -170,6 +176,8 @@ func TestWeightsMatchReference(t *testing.T) {
 		{"stress 3m weights", stack.StressStack(), f, 3},
 		{"aspect", stack.AspectStack(), flat, 0},
 		{"aspect 3m weights", stack.AspectStack(), flat, 3},
+		{"flow", stack.FlowStack(), flat, 0},
+		{"flow 3m weights", stack.FlowStack(), flat, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWeightsSetupRes(t, c.f, c.s, c.resolution)
@@ -212,6 +220,7 @@ func TestWeightsTilingsIdentical(t *testing.T) {
 	}{
 		{"stress", stack.StressStack(), testField(t, 200, 2)}, // 200 is not a multiple of 64 or 128: ragged edge tiles
 		{"aspect", stack.AspectStack(), fixture.AspectField(200, 2)},
+		{"flow", stack.FlowStack(), fixture.AspectField(200, 2)}, // routed once for the field: tiles read one plane
 	} {
 		w := newWeightsSetup(t, c.f, c.s)
 		wlo, whi := w.gpu(t, k, 0)

@@ -29,8 +29,7 @@ func maskChannel(name string) string { return field.MaskPrefix + name }
 
 // derive returns a copy of r that shares its grids and can be changed without changing r.
 func (r *raster) derive() *raster {
-	f := *r.field
-	f.Channels = make(map[string]*field.Grid, len(r.field.Channels)+1)
+	f := field.Field{Placement: r.field.Placement, Height: r.field.Height, Channels: make(map[string]*field.Grid, len(r.field.Channels)+1)}
 	for k, v := range r.field.Channels {
 		f.Channels[k] = v
 	}

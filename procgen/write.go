@@ -233,8 +233,7 @@ func populationErr(n *node, r *raster, p stack.Problem) error {
 
 // keepChannels is r's field with only the channels the write keeps.
 func keepChannels(n *node, r *raster) (*field.Field, error) {
-	f := *r.field
-	f.Channels = map[string]*field.Grid{}
+	f := field.Field{Placement: r.field.Placement, Height: r.field.Height, Channels: map[string]*field.Grid{}}
 	if !n.has("channels") {
 		return &f, nil
 	}

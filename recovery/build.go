@@ -83,9 +83,9 @@ func (s *State) Landscape(ctx context.Context) (*landscape.Landscape, error) {
 		}
 	}
 	if l.Stack != nil {
-		for _, c := range l.Stack.Channels() {
-			if f.Channels[c] == nil {
-				return nil, fmt.Errorf("recovery: %s: the stack reads channel %q, which the recovered field does not have", s.Dir, c)
+		for _, u := range l.Stack.ChannelUses() { // flow is routed from the height, not stored
+			if f.Channels[u.Channel] == nil {
+				return nil, fmt.Errorf("recovery: %s: the stack reads channel %q, which the recovered field does not have", s.Dir, u.Channel)
 			}
 		}
 		geo, err := landscape.NewGeometry(l.Stack, f, m.Resolution)

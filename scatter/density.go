@@ -47,7 +47,7 @@ func DensityTiles(ctx context.Context, s *stack.Stack, pop int, f *field.Field, 
 		return nil, fmt.Errorf("scatter: density: the output is not the %d×%d weights grid", fg.WeightsW, fg.WeightsH)
 	}
 	channel := func(name string) *field.Window {
-		if g := f.Channels[name]; g != nil {
+		if g, ok, err := f.ChannelGrid(name); ok && err == nil { // the flow plane too
 			return &field.Window{Grid: g}
 		}
 		return nil

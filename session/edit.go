@@ -113,9 +113,9 @@ func (s *Session) checkStack(st *stack.Stack) error {
 		return err
 	}
 	have := s.Channels()
-	for _, c := range st.Channels() {
-		if !slices.Contains(have, c) {
-			return fmt.Errorf("session: a rule reads channel %q, which the field does not have (it has %v); add it first", c, have)
+	for _, u := range st.ChannelUses() { // flow is routed from the height, not stored
+		if !slices.Contains(have, u.Channel) {
+			return fmt.Errorf("session: a rule reads channel %q, which the field does not have (it has %v); add it first", u.Channel, have)
 		}
 	}
 	return nil

@@ -191,9 +191,9 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 		if _, err := landscape.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
 		}
-		for _, c := range l.Stack.Channels() {
-			if l.Field.Channels[c] == nil {
-				return fmt.Errorf("session: %s: the stack reads channel %q, which the landscape does not have", name, c)
+		for _, u := range l.Stack.ChannelUses() { // flow is routed from the height, not stored
+			if l.Field.Channels[u.Channel] == nil {
+				return fmt.Errorf("session: %s: the stack reads channel %q, which the landscape does not have", name, u.Channel)
 			}
 		}
 	}
@@ -214,6 +214,14 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 	}
 	ranges := map[string][2]float64{"": *hr}
 	parts.add("height range")
+	if st.ReadsFlow() {
+		// Flow is global: routed once over the whole height here, then bound to its slot like a
+		// channel (a stack that starts reading flow later routes it at its first evaluation).
+		if _, err := l.Field.FlowPlane(); err != nil {
+			return fmt.Errorf("session: %s: %w", name, err)
+		}
+		parts.add("flow routed over the height")
+	}
 	scene, err := s.sceneFor(l, ranges[""])
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"math"
@@ -571,10 +572,54 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		s.bumpVersion()
 		s.mu.Unlock()
 	}
+	var moved image.Rectangle // height texels whose height changed
+	for _, c := range changes {
+		if c.target == "" {
+			moved = moved.Union(c.rect)
+		}
+	}
+	if !moved.Empty() && p.reflow(st, moved) {
+		any = true
+		s.mu.Lock()
+		s.bumpVersion()
+		s.mu.Unlock()
+	}
 	if !holes.Empty() {
 		p.showHeight(holes)
 	}
 	return any
+}
+
+// reflow routes the flow again after the height changed inside rect (height texels), when the
+// stack reads flow, and marks what reads the texels whose flow changed — downstream of the edit,
+// anywhere on the field — as a channel edit marks its rectangle (field.RecomputeFlow routes the
+// whole field: flow is global, the recompute is conservative). It reports whether anything was
+// marked. A stack that does not read flow only forgets the plane: the first flow rule routes it.
+func (p *pipeline) reflow(st *stack.Stack, rect image.Rectangle) bool {
+	f := p.s.land.Field
+	if st == nil || !st.ReadsFlow() {
+		f.InvalidateFlow()
+		return false
+	}
+	changed, err := f.RecomputeFlow(context.Background(), rect)
+	if err != nil {
+		f.InvalidateFlow()
+		go p.s.emit(Event{Kind: EventError, Err: err})
+		return false
+	}
+	if changed.Empty() {
+		return false
+	}
+	p.flowChanged = p.flowChanged.Union(changed)
+	mn, ts := f.Placement.Min(), f.TexelSize()
+	x0, z0 := mn[0]+float64(changed.Min.X)*ts[0], mn[1]+float64(changed.Min.Y)*ts[1]
+	x1, z1 := mn[0]+float64(changed.Max.X)*ts[0], mn[1]+float64(changed.Max.Y)*ts[1]
+	if p.dirty != nil {
+		p.dirty.MarkRect(x0, z0, x1, z1)
+	}
+	p.staleRect(x0, z0, x1, z1)
+	p.forgetTiles(x0, z0, x1, z1)
+	return true
 }
 
 // forgetTiles drops cached GPU tile blocks that read the world rectangle.

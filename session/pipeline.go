@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -80,6 +81,9 @@ type pipeline struct {
 	fullPasses int
 	// heightVer counts changes of the height grid's values (scatter kernels re-upload it).
 	heightVer uint64
+	// flowChanged is every height texel whose flow a height edit has changed since the landscape
+	// opened (reflow; tests read it).
+	flowChanged image.Rectangle
 	// res is the field resident on the GPU for the kernels (resident.go).
 	res resident
 	// gpu is the GPU evaluator (pages and full tiles), nil on the Go reference.

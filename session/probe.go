@@ -17,6 +17,10 @@ type Probe struct {
 	// Flat is set (and Aspect is 0) where the ground is exactly flat and has none.
 	Aspect float64
 	Flat   bool
+	// Flow is the upslope contributing area, log10(m²), bilinear on the flow plane as a rule reads
+	// it; HasFlow is set when the plane is routed (a stack reading flow, once routed).
+	Flow    float64
+	HasFlow bool
 	// Weights are the eight layers' bytes at the nearest weights texel (sum 255). They come from
 	// the Go reference evaluated at that one texel (the GPU's weights stay on the GPU); for a
 	// baked landscape, from its stored weights.
@@ -70,7 +74,17 @@ func (s *Session) ProbeAt(x, z float64) Probe {
 	hi := min(max(int((x-mn[0])/sz[0]*float64(f.Height.W)), 0), f.Height.W-1)
 	hj := min(max(int((z-mn[1])/sz[1]*float64(f.Height.H)), 0), f.Height.H-1)
 	pr.Hole = l.Holes != nil && l.Holes[hj*f.Height.W+hi]
+	flowReady := f.HasFlow()
+	if flowReady {
+		if fp, err := f.FlowPlane(); err == nil {
+			fs := fg.Sampler(fp)
+			pr.Flow, pr.HasFlow = float64(fs.Bilinear(px, pz)), true
+		}
+	}
 	switch {
+	case st != nil && st.ReadsFlow() && !flowReady:
+		// The flow is being routed (a height change): no weights until it is, rather than wait.
+		pr.Layers = len(st.Layers)
 	case st != nil:
 		if w, err := bake.ProbeWeights(st, f, &geo, i, j); err == nil {
 			pr.Weights = w

@@ -125,6 +125,14 @@ func (s *Session) RangeFor(in stack.Input, channel string) InputRange {
 		}
 		c := math.Max(0.001, 4*(fi.HeightRange[1]-fi.HeightRange[0])/math.Max(1, (32*t)*(32*t)))
 		return InputRange{-c, c, "1/m"}
+	case stack.InputFlow:
+		// log10(m²): from one texel's area (the least a texel gathers) to the whole field's.
+		lo := math.Floor(math.Log10(math.Max(fi.Texel[0]*fi.Texel[1], 1e-20)))
+		hi := math.Ceil(math.Log10(math.Max(fi.Size[0]*fi.Size[1], 1e-20)))
+		if !(hi > lo) {
+			hi = lo + 1
+		}
+		return InputRange{lo, hi, "log10 m²"}
 	case stack.InputMask, stack.InputNoise, stack.InputLayer:
 		return InputRange{0, 1, "0..1"}
 	case stack.InputChannel:

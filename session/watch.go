@@ -317,9 +317,9 @@ func (s *Session) reload(src string) error {
 		if _, err := landscape.CheckStack(newStack, filepath.Join(src, "stack.yaml")); err != nil {
 			return err
 		}
-		for _, c := range newStack.Channels() {
-			if !have[c] {
-				return fmt.Errorf("stack.yaml reads channel %q, which the landscape does not have", c)
+		for _, u := range newStack.ChannelUses() { // flow is routed from the height, not stored
+			if !have[u.Channel] {
+				return fmt.Errorf("stack.yaml reads channel %q, which the landscape does not have", u.Channel)
 			}
 		}
 	}

@@ -88,7 +88,7 @@ fn ruleValue(r: RuleLane) -> f32 {
         case 0u: { return bilinear(0u, gPx, gPz); }
         case 1u: { return slopeFromTaps(taps(), P.head.gradientStep); }
         case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
-        case 3u, 5u: { return bilinear(1u + (r.slot & 3u), gPx, gPz); }
+        case 3u, 5u, 8u: { return bilinear(1u + (r.slot & 3u), gPx, gPz); } // 8: flow, its plane in a slot
         case 4u: { return FBMPre(gPx, gPz, r.invFeatureSize, min(r.octaves, MAX_OCTAVES), r.noiseSeed); }
         case 6u: { return layerWeight(r.slot & 7u); }
         case 7u: { return aspectFromTaps(taps(), P.head.gradientStep); }

@@ -116,7 +116,7 @@ fn ruleValue(r: RuleLane, ri: u32) -> f32 {
         case 0u: { return bilinear4(0u, gPx, gPz); }
         case 1u: { return slopeFromTaps(taps(), P.head.gradientStep); }
         case 2u: { return curvatureFromTaps(taps(), P.head.gradientStep); }
-        case 3u, 5u: { return bilinear4(1u + (r.slot & 3u), gPx, gPz); }
+        case 3u, 5u, 8u: { return bilinear4(1u + (r.slot & 3u), gPx, gPz); } // 8: flow, its plane in a slot
         case 4u: { return ruleNoise(r, ri, 1u); }
         case 7u: { return aspectFromTaps(taps(), P.head.gradientStep); }
         default: { return 0.0; }

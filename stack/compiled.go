@@ -155,7 +155,7 @@ func ruleNeeds(r *PackedRule) Needs {
 		return NeedSlope
 	case 2:
 		return NeedCurvature
-	case 3, 5:
+	case 3, 5, laneFlow:
 		return NeedChan(int(r.Slot))
 	case 6:
 		return NeedLayers
@@ -177,7 +177,7 @@ func (r *compiledRule) value(in *TexelInputs) float32 {
 		return in.Slope
 	case 2:
 		return in.Curvature
-	case 3, 5:
+	case 3, 5, laneFlow:
 		return in.Chan[r.Slot&3]
 	case 4:
 		return fbm(in.X, in.Z, r.inv, r.oct, &r.val)

@@ -250,7 +250,7 @@ func packRule(p []uint32, lane, gi int, s *Stack, ru *Rule, chans []string) {
 	code, _ := ru.Input.Code()
 	var slot uint32
 	switch {
-	case ru.Input.ReadsChannel():
+	case ru.Input.ReadsSlot():
 		fc := ru.FieldChannel()
 		for i, c := range chans {
 			if c == fc {

@@ -115,6 +115,41 @@ func AspectStack() *Stack {
 	return s
 }
 
+// FlowStack exercises the flow input (bands in log10 m²) for the twins' parity and tiling tests:
+// "wet" where more than about 10^2.6 m² gathers (jittered), "reeds" in the wetter beds beside a
+// slope rule and a mask.snow rule (so the flow plane shares the slots with a stored channel:
+// "@flow" in chan0, mask.snow in chan1), "dry" on the ridges (little area) above a height, and a
+// population "rushes" on the wet ground. Every band is feathered. The fields it is evaluated on
+// need mask.snow (internal/fixture's StressField and AspectField have it).
+func FlowStack() *Stack {
+	s := New()
+	mk := func(name string, tint Color, rules ...Rule) Layer {
+		l := NewLayer(name)
+		l.Tint = tint
+		l.Rules = rules
+		return l
+	}
+	s.Layers = []Layer{
+		mk("sand", Color{0xc8, 0xa8, 0x72}),
+		mk("wet", Color{0x6a, 0x5a, 0x40},
+			Rule{Input: InputFlow, Min: F(2.6), Softness: 0.4, Jitter: 0.3}),
+		mk("reeds", Color{0x50, 0x70, 0x30},
+			Rule{Input: InputFlow, Min: F(3.2), Softness: 0.25},
+			Rule{Input: InputSlope, Max: F(14), Softness: 3},
+			Rule{Input: InputMask, Channel: "snow", Max: F(0.65), Softness: 0.1}),
+		mk("dry", Color{0xd8, 0xc8, 0x98},
+			Rule{Input: InputFlow, Max: F(1.4), Softness: 0.2},
+			Rule{Input: InputHeight, Min: F(-2), Softness: 2}),
+	}
+	rushes := NewPopulation("rushes")
+	rushes.Density = 0.03
+	rushes.Seed = 5
+	rushes.Mesh = MeshBush
+	rushes.Rules = []Rule{{Input: InputFlow, Min: F(2.4), Softness: 0.5, Jitter: 0.2}}
+	s.Populations = []Population{rushes}
+	return s
+}
+
 // Starter is the stack a landscape made from a bare heightmap starts with: ground everywhere,
 // and rock where the slope passes 35° with a 5° feather — something to see at once and a rule to
 // start editing from.

@@ -32,6 +32,9 @@ const laneSlope = 1
 // laneAspect is PackedRule.Input of an aspect rule.
 const laneAspect = 7
 
+// laneFlow is PackedRule.Input of a flow rule: read from its channel slot like a channel rule.
+const laneFlow = 8
+
 // gradMargin is the relative slack of the tangent bounds (see above).
 const gradMargin = 2 * settleMargin
 

@@ -101,6 +101,8 @@ func randomGround(t testing.TB, r *rand.Rand) fastGround {
 			named: map[string]*field.Grid{
 				"mask.snow": groundGrid(r, w, h, 0.5, wild && r.IntN(2) == 0),
 				"sediment":  groundGrid(r, w, h, 1.2, false),
+				// the flow plane as a bake binds it (field.FlowChannel): log10 m², read as a channel
+				field.FlowChannel: groundGrid(r, w, h, 4, false),
 			},
 		}
 	}
@@ -317,6 +319,7 @@ func fastStacks() map[string]*Stack {
 	aspects.Layers = []Layer{NewLayer("ground"), north, east, notsouth}
 	return map[string]*Stack{
 		"aspect":              AspectStack(),
+		"flow":                FlowStack(),
 		"aspects":             aspects,
 		"aspect, step 3.1 m":  withStep(AspectStack(), 3.1),
 		"aspect, any":         slopeRule(Rule{Input: InputAspect}),

@@ -10,8 +10,11 @@ package stack
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"strata/field"
 )
 
 // Limits the kernels declare. They are properties of the WGSL bindings (two RGBA8 targets, four
@@ -106,11 +109,23 @@ const (
 	// seen from above; its bands wrap (min > max crosses north) and flat ground passes none
 	// (docs/design.md "Aspect").
 	InputAspect Input = "aspect"
+	// InputFlow is the upslope contributing area, banded in log10(m²): min 5 is 10⁵ m². It is
+	// read from the field's flow plane (field.Flow, routed over the whole height) through a
+	// channel slot, like a stored channel (docs/design.md "Flow").
+	InputFlow Input = "flow"
 )
 
-// Inputs lists every known input in lane-code order (aspect came later: its code is 7, after
-// layer, so no existing lane value moved).
-var Inputs = []Input{InputHeight, InputSlope, InputCurvature, InputMask, InputNoise, InputChannel, InputLayer, InputAspect}
+// Inputs lists every known input in lane-code order (aspect and flow came later: their codes are
+// 7 and 8, after layer, so no existing lane value moved).
+var Inputs = []Input{InputHeight, InputSlope, InputCurvature, InputMask, InputNoise, InputChannel, InputLayer, InputAspect, InputFlow}
+
+// Flow bands are written in log10(m²). FlowMinLog and FlowMaxLog bound an edge: 10¹⁵ m² is more
+// than the Earth's surface, and an edge past it is almost always an area written in m² (100000
+// for 10⁵ m²), which validation names; 10⁻²⁰ m² is below a texel of the smallest field.
+const (
+	FlowMinLog = -20.0
+	FlowMaxLog = 15.0
+)
 
 // AspectFull is the turn an aspect band is written in: min and max are degrees in [0, AspectFull].
 const AspectFull = 360.0
@@ -127,6 +142,10 @@ func (in Input) Code() (code uint32, ok bool) {
 
 // ReadsChannel reports whether the input reads a named field channel through a channel slot.
 func (in Input) ReadsChannel() bool { return in == InputMask || in == InputChannel }
+
+// ReadsSlot reports whether the input is read through a channel slot: a named channel, or the
+// flow plane (which takes a slot of its own, field.FlowChannel).
+func (in Input) ReadsSlot() bool { return in.ReadsChannel() || in == InputFlow }
 
 // Rule is a band over one input, in that input's unit: degrees for slope, metres for height, the
 // stored unit for a channel. Min and Max are nil when open-ended.
@@ -212,14 +231,17 @@ func (s *Stack) LayerIndex(name string) int {
 	return -1
 }
 
-// FieldChannel is the field channel a mask or channel rule reads ("" for other inputs): mask rules
-// name the mask ("snowmask" → "mask.snowmask"; a name already carrying the prefix is kept as is),
-// channel rules name the channel as stored.
+// FieldChannel is the field channel a mask, channel or flow rule reads ("" for other inputs): mask
+// rules name the mask ("snowmask" → "mask.snowmask"; a name already carrying the prefix is kept as
+// is), channel rules name the channel as stored, flow rules read field.FlowChannel (the plane the
+// field derives from its height).
 func (r *Rule) FieldChannel() string {
 	if r.Disabled {
 		return ""
 	}
 	switch r.Input {
+	case InputFlow:
+		return field.FlowChannel
 	case InputMask:
 		if r.Channel == "" {
 			return ""
@@ -235,7 +257,8 @@ func (r *Rule) FieldChannel() string {
 }
 
 // Channels returns the distinct field channels the stack's rules read, sorted; index i is slot
-// chan<i>. Population rules count toward the same four slots because the scatter density kernel
+// chan<i>. A flow rule's field.FlowChannel is among them ("@flow" sorts before every stored
+// name): the flow plane is bound to a slot as a channel is. Population rules count toward the same four slots because the scatter density kernel
 // binds the same chan0..chan3. Layer 0's rules count too (they are kept in the lanes, so their
 // channels stay bound and adding a rule to layer 0 never renumbers slots). Unused slots are bound
 // to the height tile by the GPU path and never sampled.
@@ -280,20 +303,47 @@ func (s *Stack) ReadsSlope() bool {
 	return false
 }
 
-// ChannelUse is one rule that reads a field channel: where it is (as Validate names it) and the
-// field channel it reads.
+// ReadsFlow reports whether a rule (switched on) of a layer or a population reads flow: whether
+// the field's flow plane must be routed before an evaluation.
+func (s *Stack) ReadsFlow() bool {
+	return slices.Contains(s.Channels(), field.FlowChannel)
+}
+
+// FlowUses lists where the rules reading flow are (as Validate names them: `layers[2] "reeds"
+// rules[0]`), in file order; switched-off rules are left out.
+func (s *Stack) FlowUses() []string {
+	var out []string
+	add := func(where string, rules []Rule) {
+		for k := range rules {
+			if rules[k].FieldChannel() == field.FlowChannel {
+				out = append(out, fmt.Sprintf("%s rules[%d]", where, k))
+			}
+		}
+	}
+	for i := range s.Layers {
+		add(fmt.Sprintf("layers[%d] %q", i, s.Layers[i].Name), s.Layers[i].Rules)
+	}
+	for i := range s.Populations {
+		add(fmt.Sprintf("populations[%d] %q", i, s.Populations[i].Name), s.Populations[i].Rules)
+	}
+	return out
+}
+
+// ChannelUse is one rule that reads a stored field channel: where it is (as Validate names it) and
+// the field channel it reads.
 type ChannelUse struct {
 	Where   string // `layers[2] "snow" rules[0]`
 	Channel string // `mask.snow`
 }
 
-// ChannelUses lists every rule reading a field channel, in file order, so a caller whose field
-// lacks one can say which rule of which file asks for it.
+// ChannelUses lists every rule reading a stored field channel, in file order, so a caller whose
+// field lacks one can say which rule of which file asks for it. Flow rules are not among them:
+// the flow plane is derived from the height, which every field has.
 func (s *Stack) ChannelUses() []ChannelUse {
 	var out []ChannelUse
 	add := func(where string, rules []Rule) {
 		for k := range rules {
-			if c := rules[k].FieldChannel(); c != "" {
+			if c := rules[k].FieldChannel(); c != "" && c != field.FlowChannel {
 				out = append(out, ChannelUse{Where: fmt.Sprintf("%s rules[%d]", where, k), Channel: c})
 			}
 		}

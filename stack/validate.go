@@ -3,8 +3,11 @@ package stack
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"strata/field"
 )
 
 // Severity separates what stops a bake (Error) from what an artist should know (Warning).
@@ -169,7 +172,12 @@ func Validate(s *Stack) []Problem {
 		}
 	}
 	if ch := s.Channels(); len(ch) > MaxChannels {
-		v.errf("", "%d distinct channels (%s), at most %d can be bound", len(ch), strings.Join(ch, ", "), MaxChannels)
+		if i := slices.Index(ch, field.FlowChannel); i >= 0 {
+			named := slices.Delete(slices.Clone(ch), i, i+1)
+			v.errf("", "%d distinct channels (%s) and flow, which takes a channel slot of its own: at most %d can be bound", len(named), strings.Join(named, ", "), MaxChannels)
+		} else {
+			v.errf("", "%d distinct channels (%s), at most %d can be bound", len(ch), strings.Join(ch, ", "), MaxChannels)
+		}
 	}
 	return v.ps
 }
@@ -220,6 +228,9 @@ func (v *validator) rule(where string, r *Rule, inPopulation bool) {
 	}
 	okMin := r.Min == nil || check("min", *r.Min)
 	okMax := r.Max == nil || check("max", *r.Max)
+	if r.Input == InputFlow {
+		v.flow(where, r, okMin, okMax)
+	}
 	if r.Input == InputAspect {
 		v.aspect(where, r, okMin, okMax)
 	} else if r.Min != nil && r.Max != nil && okMin && okMax && *r.Min > *r.Max {
@@ -253,6 +264,21 @@ func (v *validator) aspect(where string, r *Rule, okMin, okMax bool) {
 	}{{"min", r.Min, okMin}, {"max", r.Max, okMax}} {
 		if e.p != nil && e.ok && (*e.p < 0 || *e.p > AspectFull) {
 			v.errf(where, "aspect %s %s is outside 0..360 degrees (0 = north, 90 = east; min: 315, max: 45 crosses north)", e.name, num(*e.p))
+		}
+	}
+}
+
+// flow checks a flow rule's edges: log10(m²), within FlowMinLog … FlowMaxLog. An edge past them
+// is almost always an area written in m², and the message says how to write it.
+func (v *validator) flow(where string, r *Rule, okMin, okMax bool) {
+	for _, e := range []struct {
+		name string
+		p    *float64
+		ok   bool
+	}{{"min", r.Min, okMin}, {"max", r.Max, okMax}} {
+		if e.p != nil && e.ok && (*e.p < FlowMinLog || *e.p > FlowMaxLog) {
+			v.errf(where, "flow %s %s is outside %s … %s: a flow band is written in log10(m²) (min: 5 is 10⁵ m²)",
+				e.name, num(*e.p), num(FlowMinLog), num(FlowMaxLog))
 		}
 	}
 }

@@ -83,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 		data, _ := os.ReadFile(f)
 		t.Run(filepath.Base(f), func(t *testing.T) { roundTrip(t, data) })
 	}
-	for _, s := range []*Stack{SampleDunes(), StressStack(), AspectStack()} {
+	for _, s := range []*Stack{SampleDunes(), StressStack(), AspectStack(), FlowStack()} {
 		b, err := Marshal(s)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -45,7 +46,7 @@ func (o owner) name(st *stack.Stack) string {
 // inputOrder is the order the picker offers the inputs in: the ground's own (height, slope,
 // aspect, curvature) first, whatever their lane codes.
 var inputOrder = []stack.Input{stack.InputHeight, stack.InputSlope, stack.InputAspect, stack.InputCurvature,
-	stack.InputMask, stack.InputNoise, stack.InputChannel, stack.InputLayer}
+	stack.InputFlow, stack.InputMask, stack.InputNoise, stack.InputChannel, stack.InputLayer}
 
 // inputChoices are the inputs a rule may read, with their units, as the picker shows them.
 func inputChoices(pop bool) []string {
@@ -69,6 +70,8 @@ func inputLabel(in stack.Input) string {
 		return "curvature (1/m)"
 	case stack.InputAspect:
 		return "aspect (° from north)"
+	case stack.InputFlow:
+		return "flow (log10 m²)"
 	case stack.InputMask:
 		return "mask (0..1)"
 	case stack.InputNoise:
@@ -235,6 +238,8 @@ func newRuleCard(r *rulesEditor, k int, st *stack.Stack, channels []string) *rul
 			switch in {
 			case stack.InputAspect: // an arc of the compass, both edges: start north-facing
 				ru.Min, ru.Max, ru.Softness = stack.F(315), stack.F(45), 10
+			case stack.InputFlow: // where water gathers: above the middle of the range, open above
+				ru.Min, ru.Max, ru.Softness = stack.F(math.Round(rg.Lo+0.6*(rg.Hi-rg.Lo))), nil, 0.25
 			case stack.InputMask:
 				ru.Channel = firstMask(ed.s.Channels())
 			case stack.InputChannel:

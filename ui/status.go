@@ -121,8 +121,12 @@ func (b *statusBar) setProbe(p session.Probe) {
 	if !p.Flat {
 		aspect = fmt.Sprintf("%.0f° %s", p.Aspect, compassPoint(p.Aspect))
 	}
-	b.probe.SetText(fmt.Sprintf("x %.1f  z %.1f   height %.2f m   slope %.1f°   aspect %s   curvature %+.4f 1/m   weights: %s%s",
-		p.X, p.Z, p.Height, p.Slope, aspect, p.Curvature, strings.Join(w, " · "), hole))
+	flow := ""
+	if p.HasFlow {
+		flow = fmt.Sprintf("   flow 10^%.2f m²", p.Flow)
+	}
+	b.probe.SetText(fmt.Sprintf("x %.1f  z %.1f   height %.2f m   slope %.1f°   aspect %s   curvature %+.4f 1/m%s   weights: %s%s",
+		p.X, p.Z, p.Height, p.Slope, aspect, p.Curvature, flow, strings.Join(w, " · "), hole))
 }
 
 // compassPoint names the nearest of the eight compass points to an aspect in degrees (0 = N).

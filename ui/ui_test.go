@@ -426,3 +426,39 @@ func TestAspectOverlayFromMenu(t *testing.T) {
 		t.Errorf("session overlay mode %v, want OverlayAspect", m)
 	}
 }
+
+// The rule picker offers flow after curvature, labelled in its unit ("flow (log10 m²)"); picked,
+// it starts as an open-above band inside the field's range of areas (log10 of a texel's area up
+// to the whole field's), the sliders read "log10 m²", the stack stays valid, and once the flow is
+// routed the probe shows it ("flow 10^… m²").
+func TestFlowRuleFromPicker(t *testing.T) {
+	ed := newTestEditor(t)
+	card := ed.layer.rules.cards[0]
+	opts := card.input.Options
+	if len(opts) < 5 || opts[3] != inputLabel(stack.InputCurvature) || opts[4] != "flow (log10 m²)" {
+		t.Fatalf("the picker offers %q", opts)
+	}
+	card.input.SetSelected("flow (log10 m²)")
+	r := ed.s.Stack().Layers[1].Rules[0]
+	rg := ed.s.RangeFor(stack.InputFlow, "")
+	if r.Input != stack.InputFlow || r.Min == nil || r.Max != nil || *r.Min <= rg.Lo || *r.Min >= rg.Hi {
+		t.Fatalf("flow rule from the picker: %+v (range %v)", r, rg)
+	}
+	fi := ed.s.Field()
+	if rg.Lo > math.Log10(fi.Texel[0]*fi.Texel[1]) || rg.Hi < math.Log10(fi.Size[0]*fi.Size[1]) || rg.Unit != "log10 m²" {
+		t.Fatalf("flow range %+v for texels %v of a %v field", rg, fi.Texel, fi.Size)
+	}
+	if ps := stack.Errors(stack.Validate(ed.s.Stack())); len(ps) != 0 {
+		t.Fatalf("the stack is invalid: %v", ps)
+	}
+	waitFor(t, func() bool { return ed.layer.rules.cards[0].min.unit.Text == "log10 m²" })
+	var p session.Probe
+	waitFor(t, func() bool { p = ed.s.ProbeAt(10, -20); return p.OK && p.HasFlow })
+	if p.Flow < math.Log10(fi.Texel[0]*fi.Texel[1])-1e-3 {
+		t.Errorf("probe flow %v: less than a texel's own area", p.Flow)
+	}
+	ed.status.setProbe(p)
+	if txt := ed.status.probe.Text; !strings.Contains(txt, "flow 10^") {
+		t.Errorf("the probe reads %q", txt)
+	}
+}

@@ -244,3 +244,19 @@ func TestBakeCellWriteProgressAndCancel(t *testing.T) {
 		t.Errorf("beside the cell: %v (want only its lock file)", left)
 	}
 }
+
+// Flow is routed over a whole field's height; a world's cells are baked apart, so a plan whose
+// stack reads flow is refused, naming the stack file and the rule.
+func TestPlanRefusesFlow(t *testing.T) {
+	dir := t.TempDir()
+	src := demSources(t, dir)
+	flow := "layers:\n  - name: ground\n  - name: reeds\n    rules:\n      - {input: flow, min: 5}\n"
+	if err := os.WriteFile(src.StackPath, []byte(flow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := world.Plan(context.Background(), world.PlanOptions{Sources: src, Cells: [2]int{2, 2}, Out: filepath.Join(dir, "f.world"),
+		Options: world.Options{CPU: true}})
+	if err == nil || !strings.Contains(err.Error(), src.StackPath) || !strings.Contains(err.Error(), `layers[1] "reeds" rules[0] reads flow`) {
+		t.Fatalf("a world whose stack reads flow: %v", err)
+	}
+}

@@ -29,6 +29,9 @@ func (w *World) LoadStack() (*stack.Stack, string, []stack.Problem, error) {
 	if err != nil {
 		return nil, "", nil, err
 	}
+	if uses := s.FlowUses(); len(uses) > 0 {
+		return nil, "", nil, fmt.Errorf("world: %s: %s reads flow: flow is routed over a whole field's height and a world's cells are baked apart, so a world takes no flow rule (bake the landscape as one field)", p, uses[0])
+	}
 	if err := landscape.CheckSources(s, filepath.Dir(p), p, w.channelNames()); err != nil {
 		return nil, "", nil, err
 	}
