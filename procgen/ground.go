@@ -103,7 +103,7 @@ func evalFBM(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 	if err := g.Validate(); err != nil {
 		return nil, n.paramErr("amplitude", "the height is no longer finite: %v", err)
 	}
-	out.field.Height = g
+	out.setHeight(g)
 	return out, nil
 }
 
