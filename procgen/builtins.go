@@ -42,6 +42,9 @@ type memGuard struct {
 	base   uint64
 	done   chan struct{}
 	once   sync.Once
+	// stoppedAt is where a built-in first saw the stop: a pcall may catch that error, and the
+	// next instruction's raise is reported at the place the script was really stopped.
+	stoppedAt string
 }
 
 // heapBytes is the live heap, as the watchdog measures it.
@@ -94,14 +97,33 @@ func (g *memGuard) reserve(L *lua.LState, n uint64, what string) {
 	if used := g.used(); used+n > g.limit {
 		cause := fmt.Errorf("%s needs %d MiB more, past the script's %d MiB of memory (%d MiB in use): %w", what, n>>20, g.limit>>20, used>>20, ErrMemory)
 		g.cancel(cause)
+		g.stopped(L)
 		L.RaiseError("%v", cause)
+	}
+}
+
+// builtinHook, when set (tests), is called as each bounded built-in starts, with its name: a test
+// cancels the run there to see that the built-in itself stops.
+var builtinHook func(name string)
+
+func entered(name string) {
+	if builtinHook != nil {
+		builtinHook(name)
+	}
+}
+
+// stopped records where the script was first stopped (the Lua line calling the built-in).
+func (g *memGuard) stopped(L *lua.LState) {
+	if g != nil && g.stoppedAt == "" {
+		g.stoppedAt = L.Where(1)
 	}
 }
 
 // checkStop raises the context's cause when the script has been stopped (its timeout, the memory
 // limit, the caller's cancel): a built-in's loop calls it every checkEvery iterations.
-func checkStop(L *lua.LState) {
+func checkStop(L *lua.LState, g *memGuard) {
 	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
+		g.stopped(L)
 		L.RaiseError("%v", context.Cause(ctx))
 	}
 }
@@ -141,9 +163,9 @@ func installBuiltins(L *lua.LState, g *memGuard) {
 	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
 		format, _ := s.RawGetString("format").(*lua.LFunction)
 		s.RawSetString("rep", L.NewFunction(func(L *lua.LState) int { return strRep(L, g) }))
-		s.RawSetString("find", L.NewFunction(strFind))
-		s.RawSetString("match", L.NewFunction(strMatch))
-		s.RawSetString("gmatch", L.NewFunction(strGmatch))
+		s.RawSetString("find", L.NewFunction(func(L *lua.LState) int { return strFind(L, g) }))
+		s.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return strMatch(L, g) }))
+		s.RawSetString("gmatch", L.NewFunction(func(L *lua.LState) int { return strGmatch(L, g) }))
 		s.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int { return strGsub(L, g) }))
 		if format != nil && format.IsG {
 			s.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return strFormat(L, g, format.GFunction) }))
@@ -163,6 +185,7 @@ func installBuiltins(L *lua.LState, g *memGuard) {
 // strRep is string.rep with its result capped at maxString bytes and weighed against the memory
 // limit before it is made.
 func strRep(L *lua.LState, g *memGuard) int {
+	entered("rep")
 	s := L.CheckString(1)
 	n := L.CheckInt(2)
 	if n <= 0 || s == "" {
@@ -193,12 +216,10 @@ func compilePattern(L *lua.LState, name, subj, pat string) *luapm.Pattern {
 }
 
 // findOne is the first match of p in subj from init on, nil when there is none.
-func findOne(L *lua.LState, name string, p *luapm.Pattern, subj string, init int) *luapm.MatchData {
+func findOne(L *lua.LState, g *memGuard, name string, p *luapm.Pattern, subj string, init int) *luapm.MatchData {
 	mds, err := p.Find(bytesOf(subj), init, 1, stopCheck(L))
 	if err != nil {
-		if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
-			L.RaiseError("%v", context.Cause(ctx))
-		}
+		checkStop(L, g)
 		L.RaiseError("string.%s: %v", name, err)
 	}
 	if len(mds) == 0 {
@@ -242,7 +263,8 @@ func startIndex(n, i int) int {
 	return min(max(i, 0), n)
 }
 
-func strFind(L *lua.LState) int {
+func strFind(L *lua.LState, g *memGuard) int {
+	entered("find")
 	subj := L.CheckString(1)
 	pat := L.CheckString(2)
 	init := startIndex(len(subj), L.OptInt(3, 1))
@@ -256,7 +278,7 @@ func strFind(L *lua.LState) int {
 		L.Push(lua.LNumber(init + i + len(pat)))
 		return 2
 	}
-	m := findOne(L, "find", compilePattern(L, "find", subj, pat), subj, init)
+	m := findOne(L, g, "find", compilePattern(L, "find", subj, pat), subj, init)
 	if m == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -266,11 +288,12 @@ func strFind(L *lua.LState) int {
 	return 2 + pushCaptures(L, m, subj, false)
 }
 
-func strMatch(L *lua.LState) int {
+func strMatch(L *lua.LState, g *memGuard) int {
+	entered("match")
 	subj := L.CheckString(1)
 	pat := L.CheckString(2)
 	init := startIndex(len(subj), L.OptInt(3, 1))
-	m := findOne(L, "match", compilePattern(L, "match", subj, pat), subj, init)
+	m := findOne(L, g, "match", compilePattern(L, "match", subj, pat), subj, init)
 	if m == nil {
 		L.Push(lua.LNil)
 		return 1
@@ -280,7 +303,8 @@ func strMatch(L *lua.LState) int {
 
 // strGmatch returns an iterator that finds one match per call (gopher-lua's found them all before
 // returning the first: a gmatch over 60 MB held 60 million matches).
-func strGmatch(L *lua.LState) int {
+func strGmatch(L *lua.LState, g *memGuard) int {
+	entered("gmatch")
 	subj := L.CheckString(1)
 	pat := L.CheckString(2)
 	p := compilePattern(L, "gmatch", subj, pat)
@@ -289,7 +313,7 @@ func strGmatch(L *lua.LState) int {
 		if pos > len(subj) || p.MustHead && pos > 0 {
 			return 0
 		}
-		m := findOne(L, "gmatch", p, subj, pos)
+		m := findOne(L, g, "gmatch", p, subj, pos)
 		if m == nil {
 			pos = len(subj) + 1
 			return 0
@@ -303,6 +327,7 @@ func strGmatch(L *lua.LState) int {
 // strGsub builds its result in one buffer as it goes (gopher-lua's copied the whole string per
 // match), capped at maxString, asking the context every checkEvery matches.
 func strGsub(L *lua.LState, g *memGuard) int {
+	entered("gsub")
 	subj := L.CheckString(1)
 	pat := L.CheckString(2)
 	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
@@ -313,9 +338,9 @@ func strGsub(L *lua.LState, g *memGuard) int {
 	n, pos, last := 0, 0, 0
 	for (limit < 0 || n < limit) && pos <= len(subj) {
 		if n%checkEvery == checkEvery-1 {
-			checkStop(L)
+			checkStop(L, g)
 		}
-		m := findOne(L, "gsub", p, subj, pos)
+		m := findOne(L, g, "gsub", p, subj, pos)
 		if m == nil {
 			break
 		}
@@ -324,9 +349,10 @@ func strGsub(L *lua.LState, g *memGuard) int {
 		if b.Len()+(s-last)+len(r) > maxString {
 			L.RaiseError("string.gsub: the result would be more than the sandbox's %d MiB for one string", maxString>>20)
 		}
-		if b.Cap() == 0 {
-			g.reserve(L, uint64(len(subj)), "string.gsub")
-			b.Grow(len(subj))
+		if grow := b.Len() + (s - last) + len(r); grow > b.Cap() {
+			grow = min(max(grow, 2*b.Cap(), len(subj)), maxString)
+			g.reserve(L, uint64(grow), "string.gsub")
+			b.Grow(grow - b.Len())
 		}
 		b.WriteString(subj[last:s])
 		b.WriteString(r)
@@ -419,6 +445,7 @@ func gsubValue(L *lua.LState, repl lua.LValue, m *luapm.MatchData, subj string) 
 // strFormat is string.format with Lua 5.1's bound on widths and precisions (two digits) and its
 // result's size weighed before it is made: gopher-lua handed "%999999999d" to fmt.
 func strFormat(L *lua.LState, g *memGuard, orig lua.LGFunction) int {
+	entered("format")
 	f := L.CheckString(1)
 	size, arg := uint64(len(f)), 2
 	for i := 0; i < len(f); i++ {
@@ -468,6 +495,7 @@ func strFormat(L *lua.LState, g *memGuard, orig lua.LGFunction) int {
 // it is made (gopher-lua pushed every piece on the stack and joined whatever came), asking the
 // context as it goes.
 func tableConcat(L *lua.LState, g *memGuard) int {
+	entered("concat")
 	t := L.CheckTable(1)
 	sep := L.OptString(2, "")
 	n := t.Len()
@@ -486,7 +514,7 @@ func tableConcat(L *lua.LState, g *memGuard) int {
 	size := 0
 	for k := i; k <= j; k++ {
 		if k%checkEvery == 0 {
-			checkStop(L)
+			checkStop(L, g)
 		}
 		v := t.RawGetInt(k)
 		if !lua.LVCanConvToString(v) {
@@ -516,6 +544,7 @@ func tableConcat(L *lua.LState, g *memGuard) int {
 // tableSort is table.sort asking the context every checkEvery comparisons: sorting tens of
 // millions of values runs in Go for many seconds.
 func tableSort(L *lua.LState, g *memGuard) int {
+	entered("sort")
 	t := L.CheckTable(1)
 	var fn *lua.LFunction
 	if L.GetTop() != 1 {
@@ -523,7 +552,7 @@ func tableSort(L *lua.LState, g *memGuard) int {
 	}
 	n := t.Len()
 	g.reserve(L, uint64(n)*16, "table.sort")
-	s := &sorter{L: L, fn: fn, v: make([]lua.LValue, n)}
+	s := &sorter{L: L, g: g, fn: fn, v: make([]lua.LValue, n)}
 	for k := range s.v {
 		s.v[k] = t.RawGetInt(k + 1)
 	}
@@ -536,6 +565,7 @@ func tableSort(L *lua.LState, g *memGuard) int {
 
 type sorter struct {
 	L     *lua.LState
+	g     *memGuard
 	fn    *lua.LFunction
 	v     []lua.LValue
 	calls int
@@ -545,7 +575,7 @@ func (s *sorter) Len() int      { return len(s.v) }
 func (s *sorter) Swap(i, j int) { s.v[i], s.v[j] = s.v[j], s.v[i] }
 func (s *sorter) Less(i, j int) bool {
 	if s.calls++; s.calls%checkEvery == 0 {
-		checkStop(s.L)
+		checkStop(s.L, s.g)
 	}
 	if s.fn == nil {
 		return s.L.LessThan(s.v[i], s.v[j])

@@ -124,7 +124,7 @@ func readScript(path string) ([]byte, error) {
 	text, err := safeio.ReadFile(path, MaxScriptBytes)
 	var le *safeio.LimitError
 	if errors.As(err, &le) {
-		return nil, fmt.Errorf("%s: the script is %d bytes or more, more than the %d MiB a script may be (keep data in asset files)", path, le.Size, MaxScriptBytes>>20)
+		return nil, fmt.Errorf("%s: the script is %d bytes or more, more than the %d MiB a script may be (keep data in asset files): %w", path, le.Size, MaxScriptBytes>>20, safeio.ErrTooLarge)
 	}
 	return text, err
 }
@@ -202,9 +202,15 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 	defer cancel(nil)
 	tctx, stop := context.WithTimeoutCause(lctx, timeout, fmt.Errorf("stopped after %v (raise --timeout if it needs longer): %w", timeout, ErrTimeout))
 	defer stop()
+	if execHook != nil {
+		execHook(cancel)
+	}
 	guard := newMemGuard(cancel, limit)
 	defer guard.stop()
 	stopped := func(err error, pos Pos) error {
+		if at := scriptError(guard.stoppedAt + " "); guard.stoppedAt != "" && at.Pos.Line > 0 {
+			pos = at.Pos // where a built-in saw the stop, before a pcall caught it
+		}
 		if ctx.Err() != nil { // the caller's cancel (Ctrl+C), not ours
 			return fmt.Errorf("procgen: %s: the script was stopped at %s: %w", file, pos, context.Cause(ctx))
 		}
@@ -239,6 +245,10 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 	}
 	return b.luaError(err)
 }
+
+// execHook, when set (tests), receives the cancel of each script's context as it starts: what the
+// memory watchdog calls, so a test can stop a script as the watchdog would, on an event.
+var execHook func(cancel context.CancelCauseFunc)
 
 // maxSyntaxDepth bounds how deeply a script's expressions and blocks nest (Lua 5.1's own parser
 // stops at 200 levels, LUAI_MAXCCALLS): gopher-lua's compiler recurses once per level, and
