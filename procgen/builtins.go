@@ -171,6 +171,14 @@ func installBuiltins(L *lua.LState, g *memGuard) {
 			s.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return strFormat(L, g, format.GFunction) }))
 		}
 	}
+	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
+		if b, ok := s.RawGetString("byte").(*lua.LFunction); ok && b.IsG {
+			s.RawSetString("byte", L.NewFunction(func(L *lua.LState) int { return capResults(L, "string.byte", b.GFunction, byteCount) }))
+		}
+	}
+	if u, ok := L.GetGlobal("unpack").(*lua.LFunction); ok && u.IsG {
+		L.SetGlobal("unpack", L.NewFunction(func(L *lua.LState) int { return capResults(L, "unpack", u.GFunction, unpackCount) }))
+	}
 	if t, ok := L.GetGlobal("table").(*lua.LTable); ok {
 		t.RawSetString("concat", L.NewFunction(func(L *lua.LState) int { return tableConcat(L, g) }))
 		t.RawSetString("sort", L.NewFunction(func(L *lua.LState) int { return tableSort(L, g) }))
@@ -180,6 +188,48 @@ func installBuiltins(L *lua.LState, g *memGuard) {
 			c.RawSetString("yield", L.NewFunction(func(L *lua.LState) int { return coYield(L, y.GFunction) }))
 		}
 	}
+}
+
+// maxResults is how many values one built-in may return (Lua 5.1's LUAI_MAXCSTACK): each is
+// pushed on the stack, and string.byte(s, 1, -1) of a long string or unpack({}, 1, 1e9) would
+// push millions.
+const maxResults = 8000
+
+// capResults calls orig after refusing a call that would return more than maxResults values, as
+// count (from the arguments) says.
+func capResults(L *lua.LState, name string, orig lua.LGFunction, count func(L *lua.LState) int64) int {
+	if n := count(L); n > maxResults {
+		L.RaiseError("%s: %d results are more than the %d one call may return (too many results)", name, n, maxResults)
+	}
+	return orig(L)
+}
+
+// byteCount is how many values string.byte(s, i, j) returns.
+func byteCount(L *lua.LState) int64 {
+	s, ok := L.Get(1).(lua.LString)
+	if !ok || L.GetTop() < 3 {
+		return 1
+	}
+	n := int64(len(s))
+	i, j := int64(L.OptInt(2, 1)), int64(L.OptInt(3, -1))
+	if i < 0 {
+		i = n + i + 1
+	}
+	if j < 0 {
+		j = n + j + 1
+	}
+	return min(j, n) - max(i, 1) + 1
+}
+
+// unpackCount is how many values unpack(t, i, j) returns.
+func unpackCount(L *lua.LState) int64 {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		return 0
+	}
+	i := int64(L.OptInt(2, 1))
+	j := int64(L.OptInt(3, t.Len()))
+	return j - i + 1
 }
 
 // strRep is string.rep with its result capped at maxString bytes and weighed against the memory

@@ -22,7 +22,10 @@ var blocked = []string{"os", "io", "require", "module", "package", "dofile", "lo
 // newState opens a Lua state with the sandbox's libraries, the bounded built-ins weighing their
 // allocations with g; print goes to out.
 func newState(out func(string), guard *memGuard) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024})
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024,
+		// The registry grows by this step, copying itself each time: at gopher-lua's 32, pushing a
+		// million values (unpack({}, 1, 1e9)) copied it 30 000 times and never ended.
+		RegistryGrowStep: 1 << 16})
 	for _, lib := range []struct {
 		name string
 		fn   lua.LGFunction
