@@ -213,12 +213,16 @@ func memoryLimit() (uint64, string) {
 // checkMemory refuses node n when the grids it would allocate over src, with those the graph
 // holds, pass STRATA_MEMORY_LIMIT, or the grids alone pass what the machine can give now.
 func (e *evaluator) checkMemory(n *node, src *raster) error {
-	var need uint64
-	var w, h int
-	if src != nil && src.field.Height != nil {
-		w, h = src.field.Height.W, src.field.Height.H
-		need = newGrids(n) * 4 * uint64(w) * uint64(h)
+	if src == nil || src.field.Height == nil {
+		return nil // a source weighs its grid itself, once it knows its size (checkGrids)
 	}
+	w, h := src.field.Height.W, src.field.Height.H
+	return e.checkGrids(n, newGrids(n)*4*uint64(w)*uint64(h), w, h)
+}
+
+// checkGrids refuses node n when need more bytes of w×h grids, with those the graph holds, pass
+// STRATA_MEMORY_LIMIT, or need alone passes what the machine can give now.
+func (e *evaluator) checkGrids(n *node, need uint64, w, h int) error {
 	if lim, what := memoryLimit(); lim > 0 && e.held.bytes+need > lim {
 		return n.errf(n.pos, "", "%w: the graph would hold %s of grids with this node's (%d held, %s; its own %s over %d×%d), more than %s; read fewer masks after this point, write fewer channels, or use a coarser resolution",
 			sysmem.ErrInsufficient, sysmem.Format(e.held.bytes+need), len(e.held.refs), sysmem.Format(e.held.bytes), sysmem.Format(need), w, h, what)

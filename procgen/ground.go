@@ -56,6 +56,9 @@ func evalSource(e *evaluator, n *node, _ map[string]*raster) (*raster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkGrids(n, 4*uint64(w)*uint64(h), w, h); err != nil {
+		return nil, err
+	}
 	g := field.NewGrid(w, h)
 	if v := float32(n.num("height", 0)); v != 0 {
 		for i := range g.Data {

@@ -317,6 +317,8 @@ func TestGraphMemoryLimit(t *testing.T) {
 		{"one kept", chain(1, false), true},
 		{"each reads the last", chain(1, true), true},
 		{"each reads the last, eight kept", chain(8, true), false},
+		{"a source past the limit", "local g = proc.graph()\nlocal s = g:node('s', 'terrain.source'):param('size', {1024, 1024})\n" +
+			"g:node('w', 'terrain.write'):input('raster', s):param('name', 'x'):param('layers', {'s'})\n", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runScript(t, c.script, nil, nil)
@@ -330,7 +332,7 @@ func TestGraphMemoryLimit(t *testing.T) {
 			if !errors.Is(r.err, sysmem.ErrInsufficient) {
 				t.Fatalf("err = %v, want a refusal for memory", r.err)
 			}
-			containsAll(t, "error", r.err.Error(), "s.lua:", `node "m`, "STRATA_MEMORY_LIMIT=2MiB")
+			containsAll(t, "error", r.err.Error(), "s.lua:", `node "`, "STRATA_MEMORY_LIMIT=2MiB")
 		})
 	}
 }
