@@ -527,9 +527,12 @@ func strFormat(L *lua.LState, g *memGuard, orig lua.LGFunction) int {
 			L.RaiseError("string.format: invalid format %q (ends inside a conversion)", clip(f, 60))
 		}
 		size += 512 // a number: at most 99 digits of precision and a float64's 309
-		if c := f[i]; c == 's' || c == 'q' {
-			if arg <= L.GetTop() {
-				size += 2*uint64(len(L.ToStringMeta(L.Get(arg)).String())) + 2
+		if c := f[i]; (c == 's' || c == 'q') && arg <= L.GetTop() {
+			// fmt prints a string, or a value's String(): a table's address, not its __tostring.
+			if v, ok := L.Get(arg).(lua.LString); ok {
+				size += 2*uint64(len(v)) + 2
+			} else {
+				size += 64
 			}
 		}
 		arg++
