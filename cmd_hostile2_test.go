@@ -473,9 +473,12 @@ end
 first:input("raster", prev)
 g:node("w", "terrain.write"):input("raster", prev):param("name", "x"):param("layers", {{name = "a"}})
 `, "(99983 more nodes)"},
-		{"a cycle through nodes with long names", `local g = proc.graph()
+		{"a node named with 100 000 bytes", `local g = proc.graph()
 local a = g:node(string.rep("a", 100000), "terrain.mask")
-local b = g:node(string.rep("b", 100000), "terrain.mask"):input("raster", a)
+`, "a node's name is at most 256"},
+		{"a cycle through nodes with long names (at most 256 bytes each)", `local g = proc.graph()
+local a = g:node(string.rep("a", 256), "terrain.mask")
+local b = g:node(string.rep("b", 256), "terrain.mask"):input("raster", a)
 a:input("raster", b)
 g:node("w", "terrain.write"):input("raster", b):param("name", "x"):param("layers", {{name = "a"}})
 `, "the graph has a cycle"},

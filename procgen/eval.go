@@ -20,6 +20,8 @@ type evaluator struct {
 	written []string
 	// dest, when set, is where the one write evaluated goes (Rerun: the container itself).
 	dest string
+	// held counts the grids of the rasters waiting for a reader (evalmem.go).
+	held gridCount
 }
 
 // source is the script being run: its name for messages and its text, kept byte for byte.
@@ -107,7 +109,10 @@ func (e *evaluator) release() {
 }
 
 // run evaluates the given write nodes and what they depend on, and writes each. A node's raster
-// is dropped as soon as the last node reading it has run, so a long chain holds only what it must.
+// is dropped as soon as the last node reading it has run, and handed to that node to change in
+// place rather than copied; each raster keeps only the channels later nodes read or write, and the
+// grids held are counted against the memory limit before each node (evalmem.go), so a long chain
+// holds only what it must and costs time in proportion to its length.
 func (e *evaluator) run(writes []*node) error {
 	ord, err := order(writes)
 	if err != nil {
@@ -119,30 +124,56 @@ func (e *evaluator) run(writes []*node) error {
 			uses[ed.from]++
 		}
 	}
+	keep := channelNeeds(ord)
 	out := map[*node]*raster{}
 	for _, n := range ord {
 		if err := e.ctx.Err(); err != nil {
 			return fmt.Errorf("procgen: before node %s: %w", n.label(), context.Cause(e.ctx))
 		}
 		in := map[string]*raster{}
+		var src *raster
+		var last []*raster // inputs this node reads last: released after it, unless moved
 		for slot, ed := range n.inputs {
-			in[slot] = out[ed.from]
+			r := out[ed.from]
+			in[slot] = r
+			src = r
 			if uses[ed.from]--; uses[ed.from] == 0 {
 				delete(out, ed.from)
+				r.sole = !n.typ.writes
+				last = append(last, r)
 			}
 		}
+		if err := e.checkMemory(n, src); err != nil {
+			return err
+		}
+		var r *raster
 		if n.typ.writes {
-			if err := e.evalWrite(n, in["raster"]); err != nil {
-				return err
-			}
-			continue
+			err = e.evalWrite(n, in["raster"])
+		} else {
+			r, err = n.typ.eval(e, n, in)
 		}
-		r, err := n.typ.eval(e, n, in)
+		for _, l := range last {
+			l.sole = false
+			if l != r {
+				e.held.release(l)
+			}
+		}
 		if err != nil {
 			return err
 		}
+		if r == nil {
+			continue
+		}
+		prune(r, keep[n])
+		if r.moved {
+			e.held.moved(r)
+		} else {
+			e.held.hold(r)
+		}
 		if uses[n] > 0 {
 			out[n] = r
+		} else {
+			e.held.release(r)
 		}
 	}
 	if err := e.ctx.Err(); err != nil {

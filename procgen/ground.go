@@ -57,6 +57,9 @@ func evalSource(e *evaluator, n *node, _ map[string]*raster) (*raster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkGrids(n, 4*uint64(w)*uint64(h), w, h); err != nil {
+		return nil, err
+	}
 	g := field.NewGrid(w, h)
 	if v := float32(n.num("height", 0)); v != 0 {
 		for i := range g.Data {
@@ -114,7 +117,7 @@ func evalFBM(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 		}
 		return nil, n.paramErr("amplitude", "the height is no longer finite: %v", err)
 	}
-	out.field.Height = g
+	out.setHeight(g)
 	return out, nil
 }
 

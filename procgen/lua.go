@@ -33,6 +33,13 @@ type builder struct {
 // maxNodes is how many nodes one script may create.
 const maxNodes = 100000
 
+// maxNameBytes bounds a node's name: every message about the node quotes it.
+const maxNameBytes = 256
+
+// maxMessage bounds the text of a Lua error the run reports (error(string.rep("x", 1e7)) would
+// print ten megabytes): longer ones are cut, saying how long they were.
+const maxMessage = 2048
+
 // install puts proc and the two userdata types into L.
 func (b *builder) install(L *lua.LState) {
 	gm := L.NewTypeMetatable(graphMeta)
@@ -111,13 +118,15 @@ func (b *builder) node(L *lua.LState) int {
 	switch {
 	case !ok1 || name == "":
 		b.raiseAt(L, "g:node(name, type): name must be a non-empty string, got %s", describe(L.Get(2)))
+	case len(name) > maxNameBytes:
+		b.raiseAt(L, "g:node(name, type): name %q is %d bytes; a node's name is at most %d", clip(string(name), 40), len(name), maxNameBytes)
 	case !ok2:
 		b.raiseAt(L, "g:node(%q, type): type must be a string, got %s", string(name), describe(L.Get(3)))
 	}
 	t := nodeTypes[string(typ)]
 	if t == nil {
-		b.raise(L, &Error{Pos: where(L), Node: string(name), Type: string(typ),
-			Err: fmt.Errorf("unknown node type %q (known: %s)", string(typ), strings.Join(typeNames(), ", "))})
+		b.raise(L, &Error{Pos: where(L), Node: string(name), Type: clip(string(typ), 60),
+			Err: fmt.Errorf("unknown node type %q (known: %s)", clip(string(typ), 60), strings.Join(typeNames(), ", "))})
 	}
 	if old := g.byName[string(name)]; old != nil {
 		b.raise(L, &Error{Pos: where(L), Node: string(name), Type: t.name,
@@ -146,7 +155,7 @@ func (b *builder) input(L *lua.LState) int {
 	if !ok {
 		b.raise(L, n.errf(where(L), "", ":input(slot, node): slot must be a string, got %s", describe(L.Get(2))))
 	}
-	what := "input " + quote(string(slot))
+	what := "input " + quote(clip(string(slot), 60))
 	if !n.typ.hasInput(string(slot)) {
 		if len(n.typ.inputs) == 0 {
 			b.raise(L, n.errf(where(L), what, "%s takes no input", n.typ.name))
@@ -180,7 +189,7 @@ func (b *builder) param(L *lua.LState) int {
 	if !ok {
 		b.raise(L, n.errf(where(L), "", ":param(key, value): key must be a string, got %s", describe(L.Get(2))))
 	}
-	what := "param " + quote(string(key))
+	what := "param " + quote(clip(string(key), 60))
 	spec := n.typ.spec(string(key))
 	if spec == nil {
 		b.raise(L, n.errf(where(L), what, "unknown param (%s takes %s)", n.typ.name, strings.Join(n.typ.paramKeys(), ", ")))
@@ -214,5 +223,5 @@ func (b *builder) luaError(err error) error {
 	if msg == "" {
 		msg = ae.Error()
 	}
-	return scriptError(msg)
+	return scriptError(clip(msg, maxMessage))
 }

@@ -118,7 +118,7 @@ func evalMask(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 		combine(g.Data, old.Data, mode)
 	}
 	out := src.derive()
-	out.field.Channels[maskChannel(name)] = g
+	out.setChannel(maskChannel(name), g)
 	e.report(e.stage(n), 1, 1)
 	return out, nil
 }
@@ -192,7 +192,7 @@ func evalStack(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 		for i, v := range b {
 			g.Data[i] = float32(v) / 255
 		}
-		out.field.Channels[maskChannel(layer.Name)] = g
+		out.setChannel(maskChannel(layer.Name), g)
 	}
 	for _, p := range s.Populations {
 		out.populations = append(out.populations, population{spec: p, node: n})

@@ -16,7 +16,17 @@ import (
 type raster struct {
 	field       *field.Field
 	populations []population
+
+	// sole is set by the evaluator on an input whose last reader is the node running: derive
+	// then hands the raster itself over (moved) instead of copying its channel map, so a chain
+	// of N nodes costs N steps, not N²/2 map copies. changed records the grids a moved raster
+	// gained and lost (setChannel, setHeight), for the evaluator's memory count.
+	sole, moved bool
+	changed     []gridChange
 }
+
+// gridChange is one grid replaced in a moved raster: old (nil when none) by new (nil: removed).
+type gridChange struct{ old, new *field.Grid }
 
 // population is a terrain.scatter's population and the node that added it (errors name it).
 type population struct {
@@ -29,11 +39,49 @@ func maskChannel(name string) string { return field.MaskPrefix + name }
 
 // derive returns a copy of r that shares its grids and can be changed without changing r.
 func (r *raster) derive() *raster {
+	if r.sole {
+		r.sole, r.moved = false, true
+		return r
+	}
 	f := field.Field{Placement: r.field.Placement, Height: r.field.Height, Channels: make(map[string]*field.Grid, len(r.field.Channels)+1)}
 	for k, v := range r.field.Channels {
 		f.Channels[k] = v
 	}
 	return &raster{field: &f, populations: append([]population(nil), r.populations...)}
+}
+
+// setChannel sets field channel name to g (nil removes it).
+func (r *raster) setChannel(name string, g *field.Grid) {
+	old := r.field.Channels[name]
+	if g == nil {
+		delete(r.field.Channels, name)
+	} else {
+		r.field.Channels[name] = g
+	}
+	if r.moved && old != g {
+		r.changed = append(r.changed, gridChange{old: old, new: g})
+	}
+}
+
+// setHeight replaces the height grid.
+func (r *raster) setHeight(g *field.Grid) {
+	old := r.field.Height
+	r.field.Height = g
+	if r.moved && old != g {
+		r.changed = append(r.changed, gridChange{old: old, new: g})
+	}
+}
+
+// grids calls fn for each grid the raster holds: its height and every channel.
+func (r *raster) grids(fn func(*field.Grid)) {
+	if r.field.Height != nil {
+		fn(r.field.Height)
+	}
+	for _, g := range r.field.Channels {
+		if g != nil {
+			fn(g)
+		}
+	}
 }
 
 // mask returns mask layer name, nil when the raster has none of that name.

@@ -22,13 +22,19 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 
 	"strata/gpu"
 	"strata/landscape"
+	"strata/internal/safeio"
 	"strata/progress"
 	"strata/terraindata"
 )
+
+// MaxScriptBytes bounds a script file: a script is code that builds graphs (data belongs in its
+// assets), and its syntax tree is held whole while it is parsed and compiled.
+const MaxScriptBytes = 4 << 20
 
 // DefaultTimeout is how long a script may run (building its graphs) before it is stopped.
 const DefaultTimeout = 10 * time.Minute
@@ -83,7 +89,7 @@ type Result struct {
 // terrain.write node. Errors are *Error (the node, the param, the script's file:line) for what the
 // script got wrong; ErrTimeout, ErrMemory or the context's error when it was stopped.
 func RunFile(ctx context.Context, path string, opt Options) (Result, error) {
-	text, err := os.ReadFile(path)
+	text, err := readScript(path)
 	if err != nil {
 		return Result{}, fmt.Errorf("procgen: %w", err)
 	}
@@ -111,6 +117,18 @@ func Rerun(ctx context.Context, path string, opt Options) (Result, error) {
 	sp := filepath.Join(path, filepath.FromSlash(ms.File))
 	roots := append([]string{filepath.Dir(sp)}, opt.Assets...)
 	return run(ctx, sp, sc.Source, roots, opt, ms.Write, path)
+}
+
+// readScript reads a script file as every other input is read (internal/safeio): a regular file
+// after links — a FIFO or a device is refused by name before any read — of at most
+// MaxScriptBytes.
+func readScript(path string) ([]byte, error) {
+	text, err := safeio.ReadFile(path, MaxScriptBytes)
+	var le *safeio.LimitError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("%s: the script is %d bytes or more, more than the %d MiB a script may be (keep data in asset files): %w", path, le.Size, MaxScriptBytes>>20, safeio.ErrTooLarge)
+	}
+	return text, err
 }
 
 // run runs script text (named file for messages). With only set, it evaluates just the
@@ -192,21 +210,10 @@ func run(ctx context.Context, file string, text []byte, roots []string, opt Opti
 	return Result{Written: e.written, Backend: strings.Join(e.backend, ", ")}, err
 }
 
-// exec runs the script to its end in a fresh sandbox, collecting its graphs into b.
+// exec runs the script to its end in a fresh sandbox, collecting its graphs into b. Parsing and
+// compiling run under the same bounds as the script: its timeout, the caller's context and the
+// memory watchdog.
 func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Options) error {
-	chunk, err := parse.Parse(bytes.NewReader(luaText(text)), file)
-	if err != nil {
-		var pe *parse.Error
-		if errors.As(err, &pe) {
-			return &Error{Pos: Pos{File: file, Line: pe.Pos.Line}, Err: fmt.Errorf("syntax error near %q: %s", pe.Token, pe.Message)}
-		}
-		return &Error{Pos: Pos{File: file}, Err: err}
-	}
-	fixMethodLines(reflect.ValueOf(chunk))
-	proto, err := lua.Compile(chunk, file)
-	if err != nil {
-		return scriptError(err.Error())
-	}
 	timeout := opt.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -219,30 +226,164 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 	defer cancel(nil)
 	tctx, stop := context.WithTimeoutCause(lctx, timeout, fmt.Errorf("stopped after %v (raise --timeout if it needs longer): %w", timeout, ErrTimeout))
 	defer stop()
-	L := newState(opt.Print)
+	if execHook != nil {
+		execHook(cancel)
+	}
+	guard := newMemGuard(cancel, limit)
+	defer guard.stop()
+	stopped := func(err error, pos Pos) error {
+		if at := scriptError(guard.stoppedAt + " "); guard.stoppedAt != "" && at.Pos.Line > 0 {
+			pos = at.Pos // where a built-in saw the stop, before a pcall caught it
+		}
+		if ctx.Err() != nil { // the caller's cancel (Ctrl+C), not ours
+			return fmt.Errorf("procgen: %s: the script was stopped at %s: %w", file, pos, context.Cause(ctx))
+		}
+		return &Error{Pos: pos, Err: context.Cause(tctx)}
+	}
+	proto, err := compileScript(tctx, file, text)
+	if err != nil {
+		var ps *parseStopped
+		if errors.As(err, &ps) {
+			return stopped(err, Pos{File: file, Line: ps.line})
+		}
+		return err
+	}
+	L := newState(opt.Print, guard)
 	defer L.Close()
 	b.install(L)
 	L.SetContext(tctx)
-	unwatch := watchMemory(cancel, limit)
 	L.Push(L.NewFunctionFromProto(proto))
 	err = L.PCall(0, 0, nil)
-	unwatch()
+	guard.stop()
 	if err == nil {
 		return nil
 	}
-	if cause := context.Cause(tctx); cause != nil {
+	if context.Cause(tctx) != nil {
 		e := b.luaError(err)
 		pos := Pos{File: file}
 		var se *Error
 		if errors.As(e, &se) {
 			pos = se.Pos
 		}
-		if ctx.Err() != nil { // the caller's cancel (Ctrl+C), not ours
-			return fmt.Errorf("procgen: %s: the script was stopped at %s: %w", file, pos, context.Cause(ctx))
-		}
-		return &Error{Pos: pos, Err: cause}
+		return stopped(err, pos)
 	}
 	return b.luaError(err)
+}
+
+// execHook, when set (tests), receives the cancel of each script's context as it starts: what the
+// memory watchdog calls, so a test can stop a script as the watchdog would, on an event.
+var execHook func(cancel context.CancelCauseFunc)
+
+// maxSyntaxDepth bounds how deeply a script's expressions and blocks nest (Lua 5.1's own parser
+// stops at 200 levels, LUAI_MAXCCALLS): gopher-lua's compiler recurses once per level, and
+// 100 000 nested calls or ifs took seconds and gigabytes to compile, a million the Go stack.
+const maxSyntaxDepth = 200
+
+// parseStopped is how a parse stopped by the context leaves the parser (which recovers panics
+// into errors): the reader panics with it.
+type parseStopped struct {
+	cause error
+	line  int
+}
+
+func (p *parseStopped) Error() string { return p.cause.Error() }
+func (p *parseStopped) Unwrap() error { return p.cause }
+
+// ctxReader hands the parser the script in small reads and stops it, by panicking with
+// parseStopped, once ctx is done: the parser has no context of its own.
+type ctxReader struct {
+	ctx  context.Context
+	r    *bytes.Reader
+	text []byte
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		read := len(c.text) - c.r.Len()
+		panic(&parseStopped{cause: context.Cause(c.ctx), line: 1 + bytes.Count(c.text[:read], []byte("\n"))})
+	}
+	if len(p) > 4096 {
+		p = p[:4096]
+	}
+	return c.r.Read(p)
+}
+
+// compileScript parses and compiles text under ctx: a syntax error, a script nested deeper than
+// maxSyntaxDepth or one the compiler refuses is an *Error at its line; a stop is *parseStopped.
+func compileScript(ctx context.Context, file string, text []byte) (*lua.FunctionProto, error) {
+	text = luaText(text)
+	chunk, err := parse.Parse(&ctxReader{ctx: ctx, r: bytes.NewReader(text), text: text}, file)
+	if err != nil {
+		var ps *parseStopped
+		var pe *parse.Error
+		switch {
+		case errors.As(err, &ps):
+			return nil, ps
+		case errors.As(err, &pe):
+			return nil, &Error{Pos: Pos{File: file, Line: pe.Pos.Line}, Err: fmt.Errorf("syntax error near %q: %s", clip(pe.Token, 40), pe.Message)}
+		}
+		return nil, &Error{Pos: Pos{File: file}, Err: err}
+	}
+	if chunk == nil && len(bytes.TrimSpace(text)) > 0 {
+		return nil, &Error{Pos: Pos{File: file}, Err: errors.New("the parser failed on this script")}
+	}
+	if line := tooDeep(reflect.ValueOf(chunk), 0); line != 0 {
+		return nil, &Error{Pos: Pos{File: file, Line: line}, Err: fmt.Errorf("the script nests more than %d levels of expressions and blocks here (use local variables or functions)", maxSyntaxDepth)}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &parseStopped{cause: context.Cause(ctx)}
+	}
+	fixMethodLines(reflect.ValueOf(chunk))
+	proto, err := compile(chunk, file)
+	if err != nil {
+		var ce *lua.CompileError
+		if errors.As(err, &ce) {
+			return nil, &Error{Pos: Pos{File: file, Line: ce.Line}, Err: fmt.Errorf("cannot compile: %s", ce.Message)}
+		}
+		return nil, scriptError(err.Error())
+	}
+	return proto, nil
+}
+
+// compile is lua.Compile with its panics (it has a few on trees the parser accepts) as errors.
+func compile(chunk []ast.Stmt, file string) (proto *lua.FunctionProto, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Pos: Pos{File: file}, Err: fmt.Errorf("cannot compile: %v", r)}
+		}
+	}()
+	return lua.Compile(chunk, file)
+}
+
+// tooDeep walks a syntax tree and returns the line of the first node nested more than
+// maxSyntaxDepth expressions or statements deep, 0 when none is. It stops descending there, so its
+// own recursion is bounded too.
+func tooDeep(v reflect.Value, depth int) int {
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		if n, ok := v.Interface().(interface{ Line() int }); ok && v.Kind() == reflect.Pointer {
+			if depth++; depth > maxSyntaxDepth {
+				return max(n.Line(), 1)
+			}
+		}
+		return tooDeep(v.Elem(), depth)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if l := tooDeep(v.Field(i), depth); l != 0 {
+				return l
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			if l := tooDeep(v.Index(i), depth); l != 0 {
+				return l
+			}
+		}
+	}
+	return 0
 }
 
 // luaText is the script as the parser should see it: a UTF-8 byte order mark dropped and a first

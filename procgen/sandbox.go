@@ -1,13 +1,9 @@
 package procgen
 
 import (
-	"context"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"runtime/metrics"
 	"strings"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
@@ -23,13 +19,13 @@ import (
 var blocked = []string{"os", "io", "require", "module", "package", "dofile", "load", "loadfile",
 	"loadstring", "debug", "getfenv", "setfenv", "collectgarbage", "channel"}
 
-// maxRep caps string.rep's result: a script asking for gigabytes is stopped with an error instead
-// of taking the machine's memory in one allocation.
-const maxRep = 64 << 20
-
-// newState opens a Lua state with the sandbox's libraries; print goes to out.
-func newState(out func(string)) *lua.LState {
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024})
+// newState opens a Lua state with the sandbox's libraries, the bounded built-ins weighing their
+// allocations with g; print goes to out.
+func newState(out func(string), guard *memGuard) *lua.LState {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: 256, RegistrySize: 1024 * 20, RegistryMaxSize: 1024 * 1024,
+		// The registry grows by this step, copying itself each time: at gopher-lua's 32, pushing a
+		// million values (unpack({}, 1, 1e9)) copied it 30 000 times and never ended.
+		RegistryGrowStep: 1 << 16})
 	for _, lib := range []struct {
 		name string
 		fn   lua.LGFunction
@@ -65,19 +61,7 @@ func newState(out func(string)) *lua.LState {
 		return 1
 	}))
 	L.SetMetatable(g, mt)
-	if s, ok := L.GetGlobal("string").(*lua.LTable); ok {
-		s.RawSetString("rep", L.NewFunction(strRep))
-		for _, name := range []string{"find", "match", "gmatch", "gsub"} {
-			if orig, ok := s.RawGetString(name).(*lua.LFunction); ok && orig.IsG {
-				// Keep the original's upvalues: gmatch hands out its iterator from upvalue 1.
-				up := make([]lua.LValue, len(orig.Upvalues))
-				for i, u := range orig.Upvalues {
-					up[i] = u.Value()
-				}
-				s.RawSetString(name, L.NewClosure(guardPattern(name, orig.GFunction), up...))
-			}
-		}
-	}
+	installBuiltins(L, guard)
 	if m, ok := L.GetGlobal("math").(*lua.LTable); ok {
 		rnd := rand.New(rand.NewPCG(0, 0))
 		m.RawSetString("random", L.NewFunction(func(L *lua.LState) int { return mathRandom(L, rnd) }))
@@ -90,42 +74,10 @@ func newState(out func(string)) *lua.LState {
 	return L
 }
 
-// strRep is string.rep with its result capped at maxRep bytes.
-func strRep(L *lua.LState) int {
-	s := L.CheckString(1)
-	n := L.CheckInt(2)
-	if n <= 0 || s == "" {
-		L.Push(lua.LString(""))
-		return 1
-	}
-	if n > maxRep/len(s) {
-		L.RaiseError("string.rep: %d × %d bytes is more than the sandbox's %d MiB", n, len(s), maxRep>>20)
-	}
-	L.Push(lua.LString(strings.Repeat(s, n)))
-	return 1
-}
-
 // maxPatternSteps bounds the worst case of one Lua pattern match. gopher-lua's matcher backtracks
 // in Go, where the timeout cannot reach it: ".-.-.-.-.-.-.-b" over 40 bytes runs for 20 s, over
 // 60 for hours. A match whose worst case is past this bound is refused instead.
 const maxPatternSteps = 1e9
-
-// guardPattern wraps string.find/match/gmatch/gsub: it refuses a pattern whose backtracking over
-// the subject could exceed maxPatternSteps (a plain find never backtracks).
-func guardPattern(name string, orig lua.LGFunction) lua.LGFunction {
-	return func(L *lua.LState) int {
-		subj, ok1 := L.Get(1).(lua.LString)
-		pat, ok2 := L.Get(2).(lua.LString)
-		plain := name == "find" && lua.LVAsBool(L.Get(4))
-		if ok1 && ok2 && !plain {
-			if c := patternCost(len(subj), string(pat)); c > maxPatternSteps {
-				L.RaiseError("string.%s: the pattern %q may backtrack about %.2g steps over %d bytes; the sandbox allows %.0g (use fewer repetitions or a shorter string)",
-					name, string(pat), c, len(subj), float64(maxPatternSteps))
-			}
-		}
-		return orig(L)
-	}
-}
 
 // patternCost is the worst-case number of steps of matching pat against n bytes: each unbounded
 // repetition (*, -, +) can try every position, each ? two ways, and an unanchored pattern is
@@ -188,38 +140,6 @@ func mathRandom(L *lua.LState, r *rand.Rand) int {
 		L.Push(lua.LNumber(lo + r.Int64N(hi-lo+1)))
 	}
 	return 1
-}
-
-// watchMemory cancels the script (through cancel) once the heap has grown by more than limit
-// bytes since it started: Lua has no allocation limit of its own, and a runaway `s = s .. s`
-// would exhaust memory long before a timeout. It returns a stop function.
-func watchMemory(cancel context.CancelCauseFunc, limit uint64) func() {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return sample[0].Value.Uint64()
-	}
-	base := read()
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if now := read(); now > base && now-base > limit {
-					cancel(fmt.Errorf("the script used more than %d MiB of memory: %w", limit>>20, ErrMemory))
-					return
-				}
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // fixMethodLines moves each method call's line from the start of its receiver to its first

@@ -31,6 +31,7 @@ type Bar struct {
 	tty      bool
 	now      func() time.Time
 	stages   []*stage
+	byName   map[string]*stage // the stages by name: a run of many stages stays linear
 	units    map[string]string
 	lines    int // lines drawn by the last redraw (tty)
 	lastDraw time.Time
@@ -64,16 +65,15 @@ func (b *Bar) Update(name string, done, total int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
-	var s *stage
-	for _, st := range b.stages {
-		if st.name == name {
-			s = st
-		}
-	}
+	s := b.byName[name]
 	fresh := s == nil
 	if fresh {
 		s = &stage{name: name, start: now, lastTenth: -1}
 		b.stages = append(b.stages, s)
+		if b.byName == nil {
+			b.byName = map[string]*stage{}
+		}
+		b.byName[name] = s
 	}
 	wasDone := !s.end.IsZero()
 	if wasDone && done < total { // a stage that runs again (a second bake) starts over
@@ -143,9 +143,21 @@ func (b *Bar) redraw(now time.Time) {
 		sb.WriteString("\r" + b.line(s, now, true) + "\x1b[K\n")
 	}
 	io.WriteString(b.w, sb.String())
+	// Finished stages above the last maxLive are drawn for the last time: they stay on the
+	// screen and leave the redraw, so thousands of stages (a procgen graph's nodes) are not all
+	// rewritten at every update.
+	k := 0
+	for k < len(b.stages)-maxLive && !b.stages[k].end.IsZero() {
+		delete(b.byName, b.stages[k].name)
+		k++
+	}
+	b.stages = b.stages[k:]
 	b.lines = len(b.stages)
 	b.lastDraw = now
 }
+
+// maxLive is how many stages a terminal redraw keeps rewriting at least.
+const maxLive = 16
 
 // Finish draws the final state of every stage. A new operation's stages then start below.
 func (b *Bar) Finish() {
@@ -154,7 +166,7 @@ func (b *Bar) Finish() {
 	if b.tty && len(b.stages) > 0 {
 		b.redraw(b.now())
 	}
-	b.stages, b.lines = nil, 0
+	b.stages, b.byName, b.lines = nil, nil, 0
 }
 
 func round(d time.Duration) time.Duration {
