@@ -26,8 +26,8 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"strata/gpu"
-	"strata/landscape"
 	"strata/internal/safeio"
+	"strata/landscape"
 	"strata/progress"
 	"strata/terraindata"
 )
