@@ -349,3 +349,23 @@ func TestLongChain(t *testing.T) {
 		"g:node('w', 'terrain.write'):input('raster', r):param('name', 'x'):param('layers', {'m%d'})\n", n, n), nil, nil)
 	openValid(t, r.res.Written[0])
 }
+
+// A script's Lua never gets more than STRATA_MEMORY_LIMIT: under a 512 MiB limit the watchdog
+// stops it at 512 MiB, not at the 2 GiB default (`s = s .. s` reached 4 GiB before).
+func TestLuaMemoryFollowsTheLimit(t *testing.T) {
+	t.Setenv("STRATA_MEMORY_LIMIT", "")
+	if got := luaMemory(0); got != DefaultMaxMemory {
+		t.Errorf("no limit: %d, want the default %d", got, uint64(DefaultMaxMemory))
+	}
+	t.Setenv("STRATA_MEMORY_LIMIT", "512MiB")
+	if got := luaMemory(0); got != 512<<20 {
+		t.Errorf("under 512MiB: %d", got)
+	}
+	if got := luaMemory(64 << 20); got != 64<<20 {
+		t.Errorf("a smaller own limit under 512MiB: %d", got)
+	}
+	t.Setenv("STRATA_MEMORY_LIMIT", "64GiB")
+	if got := luaMemory(0); got != DefaultMaxMemory {
+		t.Errorf("under a large limit: %d, want the default", got)
+	}
+}

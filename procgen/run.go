@@ -39,7 +39,8 @@ const MaxScriptBytes = 4 << 20
 // DefaultTimeout is how long a script may run (building its graphs) before it is stopped.
 const DefaultTimeout = 10 * time.Minute
 
-// DefaultMaxMemory is how much a script's Lua may allocate before it is stopped.
+// DefaultMaxMemory is how much a script's Lua may allocate before it is stopped; a lower
+// STRATA_MEMORY_LIMIT lowers it to that limit (luaMemory).
 const DefaultMaxMemory = 2 << 30
 
 // ErrTimeout is wrapped by the error of a script stopped by its timeout.
@@ -218,10 +219,7 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	limit := opt.maxMemory
-	if limit == 0 {
-		limit = DefaultMaxMemory
-	}
+	limit := luaMemory(opt.maxMemory)
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	tctx, stop := context.WithTimeoutCause(lctx, timeout, fmt.Errorf("stopped after %v (raise --timeout if it needs longer): %w", timeout, ErrTimeout))
@@ -268,6 +266,18 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 		return stopped(err, pos)
 	}
 	return b.luaError(err)
+}
+
+// luaMemory is what a script's Lua may allocate: max (0: DefaultMaxMemory), and never more than
+// STRATA_MEMORY_LIMIT (a limit of 512 MiB let `s = s .. s` reach 4 GiB under the 2 GiB default).
+func luaMemory(max uint64) uint64 {
+	if max == 0 {
+		max = DefaultMaxMemory
+	}
+	if lim, _ := memoryLimit(); lim > 0 {
+		max = min(max, lim)
+	}
+	return max
 }
 
 // execHook, when set (tests), receives the cancel of each script's context as it starts: what the
