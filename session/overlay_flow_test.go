@@ -135,3 +135,89 @@ func (h *harness) fullFrameWhere(mark int, ok func(*Frame) bool) *Frame {
 		}
 	}
 }
+
+// TestFlowOverlayHeightChange: the flow overlay on a stack that reads no flow routes the plane
+// for itself; a reload of the heightmap (a dam across the valley's head) computes its grid again
+// from a plane routed over the new ground — the channel below the dam gathers less — and the
+// overlay shows it, without any rule reading flow.
+func TestFlowOverlayHeightChange(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU, TileSize: 32, Width: 96, Height: 96})
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "h.f32")
+	const n = 64
+	g := field.NewGrid(n, n) // a valley down −Z along column 32, 4 m texels
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			g.Set(i, j, float32(100+2*math.Abs(float64(i)-31.5)+0.8*float64(j)))
+		}
+	}
+	writeF32(t, src, g)
+	size := [2]float64{4 * n, 4 * n}
+	if err := h.s.OpenHeightmap(ctx, src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{n, n}}, Size: &size}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFrame(h.s.Version())
+	if h.s.Stack().ReadsFlow() {
+		t.Fatal("the starter stack reads flow")
+	}
+	m := h.mark()
+	h.s.SetOverlay(Overlay{Mode: viewport.OverlayFlow})
+	runs := func() (int, derivedKey) {
+		h.s.pipe.passMu.Lock()
+		defer h.s.pipe.passMu.Unlock()
+		return h.s.pipe.derivedRuns, h.s.pipe.derivedFor
+	}
+	h.fullFrameWhere(m, func(*Frame) bool { r, k := runs(); return r > 0 && k.mode == viewport.OverlayFlow })
+	r0, k0 := runs()
+	if r0 == 0 || k0.mode != viewport.OverlayFlow {
+		t.Fatalf("the flow overlay was not bound (grids computed %d)", r0)
+	}
+	fl := h.s.land.Field
+	before, err := fl.FlowPlane()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	m = h.mark()
+	dam := g.Clone()
+	for i := 0; i < n; i++ { // a wall across the valley two thirds of the way up
+		dam.Set(i, 44, dam.At(i, 44)+40)
+		dam.Set(i, 45, dam.At(i, 45)+40)
+	}
+	writeF32(t, src, dam)
+	// Every frame after the reload event until one whose pass has bound the new ground's grid.
+	reloaded := false
+	h.fullFrameWhere(m, func(*Frame) bool {
+		h.mu.Lock()
+		for _, e := range h.ev[m:] {
+			reloaded = reloaded || e.Kind == EventReloaded
+		}
+		h.mu.Unlock()
+		r, _ := runs()
+		return reloaded && r > r0
+	})
+	if !reloaded {
+		t.Fatal("no reload within 60 s of the heightmap changing")
+	}
+	r1, k1 := runs()
+	if r1 <= r0 || k1.heightVer == k0.heightVer {
+		t.Fatalf("after the reload: grids computed %d → %d, height version %d → %d: want the grid computed again", r0, r1, k0.heightVer, k1.heightVer)
+	}
+	h.s.fmu.RLock()
+	fl = h.s.land.Field
+	h.s.fmu.RUnlock()
+	after, err := fl.FlowPlane()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Fatal("the overlay's plane was not routed again over the new ground")
+	}
+	// Below the dam the channel no longer gathers what lay above it.
+	if b, a := before.At(31, 10), after.At(31, 10); !(a < b-0.1) {
+		t.Errorf("the channel below the dam: log10 area %v before, %v after; want less after", b, a)
+	}
+}
