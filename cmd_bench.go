@@ -23,7 +23,8 @@ func init() {
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
-             reference, for the sample stack and the 16-rule stress stack; texels/s and ratios
+             reference, for the sample stack, the 16-rule stress stack and the flow stack (rules
+             reading flow; the routing itself timed on its own line); texels/s and ratios
   scatter    density + placement of the stress stack's population: candidate sites/s
   edit       brush strokes, each re-evaluating only the tiles it dirtied: ms per stroke
   live       the editor's loop, headless, through the same session the window runs, for the dunes
@@ -144,7 +145,8 @@ type benchFunc func(ctx context.Context, g *bake.GPU, gpuName string, cases []ba
 
 var benches = map[string]benchFunc{
 	"weights": func(ctx context.Context, g *bake.GPU, gpuName string, cases []bake.BenchCase, a benchArgs, out io.Writer) error {
-		for _, c := range cases {
+		// The flow input is a weights case only: edit paints the height without routing again.
+		for _, c := range append(cases[:len(cases):len(cases)], bake.FlowBenchCase(cases[0].Field)) {
 			f, err := bake.BenchWeights(ctx, g, c, a.tile)
 			if err != nil {
 				return err

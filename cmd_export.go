@@ -31,8 +31,9 @@ func init() {
   --maps DIR        the rule inputs on the weights grid, each a single-channel float EXR (channel
                     Y, row 0 at the field's minimum Z): slope.exr (degrees), aspect.exr (degrees
                     clockwise from north = +Z; -1 on flat ground), curvature.exr (1/m, + gully),
-                    and the container's flow and erosion.* channels as <name>.exr; the values a
-                    rule of that input reads at each texel. DIR/index.yaml, written last, gives
+                    flow.exr (log10 m² of upslope area, routed over the height), and the
+                    container's erosion.* channels as <name>.exr; the values a rule of that input
+                    reads at each texel. DIR/index.yaml, written last, gives
                     each map's file, quantity, unit, size, placement and flat value
   --force           write the maps into a DIR that already holds files (refused otherwise)
 

@@ -19,7 +19,7 @@ func TestExportMapsCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, f := range []string{"slope.exr", "aspect.exr", "curvature.exr", "index.yaml"} {
+	for _, f := range []string{"slope.exr", "aspect.exr", "curvature.exr", "flow.exr", "index.yaml"} {
 		if !strings.Contains(out, filepath.Join(dir, f)) {
 			t.Errorf("output does not name %s: %s", f, out)
 		}

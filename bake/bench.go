@@ -28,6 +28,12 @@ func BenchCases(n int) []BenchCase {
 	}
 }
 
+// FlowBenchCase is the flow input's workload of `strata bench weights`: stack.FlowStack (three
+// layers and a population reading flow, beside slope, height and mask.snow rules) over f, a
+// StressField (it has mask.snow). The flow plane is routed once, timed on its own
+// (WeightsFigures.FlowRouting), and both evaluators then read it as a channel.
+func FlowBenchCase(f *field.Field) BenchCase { return BenchCase{"flow", stack.FlowStack(), f} }
+
 // WeightsFigures is what `strata bench weights` reports for one case.
 type WeightsFigures struct {
 	Case             string
@@ -40,6 +46,10 @@ type WeightsFigures struct {
 	ReadbackWeights  time.Duration // reading both weight textures back
 	GPUMatchesCPU    float64       // share of equal bytes
 	GPUWorstByteDiff int
+	// FlowRouting is field.Flow over the whole height (Go, the one routing a stack reading flow
+	// needs per height), when the case's stack reads flow: not included in CPU nor the GPU times,
+	// which read the routed plane.
+	FlowRouting time.Duration
 }
 
 // Texels is the number of weights texels.
@@ -78,6 +88,20 @@ func BenchWeights(ctx context.Context, g *GPU, c BenchCase, tileSize int) (*Weig
 		return nil, err
 	}
 	fig := &WeightsFigures{Case: c.Name, W: geo.Field.WeightsW, H: geo.Field.WeightsH, TileSize: tileSize}
+	if c.Stack.ReadsFlow() {
+		// The routing on its own; then the field's plane routed, so the evaluators' times are of
+		// reading it (the editor routes once per height change, not per evaluation).
+		fig.FlowRouting, err = timeRepeated(2*time.Second, 3, func() error {
+			_, err := field.Flow(ctx, c.Field.Height, c.Field.TexelSize())
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := c.Field.FlowPlane(); err != nil {
+			return nil, err
+		}
+	}
 	var ref *landscape.Weights
 	fig.CPU, err = timeRepeated(2*time.Second, 3, func() error {
 		ref, err = Reference(ctx, c.Stack, c.Field, Options{})
@@ -199,6 +223,9 @@ func compareBytes(planes [][2][]byte) (equal float64, worst int) {
 func (f *WeightsFigures) Print(w io.Writer, gpuName string) {
 	tx := f.Texels()
 	fmt.Fprintf(w, "weights %s, %d×%d texels\n", f.Case, f.W, f.H)
+	if f.FlowRouting > 0 {
+		fmt.Fprintf(w, "  flow routing      %9.2f ms   %8.2f Mtexel/s   (Go, whole height once; not in the times below)\n", ms(f.FlowRouting), rate(tx, f.FlowRouting)/1e6)
+	}
 	fmt.Fprintf(w, "  Go reference      %9.2f ms   %8.2f Mtexel/s\n", ms(f.CPU), rate(tx, f.CPU)/1e6)
 	if f.GPUField == 0 {
 		fmt.Fprintln(w, "  GPU               (none)")

@@ -14,12 +14,14 @@ import (
 // InputMap is one rule input over the weights grid of geo: at every weights texel, the value the
 // Go reference evaluator reads there for a rule of that input — stack.Taps.FillRow's numbers with
 // geo's gradient step, texel for texel. in is one of slope (degrees), aspect (degrees clockwise
-// from +Z; field.AspectFlat on flat ground), curvature (1/m, + gully), height (metres), or
-// channel (the field channel named channel, sampled bilinearly at the texel's centre, in its
-// stored units). Row 0 is the field's minimum Z, as everywhere.
+// from +Z; field.AspectFlat on flat ground), curvature (1/m, + gully), height (metres), flow
+// (log10 m² of upslope area: the field's flow plane, field.Field.FlowPlane, routed now when it is
+// not current, sampled bilinearly at the texel's centre as a flow rule reads it), or channel (the
+// field channel named channel, sampled bilinearly at the texel's centre, in its stored units). Row
+// 0 is the field's minimum Z, as everywhere.
 //
-// It is how `strata export --maps` writes its maps and how the editor's aspect overlay is
-// computed, so a rule `slope > 30` and the exported slope map agree texel for texel: the value
+// It is how `strata export --maps` writes its maps and how the editor's aspect and flow overlays
+// are computed, so a rule `slope > 30` and the exported slope map agree texel for texel: the value
 // comes from the evaluator's own code (a one-rule stack compiled over geo), not from a second
 // implementation. Tiles run on every core (internal/pool); done (may be nil) gets the tiles
 // finished of the total; a cancelled ctx stops it between tiles with ctx's error.
@@ -37,8 +39,14 @@ func InputMap(ctx context.Context, geo *landscape.Geometry, f *field.Field, in s
 			return nil, fmt.Errorf("bake: channel map: the field has no channel %q", channel)
 		}
 		rule.Channel, chans[0] = channel, g // the one channel a one-rule stack reads: slot 0
+	case stack.InputFlow:
+		g, _, err := f.ChannelGrid(field.FlowChannel) // the plane a flow rule reads, in slot 0
+		if err != nil {
+			return nil, fmt.Errorf("bake: flow map: %w", err)
+		}
+		chans[0] = g
 	default:
-		return nil, fmt.Errorf("bake: no map of input %q: slope, aspect, curvature, height or channel", in)
+		return nil, fmt.Errorf("bake: no map of input %q: slope, aspect, curvature, height, flow or channel", in)
 	}
 	s := stack.New()
 	s.Layers = []stack.Layer{stack.NewLayer("ground"), stack.NewLayer(string(in))}

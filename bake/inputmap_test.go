@@ -53,3 +53,44 @@ func TestInputMapErrors(t *testing.T) {
 		}
 	}
 }
+
+// The flow map is the field's flow plane as a flow rule reads it: on the default weights grid (the
+// height grid) every texel is the plane's value bit for bit, and the plane is the one the field
+// keeps (routed once, not again for the map).
+func TestInputMapFlow(t *testing.T) {
+	const n = 48
+	g := &field.Grid{W: n, H: n, Data: make([]float32, n*n)}
+	for j := range n {
+		for i := range n {
+			x := float64(i) - n/2 + 0.5
+			g.Data[j*n+i] = float32(0.5*max(x, -x) + 0.2*float64(j)) // a V valley falling toward row 0
+		}
+	}
+	f, err := field.New(field.Placement{Size: [2]float64{2 * n, n}}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	geo, err := landscape.NewGeometry(stack.New(), f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plane, err := f.FlowPlane()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := InputMap(context.Background(), &geo, f, stack.InputFlow, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.W != plane.W || m.H != plane.H {
+		t.Fatalf("flow map %dx%d, plane %dx%d", m.W, m.H, plane.W, plane.H)
+	}
+	for k := range m.Data {
+		if m.Data[k] != plane.Data[k] {
+			t.Fatalf("texel %d: map %v, plane %v", k, m.Data[k], plane.Data[k])
+		}
+	}
+	if p2, _ := f.FlowPlane(); p2 != plane {
+		t.Error("the map routed the flow again: the field holds another plane")
+	}
+}

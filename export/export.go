@@ -28,7 +28,7 @@ type Options struct {
 	Controls  string // a folder: control0.png, control1.png
 	Heightmap string // a file: .r16, .png or .exr by extension
 	Instances string // a folder: <population>.f32 and index.yaml
-	// Maps is a folder: slope.exr, aspect.exr, curvature.exr (and the container's flow and
+	// Maps is a folder: slope.exr, aspect.exr, curvature.exr, flow.exr (and the container's
 	// erosion.* channels) on the weights grid, plus index.yaml (maps.go).
 	Maps string
 	// Force lets Maps write into a folder that already holds files.

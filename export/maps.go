@@ -46,13 +46,14 @@ type MapsIndex struct {
 	Source string `yaml:"source"`
 	// GradientStep is the tap distance (metres) slope, aspect and curvature were computed with: the
 	// container's stack's gradientStep, or the field's texel size where the stack leaves it out.
+	// Flow does not use it (it is routed between height texels).
 	GradientStep float64    `yaml:"gradientStep"`
 	Maps         []MapEntry `yaml:"maps"`
 }
 
 // MapEntry is one map of index.yaml.
 type MapEntry struct {
-	Name     string `yaml:"name"`     // slope, aspect, curvature, or the channel's name
+	Name     string `yaml:"name"`     // slope, aspect, curvature, flow, or the channel's name
 	File     string `yaml:"file"`     // relative to index.yaml
 	Channel  string `yaml:"channel"`  // the EXR channel: Y
 	Quantity string `yaml:"quantity"` // what the values are, in words
@@ -82,7 +83,7 @@ type MapPlacement struct {
 }
 
 // mapSpec is one map to write: a rule input, or a stored channel read as a channel rule reads it.
-// The derived maps are a table: flow, once it is an input, is one more entry.
+// The derived maps are a table, one entry per rule input.
 type mapSpec struct {
 	name      string
 	input     stack.Input
@@ -105,12 +106,16 @@ var derivedMaps = []mapSpec{
 		undefined: "flat ground (the gradient exactly 0) has no aspect: -1 is written there, a value no aspect band passes"},
 	{name: "curvature", input: stack.InputCurvature, unit: "1/m",
 		quantity: "curvature: the Laplacian of the height over gradientStep, + in a gully, − on a ridge, as input: curvature reads it"},
+	{name: "flow", input: stack.InputFlow, unit: "log10(m²)",
+		quantity: "flow: log10 of the upslope contributing area in m² (Quinn multiple-flow-direction routing over the height; 5 is 10⁵ m²), at least log10 of one height texel's area, as input: flow reads it (its bands are written in log10 m²)"},
 }
 
-// channelMap reports whether a stored field channel is exported with the maps: `flow` and the
-// erosion channels (`erosion.flow`, `erosion.deposit`, `erosion.wear`, any `erosion.*`).
+// channelMap reports whether a stored field channel is exported with the maps: the erosion
+// channels (`erosion.flow`, `erosion.deposit`, `erosion.wear`, any `erosion.*`). A stored channel
+// named `flow` is not: flow.exr is the flow input computed from the height (derivedMaps), the
+// plane a flow rule reads.
 func channelMap(name string) bool {
-	return name == "flow" || (strings.HasPrefix(name, "erosion.") && len(name) > len("erosion."))
+	return strings.HasPrefix(name, "erosion.") && len(name) > len("erosion.")
 }
 
 // mapSpecs is every map of a container whose stored channels are channels.
@@ -125,11 +130,7 @@ func mapSpecs(channels []string) []mapSpec {
 	sort.Strings(names)
 	for _, n := range names {
 		q := fmt.Sprintf("the stored field channel %s, sampled at each texel's centre as input: channel reads it", n)
-		unit := "as stored"
-		if n == "flow" {
-			unit = "as stored (m² of upslope area where the channel follows issue 17's flow)"
-		}
-		specs = append(specs, mapSpec{name: n, input: stack.InputChannel, channel: n, quantity: q, unit: unit})
+		specs = append(specs, mapSpec{name: n, input: stack.InputChannel, channel: n, quantity: q, unit: "as stored"})
 	}
 	return specs
 }

@@ -19,10 +19,20 @@ import (
 
 // mapsFixture bakes a small landscape for the maps: a 96² height grid over 192 m (2 m texels)
 // centred at (1000, −500), a hill off the centre whose foot is exactly flat (aspect undefined),
-// two channels the maps carry (flow, erosion.deposit) and a mask they do not, a stack with a
-// hard slope rule (layer "steep": slope ≥ 30°) and its own gradientStep, baked by the Go
-// reference at 3 m per weights texel (64², so taps blend between height texels).
+// a channel the maps carry (erosion.deposit), a stored channel named flow (which flow.exr is not:
+// it is computed from the height) and a mask they do not carry, a stack with a hard slope rule
+// (layer "steep": slope ≥ 30°) and its own gradientStep, baked by the Go reference at 3 m per
+// weights texel (64², so taps blend between height texels).
 func mapsFixture(t *testing.T) (path string, l *landscape.Landscape) {
+	t.Helper()
+	s := stack.New()
+	s.Layers = []stack.Layer{stack.NewLayer("ground"), stack.NewLayer("steep")}
+	s.Layers[1].Rules = []stack.Rule{{Input: stack.InputSlope, Min: stack.F(30)}}
+	return mapsFixtureStack(t, s)
+}
+
+// mapsFixtureStack is mapsFixture's landscape with stack s (its gradientStep set to 2.5 m).
+func mapsFixtureStack(t *testing.T, s *stack.Stack) (path string, l *landscape.Landscape) {
 	t.Helper()
 	const n, size = 96, 192.0
 	p := field.Placement{Size: [2]float64{size, size}, Origin: [2]float64{1000, -500}}
@@ -57,10 +67,7 @@ func mapsFixture(t *testing.T) (path string, l *landscape.Landscape) {
 			t.Fatal(err)
 		}
 	}
-	s := stack.New()
 	s.GradientStep = stack.F(2.5)
-	s.Layers = []stack.Layer{stack.NewLayer("ground"), stack.NewLayer("steep")}
-	s.Layers[1].Rules = []stack.Rule{{Input: stack.InputSlope, Min: stack.F(30)}}
 	path = filepath.Join(t.TempDir(), "hill.terrainData")
 	if _, err := bake.Rebake(context.Background(), &landscape.Landscape{Field: f, Stack: s}, path,
 		bake.RebakeOptions{EvalOptions: bake.EvalOptions{CPU: true, Options: bake.Options{Resolution: 3}}}); err != nil {
@@ -113,10 +120,18 @@ func TestMapsMatchReference(t *testing.T) {
 		"aspect":    func(px, pz float32) float32 { return hs.Aspect(px, pz, g) },
 		"curvature": func(px, pz float32) float32 { return hs.Curvature(px, pz, g) },
 	}
-	for _, ch := range []string{"flow", "erosion.deposit"} {
+	for _, ch := range []string{"erosion.deposit"} {
 		cs := geo.Sampler(l.Field.Channels[ch])
 		want[ch] = func(px, pz float32) float32 { return cs.Bilinear(px, pz) }
 	}
+	// flow.exr: the plane field.Flow routes over the height (not the stored channel named flow),
+	// read as a flow rule reads it.
+	plane, err := field.Flow(context.Background(), l.Field.Height, l.Field.TexelSize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := geo.Sampler(plane)
+	want["flow"] = func(px, pz float32) float32 { return fs.Bilinear(px, pz) }
 	if _, err := os.Stat(filepath.Join(dir, "mask.snow.exr")); err == nil {
 		t.Error("a mask channel was exported as a map")
 	}
@@ -151,7 +166,7 @@ func TestMapsMatchReference(t *testing.T) {
 	if flat[0] == 0 || faces[0] == 0 || faces[1] == 0 || faces[2] == 0 || faces[3] == 0 {
 		t.Errorf("aspect: %d flat texels, %v facing N/E/S/W: the fixture should show all", flat[0], faces)
 	}
-	if !strings.Contains(out.String(), "index.yaml (5 maps)") {
+	if !strings.Contains(out.String(), "index.yaml (5 maps)") || !strings.Contains(out.String(), "flow.exr (64x64 float, log10(m²))") {
 		t.Errorf("output: %s", out.String())
 	}
 }
@@ -182,6 +197,44 @@ func TestSlopeMapAgreesWithSlopeRule(t *testing.T) {
 	}
 }
 
+// TestFlowMapAgreesWithFlowRule: the rule `flow ≥ 1.5` (log10 m², hard edge) in the container's
+// weights covers exactly the texels whose exported flow is ≥ 1.5 — the map is the plane the rule
+// reads, texel for texel, on a weights grid whose taps blend between height texels.
+func TestFlowMapAgreesWithFlowRule(t *testing.T) {
+	const edge = 1.5
+	s := stack.New()
+	s.Layers = []stack.Layer{stack.NewLayer("ground"), stack.NewLayer("wet")}
+	s.Layers[1].Rules = []stack.Rule{{Input: stack.InputFlow, Min: stack.F(edge)}}
+	path, l := mapsFixtureStack(t, s)
+	dir := filepath.Join(t.TempDir(), "maps")
+	if err := export.Run(path, export.Options{Maps: dir}, &strings.Builder{}); err != nil {
+		t.Fatal(err)
+	}
+	img := readMap(t, filepath.Join(dir, "flow.exr"))
+	wet, dry := 0, 0
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	for k, v := range img.Data[0] {
+		lo, hi = min(lo, v), max(hi, v)
+		b := l.Weights.Lo[4*k+1] // layer 1, "wet"
+		if (v >= edge) != (b == 255) || (b != 0 && b != 255) {
+			t.Fatalf("texel (%d,%d): flow map %v, layer wet %d/255: the map and the rule disagree", k%img.Width, k/img.Width, v, b)
+		}
+		if b == 255 {
+			wet++
+		} else {
+			dry++
+		}
+	}
+	t.Logf("flow map %v … %v log10 m²; %d wet, %d dry", lo, hi, wet, dry)
+	if wet < 50 || dry < 50 {
+		t.Errorf("%d wet and %d dry texels: the fixture should have both", wet, dry)
+	}
+	// No texel gathers less than its own height texel (2 m × 2 m) nor more than the field.
+	if lo < float32(math.Log10(4))-1e-6 || hi > float32(math.Log10(192*192)) {
+		t.Errorf("flow map spans %v … %v: outside log10 of a texel's area … the field's", lo, hi)
+	}
+}
+
 // TestMapsIndexRoundTrip: index.yaml names each map's file, quantity, unit, size and the
 // container's placement (origin, size, minimum corner, texel, texel centres, row 0 at minimum
 // Z) and the flat value; it reads back strictly and writes the same again.
@@ -200,13 +253,13 @@ func TestMapsIndexRoundTrip(t *testing.T) {
 	for _, m := range idx.Maps {
 		names = append(names, m.Name)
 	}
-	if w := []string{"slope", "aspect", "curvature", "erosion.deposit", "flow"}; !reflect.DeepEqual(names, w) {
+	if w := []string{"slope", "aspect", "curvature", "flow", "erosion.deposit"}; !reflect.DeepEqual(names, w) {
 		t.Fatalf("maps %v, want %v", names, w)
 	}
 	if idx.GradientStep != 2.5 || idx.Source != path {
 		t.Errorf("gradientStep %v source %q", idx.GradientStep, idx.Source)
 	}
-	units := map[string]string{"slope": "degrees", "aspect": "degrees", "curvature": "1/m"}
+	units := map[string]string{"slope": "degrees", "aspect": "degrees", "curvature": "1/m", "flow": "log10(m²)"}
 	for _, m := range idx.Maps {
 		if m.File != m.Name+".exr" || m.Channel != "Y" || m.Width != 64 || m.Height != 64 || m.Quantity == "" {
 			t.Errorf("%s: %+v", m.Name, m)

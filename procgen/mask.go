@@ -20,7 +20,7 @@ import (
 // Go twin scatter.Density, whose per-texel value density · band is exactly the mask.
 
 // maskInputs are the inputs a terrain.mask may band (a stack rule's, without `layer`).
-var maskInputs = []string{"height", "slope", "aspect", "curvature", "noise", "mask", "channel"}
+var maskInputs = []string{"height", "slope", "aspect", "curvature", "flow", "noise", "mask", "channel"}
 
 // combineModes say how a mask meets an existing mask of the same name.
 var combineModes = []string{"replace", "multiply", "add", "subtract", "max", "min"}

@@ -390,7 +390,7 @@ func convertRules(v lua.LValue) (any, error) {
 		}
 		if input != "" {
 			if _, ok := stack.Input(input).Code(); !ok {
-				return nil, fmt.Errorf("rules[%d].input: unknown input %q (want height, slope, aspect, curvature, mask, noise, channel, layer)", i+1, input)
+				return nil, fmt.Errorf("rules[%d].input: unknown input %q (want height, slope, aspect, curvature, flow, mask, noise, channel, layer)", i+1, input)
 			}
 			r.Input = stack.Input(input)
 		}

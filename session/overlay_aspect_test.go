@@ -82,11 +82,8 @@ func TestAspectOverlay(t *testing.T) {
 		return k
 	}
 	img := plain
-	for range 50 {
-		if img = h.frameAfter(m).Image; coloured(img) > 1000 {
-			break
-		}
-		m = h.mark()
+	if f := h.fullFrameWhere(m, func(f *Frame) bool { return coloured(f.Image) > 1000 }); f != nil {
+		img = f.Image
 	}
 	if c := coloured(img); c <= 1000 {
 		t.Fatalf("the aspect overlay colours %d pixels", c)

@@ -93,8 +93,10 @@ type pipeline struct {
 	// overlayChanged says the density overlay must be bound again though nothing was placed
 	// (another overlay chosen, another landscape opened). Session.mu guards it.
 	overlayChanged bool
-	// derivedFor is what the bound derived overlay grid (the aspect's) was computed from.
-	derivedFor derivedKey
+	// derivedFor is what the bound derived overlay grid (the aspect's, the flow's) was computed
+	// from; derivedRuns counts the grids computed (a test's witness that a rule edit computes none).
+	derivedFor  derivedKey
+	derivedRuns int
 
 	// testHookBeforeDrain runs in a pass between taking its stack and draining the dirty tiles
 	// (a test makes an edit arrive there).

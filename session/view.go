@@ -242,9 +242,11 @@ func (p *pipeline) bindOverlayGrid(changed bool) error {
 
 // derivedOverlays are the overlays whose grid the session computes from the field as a rule input
 // reads it (bake.InputMap over the weights grid, the pass's geometry and gradientStep), one entry
-// each: flow, once it is an input, is one more.
+// each. Flow's is the field's flow plane (Field.ChannelGrid, routed only when the height changed
+// since: the plane a flow rule reads, shared with the evaluation) sampled on the weights grid.
 var derivedOverlays = map[viewport.OverlayMode]stack.Input{
 	viewport.OverlayAspect: stack.InputAspect,
+	viewport.OverlayFlow:   stack.InputFlow,
 }
 
 // derivedKey is what a derived overlay's grid was computed from: the mode, the height's version
@@ -270,6 +272,7 @@ func (p *pipeline) bindDerived(mode viewport.OverlayMode, in stack.Input, resele
 		p.derivedFor = derivedKey{}
 		return err
 	}
+	p.derivedRuns++
 	if err := s.view.SetOverlayGrid(mode, g.W, g.H, g.Data); err != nil {
 		p.derivedFor = derivedKey{}
 		return err

@@ -16,7 +16,7 @@
 @group(0) @binding(9) var<storage, read> tile_flash: array<f32>;  // per tile 0..1, row-major
 // density overlay: [0] max (f32 bits), [1] width, [2] height, [3] 0, then width×height f32 —
 // the scatter kernel's density buffer as it is (terrain_scatter_density.wgsl); the aspect
-// overlay's grid of degrees in the same layout.
+// overlay's grid of degrees and the flow overlay's of log10 m² in the same layout.
 @group(0) @binding(10) var<storage, read> density: array<f32>;
 @group(0) @binding(11) var<storage, read> hpages: array<u32>;   // the height pyramid's page table
 @group(0) @binding(12) var<storage, read> wpages: array<u32>;   // the weights pyramid's page table
@@ -216,6 +216,14 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
         let a = density[4 + dp.y * dw + dp.x];
         let tint = select(vec3<f32>(0.5), compass_hue(a), a >= 0.0);
         col = mix(col, tint * lit, 0.85);
+    } else if (mode == 6u) {
+        // Flow: the host grid's log10 m² (the same buffer layout as density), nearest texel, on
+        // viridis from overlay.y (a texel's own area) over 1/overlay.z decades (to the field's).
+        let dw = i32(bitcast<u32>(density[1]));
+        let dh = i32(bitcast<u32>(density[2]));
+        let dp = clamp(vec2<i32>(floor(uv * vec2<f32>(f32(dw), f32(dh)))), vec2<i32>(0), vec2<i32>(dw - 1, dh - 1));
+        let v = density[4 + dp.y * dw + dp.x];
+        col = mix(col, viridis((v - frame.overlay.y) * frame.overlay.z) * lit, 0.85);
     }
     if (frame.tiles.x > 0.0 && frame.tiles.y > 0.0) {
         let cell = floor(tc);

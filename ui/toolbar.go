@@ -41,6 +41,7 @@ const (
 	ovSlope     = "Slope"
 	ovCurvature = "Curvature"
 	ovAspect    = "Aspect (which way slopes face)"
+	ovFlow      = "Flow (where water gathers)"
 	ovDensity   = "Density of the selected population"
 	ovMask      = "The mask the brush paints"
 )
@@ -63,10 +64,11 @@ func newToolbar(ed *editor) *toolbar {
 		tool(ToolHole, icons.Hole, "Cut holes: the ground under the brush is removed (caves, quarries)."),
 		tool(ToolRestore, icons.Ground, "Restore ground where holes were cut."),
 	)
-	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovAspect, ovDensity, ovMask},
+	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovAspect, ovFlow, ovDensity, ovMask},
 		"Paint information over the ground: a layer's weight, the slope, the curvature, the aspect (the compass direction "+
-			"the downhill faces: north red, east yellow-green, south cyan, west violet, flat ground grey), a population's density "+
-			"or the mask being painted.", func(s string) {
+			"the downhill faces: north red, east yellow-green, south cyan, west violet, flat ground grey), the flow (the area "+
+			"draining through each point, on a log scale from dark violet for a single texel's own area through blue and green "+
+			"to yellow for the whole field's: river beds bright), a population's density or the mask being painted.", func(s string) {
 			if !t.updating {
 				ed.applyOverlay()
 			}
@@ -193,6 +195,8 @@ func (ed *editor) applyOverlay() {
 		o.Mode = viewport.OverlayCurvature
 	case ovAspect:
 		o.Mode = viewport.OverlayAspect
+	case ovFlow:
+		o.Mode = viewport.OverlayFlow
 	case ovDensity:
 		o.Mode = viewport.OverlayDensity
 		if st := ed.s.Stack(); st != nil && ed.selPop >= 0 && ed.selPop < len(st.Populations) {

@@ -462,3 +462,17 @@ func TestFlowRuleFromPicker(t *testing.T) {
 		t.Errorf("the probe reads %q", txt)
 	}
 }
+
+// The overlay menu offers Flow after Aspect, and choosing it hands the session the flow overlay.
+func TestFlowOverlayFromMenu(t *testing.T) {
+	ed := newTestEditor(t)
+	opts := ed.tools.overlay.Options
+	k := slices.Index(opts, ovFlow)
+	if k < 0 || opts[k-1] != ovAspect {
+		t.Fatalf("the overlay menu offers %q", opts)
+	}
+	ed.tools.overlay.SetSelected(ovFlow)
+	if m := ed.s.Overlay().Mode; m != viewport.OverlayFlow {
+		t.Errorf("session overlay mode %v, want OverlayFlow", m)
+	}
+}

@@ -1,6 +1,7 @@
 package viewport
 
 import (
+	"math"
 	"time"
 )
 
@@ -18,6 +19,13 @@ const (
 	// hue = aspect (north red, east yellow-green, south cyan, west violet), flat ground
 	// (field.AspectFlat, any value < 0) grey.
 	OverlayAspect
+	// OverlayFlow is the upslope contributing area, from a grid of log10 m² the host binds
+	// (Renderer.SetOverlayGrid; the editor's is the flow input, the plane a flow rule reads): the
+	// viridis ramp (dark violet … yellow, lightness rising) on a log scale from Overlay.FlowMin to
+	// FlowMax (default: a height texel's own area to the whole field's), so channels are bright
+	// and ridges dark. A large grid is reduced by a box mean of the logs (a geometric mean of the
+	// areas).
+	OverlayFlow
 )
 
 // gridMode is an overlay drawn from a grid the host binds (SetDensity, SetOverlayGrid) rather than
@@ -28,11 +36,12 @@ type gridMode struct {
 	reduce func(dst, values []float32, w, h, k int) ([]float32, int, int)
 }
 
-// gridModes are the overlays drawn from a host grid, one entry each. Flow (issue 17: upslope area
-// on a log ramp) is one more entry: its shader number and its reduction.
+// gridModes are the overlays drawn from a host grid, one entry each: its shader number and its
+// reduction.
 var gridModes = map[OverlayMode]gridMode{
 	OverlayDensity: {shader: 4, reduce: boxMean},
 	OverlayAspect:  {shader: 5, reduce: circularMean},
+	OverlayFlow:    {shader: 6, reduce: boxMean}, // the mean of log10 m²: in log space
 }
 
 // TileFlash marks one tile as just re-evaluated at time At; it fades out over Overlay.Fade.
@@ -49,6 +58,10 @@ type Overlay struct {
 	SlopeMax       float64 // OverlaySlope: degrees at the top of the ramp (default 60)
 	CurvatureScale float64 // OverlayCurvature: |Laplacian| (1/m) at full colour (default 0.02)
 	DensityMax     float64 // OverlayDensity: instances/m² at full colour (default: the grid's maximum)
+	// OverlayFlow: the ramp's ends in log10 m² (FlowMin darkest, FlowMax brightest). Unless
+	// FlowMax > FlowMin they are log10 of one height texel's area and of the field's area: the
+	// least and the most any texel can gather.
+	FlowMin, FlowMax float64
 
 	// TileSize is the bake tile edge in weight (control) texels; 0 hides the grid. The grid is
 	// anchored at the field's minimum corner, like the bake's tiles.
@@ -98,4 +111,17 @@ func (o *Overlay) flashIntensities(nx, ny int, now time.Time, out []float32) ([]
 		}
 	}
 	return out, active
+}
+
+// flowRange is the flow ramp's ends in log10 m²: FlowMin and FlowMax when FlowMax > FlowMin (both
+// finite), else log10 of one height texel's area (texel, metres) and of the field's (size).
+func (o *Overlay) flowRange(size, texel [2]float64) (lo, hi float64) {
+	if o.FlowMax > o.FlowMin && !math.IsInf(o.FlowMax-o.FlowMin, 0) {
+		return o.FlowMin, o.FlowMax
+	}
+	lo, hi = math.Log10(texel[0]*texel[1]), math.Log10(size[0]*size[1])
+	if !(hi > lo) { // a field of one texel
+		hi = lo + 1
+	}
+	return lo, hi
 }

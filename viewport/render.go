@@ -102,6 +102,10 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 				u.Overlay[1] = float32(1 / top)
 			}
 		}
+		if o.Mode == OverlayFlow {
+			lo, hi := o.flowRange(s.Placement.Size, tx)
+			u.Overlay[1], u.Overlay[2] = float32(lo), float32(1/(hi-lo))
+		}
 		// Nothing until this mode's grid is bound: another mode's grid read as this one's
 		// would paint the wrong quantity.
 		if !r.terrain.hasDensity || r.terrain.gridMode != o.Mode {

@@ -210,8 +210,9 @@ func (r *Renderer) SetDensity(buf *gpu.Buffer, w, h int, values []float32, max f
 }
 
 // SetOverlayGrid binds the host grid of a grid overlay other than density (OverlayAspect:
-// degrees, < 0 flat), w×h values with row 0 at minimum Z, usually on the weights grid. A grid
-// larger than an overlay keeps is reduced as the mode says (aspect: a circular mean). The grid
+// degrees, < 0 flat; OverlayFlow: log10 m²), w×h values with row 0 at minimum Z, usually on the
+// weights grid. A grid larger than an overlay keeps is reduced as the mode says (aspect: a
+// circular mean; flow: a box mean of the logs). The grid
 // stays bound until another grid replaces it; SetOverlayGrid(mode, 0, 0, nil) unbinds it.
 func (r *Renderer) SetOverlayGrid(mode OverlayMode, w, h int, values []float32) error {
 	if _, ok := gridModes[mode]; !ok || mode == OverlayDensity {
