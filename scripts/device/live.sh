@@ -50,6 +50,6 @@ step "gpu BenchmarkUpload (256 MiB: 4 MiB WriteBuffer calls against Uploader rin
 (cd gpu && $B/gpu.test -test.run XXX -test.bench Upload -test.benchtime 5x 2>&1 | grep -E 'Benchmark|ok|FAIL')
 
 step "GPU tests"
-for p in gpu bake viewport session landscape world procgen; do
+for p in gpu bake viewport session landscape world procgen export; do
   (cd $p && timeout 100 $B/$p.test -test.count=1 2>&1 | tail -15)
 done
