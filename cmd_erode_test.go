@@ -240,3 +240,24 @@ func TestErodeCancelAndRefusals(t *testing.T) {
 		t.Errorf("a refused erode wrote %s", out)
 	}
 }
+
+// strata bench erode times an erosion: per iteration, total, cells/s; bad flags are usage errors.
+func TestBenchErode(t *testing.T) {
+	code, stdout, stderr := runCmd("bench", "erode", "--size", "32", "--iterations", "3", "--preset", "desert wash", "--cpu")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	containsAll := func(s string, want ...string) {
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				t.Errorf("output does not say %q:\n%s", w, s)
+			}
+		}
+	}
+	containsAll(stdout, `erode 32×32 (4×4 m texels), preset "desert wash"`, "hydraulic: 3 iterations in", "per iteration (median", "M cells/s", "thermal settle:", "total:")
+	for _, c := range [][]string{{"--size", "8"}, {"--preset", "drizzle"}, {"--iterations", "-2"}, {"extra"}} {
+		if code, _, stderr := runCmd(append([]string{"bench", "erode"}, c...)...); code != exitUsage {
+			t.Errorf("bench erode %q: exit %d, want 2\n%s", c, code, stderr)
+		}
+	}
+}

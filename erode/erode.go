@@ -52,10 +52,10 @@ type Result struct {
 	Stats
 }
 
-// bytesPerCell is what Run allocates per texel: 16 float32 planes (the ground's change twice,
+// bytesPerCell is what Run allocates per texel: 18 float32 planes (the ground's change twice,
 // water twice, sediment twice, four fluxes, speed, the flow accumulator, thermal's out and
-// excess, and the input height's copy scaled) plus the four outputs.
-const bytesPerCell = (16 + 4) * 4
+// excess, the input height's copy scaled, the ground's float32 copy twice) plus the four outputs.
+const bytesPerCell = (18 + 4) * 4
 
 // Run erodes the height grid g (texels texel metres along X and Z) and returns the new height and
 // the three channels; g is not changed. The field's edge is a wall: no water and no material
@@ -107,6 +107,7 @@ func Run(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Resu
 	}); err != nil {
 		return nil, err
 	}
+	s.hgtStale = true
 	st := Stats{Iterations: o.Iterations}
 	if o.Talus > 0 && o.SettleIterations > 0 {
 		report(StageSettle, 0, o.SettleIterations)
@@ -217,7 +218,10 @@ type sim struct {
 	speed            []float32
 	flowAcc          []float32 // water that left the texel, Σ dt·Σf (L³ over a texel area of 1: L)
 	out, excess      []float32 // thermal: material leaving a texel, and its neighbours' summed excess
-	itNow            int       // the iteration running (rain is a function of it)
+	// hgt is the ground (input + change) as float32, what thermal steps compare; hgtStale says
+	// it must be refreshed before the next one.
+	hgt, hgtNext []float32
+	hgtStale     bool
 }
 
 func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
@@ -237,6 +241,7 @@ func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
 	}
 	s.speed, s.flowAcc = mk(), mk()
 	s.out, s.excess = mk(), mk()
+	s.hgt, s.hgtNext, s.hgtStale = mk(), mk(), true
 	return s
 }
 
@@ -261,14 +266,16 @@ func (s *sim) height(k int) float64 { return float64(s.ground[k]) + float64(s.db
 // seed, the iteration and the texel.
 func (s *sim) rain(it, k int) float64 {
 	p := s.o.Params
-	if p.RainIterations > 0 && it >= p.RainIterations {
-		return 0
-	}
 	if p.RainJitter == 0 {
 		return p.Rain
 	}
 	u := float64(hash(s.o.Seed, uint32(it), uint32(k))>>8) / (1 << 24) // [0, 1)
 	return p.Rain * (1 + p.RainJitter*(2*u-1))
+}
+
+// raining reports whether rain falls on iteration it.
+func (s *sim) raining(it int) bool {
+	return s.o.Rain > 0 && (s.o.RainIterations == 0 || it < s.o.RainIterations)
 }
 
 // hash is a 32-bit mix of three words (lowbias32 rounds).
@@ -292,12 +299,20 @@ const (
 )
 
 // iterate runs one iteration: rain, flux, water and sediment, erosion and deposition with
-// evaporation, and a thermal step.
+// evaporation and a thermal step.
 func (s *sim) iterate(ctx context.Context, it int) error {
-	s.itNow = it
-	// 1. Rain, then each texel's outflows from the water surface's drops to its neighbours
-	// (its own state and its neighbours' only: rain is a hash, recomputed for a neighbour).
-	if err := s.rows(ctx, func(j int) { s.fluxRow(it, j) }); err != nil {
+	// 1. Rain (each texel adds its own), then each texel's outflows from the water surface's
+	// drops to its neighbours.
+	if s.raining(it) {
+		if err := s.rows(ctx, func(j int) {
+			for k := j * s.w; k < (j+1)*s.w; k++ {
+				s.water[k] = float32(float64(s.water[k]) + s.rain(it, k))
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	if err := s.rows(ctx, s.fluxRow); err != nil {
 		return err
 	}
 	// 2. Water and sediment move along the fluxes.
@@ -306,31 +321,35 @@ func (s *sim) iterate(ctx context.Context, it int) error {
 	}
 	s.water, s.waterNext = s.waterNext, s.water
 	s.sed, s.sedNext = s.sedNext, s.sed
-	// 3. Erosion and deposition, evaporation.
-	if err := s.rows(ctx, s.erodeRow); err != nil {
-		return err
-	}
-	s.db, s.dbNext = s.dbNext, s.db
-	// 4. A thermal step.
+	// 3. Erosion and deposition, evaporation, and the first pass of a thermal step, all from
+	// the ground before the iteration; then the thermal step's second pass adds its transfers
+	// (from that same ground) to the eroded ground. Both are Jacobi updates of one state.
 	if s.o.Talus > 0 && s.o.ThermalRate > 0 {
-		if _, err := s.thermal(ctx, s.o.Talus, s.o.ThermalRate); err != nil {
+		t := s.talusStep(s.o.Talus, -1, s.o.ThermalRate)
+		if _, err := s.thermalRows(ctx, t, s.erodeRow, s.dbNext, s.dbNext); err != nil {
 			return err
 		}
+	} else {
+		if err := s.rows(ctx, s.erodeRow); err != nil {
+			return err
+		}
+		s.hgtStale = true
 	}
+	s.db, s.dbNext = s.dbNext, s.db
 	return nil
 }
 
 // fluxRow updates row j's outflows (Mei et al. eq. 2–4; the pipe to a neighbour outside the
 // field is closed: the edge is a wall). The water is the water before the iteration plus its
-// rain; outflows are scaled so they never take more than the texel holds.
-func (s *sim) fluxRow(it, j int) {
+// rain (the rain pass added it); outflows are scaled so they never take more than the texel holds.
+func (s *sim) fluxRow(j int) {
 	w, h := s.w, s.h
 	dt := s.o.TimeStep
 	// the pipe along X has cross-section pz and length px; along Z pz and px swap (g = 1).
 	cx, cz := dt*s.pz/s.px, dt*s.px/s.pz
 	for i := range w {
 		k := j*w + i
-		d := float64(s.water[k]) + s.rain(it, k)
+		d := float64(s.water[k])
 		surf := s.height(k) + d
 		var f [4]float64
 		nb := [4]int{k - 1, k + 1, k - w, k + w}
@@ -342,7 +361,7 @@ func (s *sim) fluxRow(it, j int) {
 				continue
 			}
 			n := nb[dir]
-			dh := surf - (s.height(n) + float64(s.water[n]) + s.rain(it, n))
+			dh := surf - (s.height(n) + float64(s.water[n]))
 			f[dir] = max(0, float64(s.flux[dir][k])+c[dir]*dh)
 			sum += f[dir]
 		}
@@ -366,10 +385,9 @@ func (s *sim) fluxRow(it, j int) {
 func (s *sim) waterRow(j int) {
 	w, h := s.w, s.h
 	dt := s.o.TimeStep
-	it := s.itNow
 	for i := range w {
 		k := j*w + i
-		d1 := float64(s.water[k]) + s.rain(it, k)
+		d1 := float64(s.water[k])
 		fout := float64(s.flux[left][k]) + float64(s.flux[right][k]) + float64(s.flux[down][k]) + float64(s.flux[up][k])
 		var fin [4]float64 // from the left neighbour's right pipe, etc.
 		if i > 0 {
@@ -389,16 +407,16 @@ func (s *sim) waterRow(j int) {
 		// Sediment: keep the share of the water that stays, take each neighbour's share sent here.
 		sd := float64(s.sed[k]) * (1 - share(dt*fout, d1))
 		if i > 0 {
-			sd += float64(s.sed[k-1]) * share(dt*fin[left], s.d1(k-1))
+			sd += float64(s.sed[k-1]) * share(dt*fin[left], float64(s.water[k-1]))
 		}
 		if i < w-1 {
-			sd += float64(s.sed[k+1]) * share(dt*fin[right], s.d1(k+1))
+			sd += float64(s.sed[k+1]) * share(dt*fin[right], float64(s.water[k+1]))
 		}
 		if j > 0 {
-			sd += float64(s.sed[k-w]) * share(dt*fin[down], s.d1(k-w))
+			sd += float64(s.sed[k-w]) * share(dt*fin[down], float64(s.water[k-w]))
 		}
 		if j < h-1 {
-			sd += float64(s.sed[k+w]) * share(dt*fin[up], s.d1(k+w))
+			sd += float64(s.sed[k+w]) * share(dt*fin[up], float64(s.water[k+w]))
 		}
 		s.sedNext[k] = float32(max(0, sd))
 		// Velocity from the net flux through the texel (eq. 8, 9), over the mean depth.
@@ -413,9 +431,6 @@ func (s *sim) waterRow(j int) {
 		s.flowAcc[k] += float32(dt * fout)
 	}
 }
-
-// d1 is texel k's water with this iteration's rain (what its outflows were scaled to).
-func (s *sim) d1(k int) float64 { return float64(s.water[k]) + s.rain(s.itNow, k) }
 
 // share is the fraction of a texel's water (and so of its sediment) an outflow of vol takes.
 func share(vol, d float64) float64 {

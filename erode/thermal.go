@@ -20,87 +20,162 @@ var (
 // settleRate is the fraction of its largest excess a texel sheds per settle iteration.
 const settleRate = 0.4
 
-// thermal runs one thermal step at rate (the fraction of a texel's largest excess over the talus
-// slope it sheds, shared among its lower neighbours in proportion to their excess) and reports
-// whether any slope to a neighbour, before the step, exceeded talus + tol degrees (tol < 0: not
-// asked). Two passes, both Jacobi: the first computes every texel's outgoing material and
-// summed excess from the ground; the second gives each texel what it loses and what its
-// neighbours send it, recomputing their excess toward it from the same ground.
-func (s *sim) thermal(ctx context.Context, talus, rate float64) (steep bool, err error) {
-	return s.thermalTol(ctx, talus, -1, rate)
+// talusStep is one thermal step's constants: the 8 neighbours as index deltas (nbOff's order),
+// the drop at talus to each (the excess is the drop beyond it), the drop at talus + tol (tol < 0:
+// none asked), and the rate (the fraction of a texel's largest excess it sheds). Thermal steps
+// compare float32 heights in L (s.hgt): at 10⁴ L a drop is resolved to 10⁻³ L, far below any
+// talus excess that matters, and the material moved is added to the float32 change exactly as
+// the first pass decided it.
+type talusStep struct {
+	delta       [8]int
+	lim, limTol [8]float32 // limTol: +Inf when no tolerance is asked
+	rate        float64
 }
 
-func (s *sim) thermalTol(ctx context.Context, talus, tol, rate float64) (bool, error) {
-	w, h := s.w, s.h
-	t := math.Tan(talus * math.Pi / 180)
+func (s *sim) talusStep(talus, tol, rate float64) *talusStep {
+	t := &talusStep{rate: rate}
 	dist := [3]float64{s.px, s.pz, math.Hypot(s.px, s.pz)}
-	var lim [3]float64 // the drop to a neighbour at talus: excess is the drop beyond it
-	var limTol [3]float64
-	for c := range 3 {
-		lim[c] = t * dist[c]
+	tan, tanTol := math.Tan(talus*math.Pi/180), math.Tan((talus+tol)*math.Pi/180)
+	for d, o := range nbOff {
+		t.delta[d] = o[1]*s.w + o[0]
+		t.lim[d] = float32(tan * dist[nbKind[d]])
+		t.limTol[d] = float32(math.Inf(1))
 		if tol >= 0 {
-			limTol[c] = math.Tan((talus+tol)*math.Pi/180) * dist[c]
+			t.limTol[d] = float32(tanTol * dist[nbKind[d]])
 		}
 	}
-	steepRow := make([]bool, h)
-	err := s.rows(ctx, func(j int) {
-		for i := range w {
-			k := j*w + i
-			hk := s.height(k)
-			var sum, most float64
-			for d, o := range nbOff {
-				ni, nj := i+o[0], j+o[1]
-				if ni < 0 || ni >= w || nj < 0 || nj >= h {
-					continue
-				}
-				drop := hk - s.height(nj*w+ni)
-				if e := drop - lim[nbKind[d]]; e > 0 {
+	return t
+}
+
+// thermalOutRow is a thermal step's first pass over row j: every texel's outgoing material
+// (rate · its largest excess over talus) and its summed excess, from the ground's float32 copy
+// s.hgt; it reports whether the row sheds anything and whether a slope to a neighbour in it
+// exceeds talus + tol.
+func (s *sim) thermalOutRow(t *talusStep, j int) (active, steep bool) {
+	w, h := s.w, s.h
+	hgt, out, excess := s.hgt, s.out, s.excess
+	edgeRow := j == 0 || j == h-1
+	for i := range w {
+		k := j*w + i
+		hk := hgt[k]
+		var sum, most float32
+		if !edgeRow && i > 0 && i < w-1 {
+			for d := range 8 {
+				drop := hk - hgt[k+t.delta[d]]
+				if e := drop - t.lim[d]; e > 0 {
 					sum += e
 					most = max(most, e)
 				}
-				if tol >= 0 && drop > limTol[nbKind[d]] {
-					steepRow[j] = true
+				if drop > t.limTol[d] {
+					steep = true
 				}
 			}
-			s.out[k] = float32(rate * most)
-			s.excess[k] = float32(sum)
-		}
-	})
-	if err != nil {
-		return false, err
-	}
-	err = s.rows(ctx, func(j int) {
-		for i := range w {
-			k := j*w + i
-			hk := s.height(k)
-			db := float64(s.db[k]) - float64(s.out[k])
-			for d, o := range nbOff {
-				ni, nj := i+o[0], j+o[1]
-				if ni < 0 || ni >= w || nj < 0 || nj >= h {
+		} else {
+			for d := range 8 {
+				if !inside(i, j, d, w, h) {
 					continue
 				}
-				n := nj*w + ni
-				if s.out[n] == 0 {
-					continue
+				drop := hk - hgt[k+t.delta[d]]
+				if e := drop - t.lim[d]; e > 0 {
+					sum += e
+					most = max(most, e)
 				}
-				// n's excess toward k (the step from n to k is the opposite one, of the same length).
-				if e := s.height(n) - hk - lim[nbKind[d]]; e > 0 {
-					db += float64(s.out[n]) * e / float64(s.excess[n])
+				if drop > t.limTol[d] {
+					steep = true
 				}
 			}
-			s.dbNext[k] = float32(db)
 		}
-	})
-	if err != nil {
+		o := float32(t.rate * float64(most))
+		out[k] = o
+		excess[k] = sum
+		active = active || o > 0
+	}
+	return active, steep
+}
+
+// thermalInRow is the second pass over row j: dst = base − what the texel sheds + what its
+// neighbours send it, each neighbour's share recomputed from the same s.hgt as the first pass
+// (its excess toward this texel over its summed excess); hgtNext gets the new ground's float32
+// copy. dst may be base (each texel writes only its own). near says whether this row or one next
+// to it sheds anything: when none does, nothing moves here.
+func (s *sim) thermalInRow(t *talusStep, j int, near bool, base, dst []float32) {
+	w, h := s.w, s.h
+	ground, hgt, next, out, excess := s.ground, s.hgt, s.hgtNext, s.out, s.excess
+	if !near {
+		for k := j * w; k < (j+1)*w; k++ {
+			v := base[k]
+			dst[k] = v
+			next[k] = float32(float64(ground[k]) + float64(v))
+		}
+		return
+	}
+	edgeRow := j == 0 || j == h-1
+	for i := range w {
+		k := j*w + i
+		hk := hgt[k]
+		v := float64(base[k]) - float64(out[k])
+		all := !edgeRow && i > 0 && i < w-1
+		for d := range 8 {
+			n := k + t.delta[d]
+			if (!all && !inside(i, j, d, w, h)) || out[n] == 0 {
+				continue
+			}
+			// n's excess toward k (the step from n to k is the opposite one, of the same length).
+			if e := hgt[n] - hk - t.lim[d]; e > 0 {
+				v += float64(out[n]) * float64(e/excess[n])
+			}
+		}
+		dst[k] = float32(v)
+		next[k] = float32(float64(ground[k]) + v)
+	}
+}
+
+// thermalRows runs a thermal step's two passes; between them first (when set) runs beside the
+// first pass on each row. It returns whether any slope exceeded talus + tol before the step.
+func (s *sim) thermalRows(ctx context.Context, t *talusStep, first func(j int), base, dst []float32) (bool, error) {
+	if s.hgtStale {
+		if err := s.rows(ctx, func(j int) {
+			for k := j * s.w; k < (j+1)*s.w; k++ {
+				s.hgt[k] = float32(s.height(k))
+			}
+		}); err != nil {
+			return false, err
+		}
+	}
+	active, steep := make([]bool, s.h), make([]bool, s.h)
+	if err := s.rows(ctx, func(j int) {
+		if first != nil {
+			first(j)
+		}
+		active[j], steep[j] = s.thermalOutRow(t, j)
+	}); err != nil {
 		return false, err
 	}
-	s.db, s.dbNext = s.dbNext, s.db
-	for _, st := range steepRow {
+	if err := s.rows(ctx, func(j int) {
+		near := active[j] || (j > 0 && active[j-1]) || (j < s.h-1 && active[j+1])
+		s.thermalInRow(t, j, near, base, dst)
+	}); err != nil {
+		return false, err
+	}
+	s.hgt, s.hgtNext = s.hgtNext, s.hgt
+	s.hgtStale = false
+	for _, st := range steep {
 		if st {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// thermalTol runs one thermal step alone (the settle's) and reports whether any slope to a
+// neighbour, before the step, exceeded talus + tol degrees.
+func (s *sim) thermalTol(ctx context.Context, talus, tol, rate float64) (bool, error) {
+	steep, err := s.thermalRows(ctx, s.talusStep(talus, tol, rate), nil, s.db, s.dbNext)
+	if err != nil {
+		return false, err
+	}
+	s.db, s.dbNext = s.dbNext, s.db
+	return steep, nil
 }
 
 // settle runs thermal steps until no slope to a neighbour exceeds talus + tol degrees or limit
@@ -165,4 +240,10 @@ func Thermal(ctx context.Context, g *field.Grid, texel [2]float64, talus, tol fl
 		return nil, false, err
 	}
 	return r.Height, r.Settled, nil
+}
+
+// inside reports whether neighbour d of texel (i, j) is on the w×h grid.
+func inside(i, j, d, w, h int) bool {
+	ni, nj := i+nbOff[d][0], j+nbOff[d][1]
+	return ni >= 0 && ni < w && nj >= 0 && nj < h
 }
