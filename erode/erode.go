@@ -347,35 +347,42 @@ func (s *sim) fluxRow(j int) {
 	dt := s.o.TimeStep
 	// the pipe along X has cross-section pz and length px; along Z pz and px swap (g = 1).
 	cx, cz := dt*s.pz/s.px, dt*s.px/s.pz
+	g, db, wa := s.ground, s.db, s.water
+	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
+	row := j * w
+	hasDown, hasUp := j > 0, j < h-1
+	// The water surface of the texel, its left and right neighbours, slid along the row.
+	prev, cur := 0.0, surfAt(g, db, wa, row)
 	for i := range w {
-		k := j*w + i
-		d := float64(s.water[k])
-		surf := s.height(k) + d
-		var f [4]float64
-		nb := [4]int{k - 1, k + 1, k - w, k + w}
-		open := [4]bool{i > 0, i < w-1, j > 0, j < h-1}
-		c := [4]float64{cx, cx, cz, cz}
-		sum := 0.0
-		for dir := range 4 {
-			if !open[dir] {
-				continue
-			}
-			n := nb[dir]
-			dh := surf - (s.height(n) + float64(s.water[n]))
-			f[dir] = max(0, float64(s.flux[dir][k])+c[dir]*dh)
-			sum += f[dir]
+		k := row + i
+		d := float64(wa[k])
+		var next, a, b, c, e float64 // outflows left, right, down, up
+		if i > 0 {
+			a = max(0, float64(fl[k])+cx*(cur-prev))
+		}
+		if i < w-1 {
+			next = surfAt(g, db, wa, k+1)
+			b = max(0, float64(fr[k])+cx*(cur-next))
+		}
+		if hasDown {
+			c = max(0, float64(fd[k])+cz*(cur-surfAt(g, db, wa, k-w)))
+		}
+		if hasUp {
+			e = max(0, float64(fu[k])+cz*(cur-surfAt(g, db, wa, k+w)))
 		}
 		// K = min(1, d·area / (Σf·dt)), area = px·pz = 1.
-		if sum*dt > d && sum > 0 {
+		if sum := a + b + c + e; sum*dt > d && sum > 0 {
 			kk := d / (sum * dt)
-			for dir := range 4 {
-				f[dir] *= kk
-			}
+			a, b, c, e = a*kk, b*kk, c*kk, e*kk
 		}
-		for dir := range 4 {
-			s.flux[dir][k] = float32(f[dir])
-		}
+		fl[k], fr[k], fd[k], fu[k] = float32(a), float32(b), float32(c), float32(e)
+		prev, cur = cur, next
 	}
+}
+
+// surfAt is the water surface at texel k: ground, its change and the water (L).
+func surfAt(g, db, wa []float32, k int) float64 {
+	return float64(g[k]) + float64(db[k]) + float64(wa[k])
 }
 
 // waterRow moves water and sediment along the new fluxes (Mei et al. eq. 6–9). Sediment is
@@ -385,50 +392,48 @@ func (s *sim) fluxRow(j int) {
 func (s *sim) waterRow(j int) {
 	w, h := s.w, s.h
 	dt := s.o.TimeStep
+	wa, sed, wn, sn := s.water, s.sed, s.waterNext, s.sedNext
+	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
+	speed, acc := s.speed, s.flowAcc
+	row := j * w
+	hasDown, hasUp := j > 0, j < h-1
 	for i := range w {
-		k := j*w + i
-		d1 := float64(s.water[k])
-		fout := float64(s.flux[left][k]) + float64(s.flux[right][k]) + float64(s.flux[down][k]) + float64(s.flux[up][k])
-		var fin [4]float64 // from the left neighbour's right pipe, etc.
+		k := row + i
+		d1 := float64(wa[k])
+		ol, or, od, ou := float64(fl[k]), float64(fr[k]), float64(fd[k]), float64(fu[k])
+		fout := ol + or + od + ou
+		// Inflows: the left neighbour's right pipe, etc. Sediment comes with each: the share
+		// of the neighbour's water the pipe takes.
+		var il, ir, id, iu, sin float64
 		if i > 0 {
-			fin[left] = float64(s.flux[right][k-1])
+			il = float64(fr[k-1])
+			sin += float64(sed[k-1]) * share(dt*il, float64(wa[k-1]))
 		}
 		if i < w-1 {
-			fin[right] = float64(s.flux[left][k+1])
+			ir = float64(fl[k+1])
+			sin += float64(sed[k+1]) * share(dt*ir, float64(wa[k+1]))
 		}
-		if j > 0 {
-			fin[down] = float64(s.flux[up][k-w])
+		if hasDown {
+			id = float64(fu[k-w])
+			sin += float64(sed[k-w]) * share(dt*id, float64(wa[k-w]))
 		}
-		if j < h-1 {
-			fin[up] = float64(s.flux[down][k+w])
+		if hasUp {
+			iu = float64(fd[k+w])
+			sin += float64(sed[k+w]) * share(dt*iu, float64(wa[k+w]))
 		}
-		d2 := max(0, d1+dt*(fin[0]+fin[1]+fin[2]+fin[3]-fout))
-		s.waterNext[k] = float32(d2)
-		// Sediment: keep the share of the water that stays, take each neighbour's share sent here.
-		sd := float64(s.sed[k]) * (1 - share(dt*fout, d1))
-		if i > 0 {
-			sd += float64(s.sed[k-1]) * share(dt*fin[left], float64(s.water[k-1]))
-		}
-		if i < w-1 {
-			sd += float64(s.sed[k+1]) * share(dt*fin[right], float64(s.water[k+1]))
-		}
-		if j > 0 {
-			sd += float64(s.sed[k-w]) * share(dt*fin[down], float64(s.water[k-w]))
-		}
-		if j < h-1 {
-			sd += float64(s.sed[k+w]) * share(dt*fin[up], float64(s.water[k+w]))
-		}
-		s.sedNext[k] = float32(max(0, sd))
+		d2 := max(0, d1+dt*(il+ir+id+iu-fout))
+		wn[k] = float32(d2)
+		// Sediment: the share of the water that stays keeps its load.
+		sn[k] = float32(max(0, float64(sed[k])*(1-share(dt*fout, d1))+sin))
 		// Velocity from the net flux through the texel (eq. 8, 9), over the mean depth.
-		dbar := (d1 + d2) / 2
 		var v float64
-		if dbar > 1e-6 {
-			u := (fin[left] - float64(s.flux[left][k]) + float64(s.flux[right][k]) - fin[right]) / 2 / (s.pz * dbar)
-			vz := (fin[down] - float64(s.flux[down][k]) + float64(s.flux[up][k]) - fin[up]) / 2 / (s.px * dbar)
+		if dbar := (d1 + d2) / 2; dbar > 1e-6 {
+			u := (il - ol + or - ir) / 2 / (s.pz * dbar)
+			vz := (id - od + ou - iu) / 2 / (s.px * dbar)
 			v = math.Sqrt(u*u + vz*vz)
 		}
-		s.speed[k] = float32(v)
-		s.flowAcc[k] += float32(dt * fout)
+		speed[k] = float32(v)
+		acc[k] += float32(dt * fout)
 	}
 }
 

@@ -64,7 +64,9 @@ func (s *sim) thermalOutRow(t *talusStep, j int) (active, steep bool) {
 				drop := hk - hgt[k+t.delta[d]]
 				if e := drop - t.lim[d]; e > 0 {
 					sum += e
-					most = max(most, e)
+					if e > most {
+						most = e
+					}
 				}
 				if drop > t.limTol[d] {
 					steep = true
@@ -78,7 +80,9 @@ func (s *sim) thermalOutRow(t *talusStep, j int) (active, steep bool) {
 				drop := hk - hgt[k+t.delta[d]]
 				if e := drop - t.lim[d]; e > 0 {
 					sum += e
-					most = max(most, e)
+					if e > most {
+						most = e
+					}
 				}
 				if drop > t.limTol[d] {
 					steep = true
@@ -87,8 +91,11 @@ func (s *sim) thermalOutRow(t *talusStep, j int) (active, steep bool) {
 		}
 		o := float32(t.rate * float64(most))
 		out[k] = o
-		excess[k] = sum
-		active = active || o > 0
+		excess[k] = 0 // the share of each unit of excess: o / Σ excess
+		if o > 0 {
+			excess[k] = o / sum
+			active = true
+		}
 	}
 	return active, steep
 }
@@ -114,15 +121,20 @@ func (s *sim) thermalInRow(t *talusStep, j int, near bool, base, dst []float32) 
 		k := j*w + i
 		hk := hgt[k]
 		v := float64(base[k]) - float64(out[k])
-		all := !edgeRow && i > 0 && i < w-1
-		for d := range 8 {
-			n := k + t.delta[d]
-			if (!all && !inside(i, j, d, w, h)) || out[n] == 0 {
-				continue
+		// n's excess toward k (the step from n to k is the opposite one, of the same length)
+		// times n's share per unit of excess; a neighbour that sheds nothing (share 0) or is
+		// not above talus from here (excess 0) adds exactly 0.
+		if !edgeRow && i > 0 && i < w-1 {
+			for d := range 8 {
+				n := k + t.delta[d]
+				v += float64(excess[n] * pos(hgt[n]-hk-t.lim[d]))
 			}
-			// n's excess toward k (the step from n to k is the opposite one, of the same length).
-			if e := hgt[n] - hk - t.lim[d]; e > 0 {
-				v += float64(out[n]) * float64(e/excess[n])
+		} else {
+			for d := range 8 {
+				if inside(i, j, d, w, h) {
+					n := k + t.delta[d]
+					v += float64(excess[n] * pos(hgt[n]-hk-t.lim[d]))
+				}
 			}
 		}
 		dst[k] = float32(v)
@@ -246,4 +258,12 @@ func Thermal(ctx context.Context, g *field.Grid, texel [2]float64, talus, tol fl
 func inside(i, j, d, w, h int) bool {
 	ni, nj := i+nbOff[d][0], j+nbOff[d][1]
 	return ni >= 0 && ni < w && nj >= 0 && nj < h
+}
+
+// pos is x where it is positive, else 0 (without the NaN and signed-zero cases of max).
+func pos(x float32) float32 {
+	if x > 0 {
+		return x
+	}
+	return 0
 }
