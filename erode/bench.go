@@ -24,6 +24,7 @@ type BenchFigures struct {
 	// Settle is the final thermal settle's wall time and steps; Total the whole Run.
 	Settle      time.Duration
 	SettleSteps int
+	HasSettle   bool
 	Settled     bool
 	Total       time.Duration
 	// CellsPerSecond is W·H·Iterations / Hydraulic.
@@ -44,7 +45,8 @@ func Bench(ctx context.Context, g *field.Grid, texel [2]float64, preset string, 
 	if iterations >= 0 {
 		p.Iterations = iterations
 	}
-	f := &BenchFigures{W: g.W, H: g.H, Texel: texel, Preset: preset, Iterations: p.Iterations, Workers: runtime.GOMAXPROCS(0)}
+	f := &BenchFigures{W: g.W, H: g.H, Texel: texel, Preset: preset, Iterations: p.Iterations, Workers: runtime.GOMAXPROCS(0),
+		HasSettle: p.Talus > 0 && p.SettleIterations > 0}
 	var its []time.Duration
 	t0 := time.Now()
 	last, hydraulicEnd, settleStart := t0, t0, time.Time{}
@@ -85,10 +87,13 @@ func (f *BenchFigures) Print(w io.Writer) {
 	fmt.Fprintf(w, "  hydraulic: %d iterations in %v: %v per iteration (median %v, p95 %v), %.1f M cells/s\n",
 		f.Iterations, f.Hydraulic.Round(time.Millisecond), f.PerIteration.Round(10*time.Microsecond),
 		f.Median.Round(10*time.Microsecond), f.P95.Round(10*time.Microsecond), f.CellsPerSecond/1e6)
-	settled := "settled"
-	if !f.Settled {
-		settled = "not settled"
+	switch {
+	case !f.HasSettle:
+		fmt.Fprintf(w, "  thermal settle: none (the preset has none)\n")
+	case f.Settled:
+		fmt.Fprintf(w, "  thermal settle: %d steps in %v (settled)\n", f.SettleSteps, f.Settle.Round(time.Millisecond))
+	default:
+		fmt.Fprintf(w, "  thermal settle: %d steps in %v (stopped at its bound, not settled)\n", f.SettleSteps, f.Settle.Round(time.Millisecond))
 	}
-	fmt.Fprintf(w, "  thermal settle: %d steps in %v (%s)\n", f.SettleSteps, f.Settle.Round(time.Millisecond), settled)
 	fmt.Fprintf(w, "  total: %v; %.4g m³ worn\n", f.Total.Round(time.Millisecond), f.Worn)
 }

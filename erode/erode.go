@@ -347,7 +347,8 @@ func (s *sim) fluxRow(j int) {
 	dt := s.o.TimeStep
 	// the pipe along X has cross-section pz and length px; along Z pz and px swap (g = 1).
 	cx, cz := dt*s.pz/s.px, dt*s.px/s.pz
-	g, db, wa := s.ground, s.db, s.water
+	g, db, wa, sed := s.ground, s.db, s.water, s.sed
+	conc := s.out // scratch until the thermal step: the flux and water passes do not use it
 	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
 	row := j * w
 	hasDown, hasUp := j > 0, j < h-1
@@ -376,9 +377,19 @@ func (s *sim) fluxRow(j int) {
 			a, b, c, e = a*kk, b*kk, c*kk, e*kk
 		}
 		fl[k], fr[k], fd[k], fu[k] = float32(a), float32(b), float32(c), float32(e)
+		// The load per unit of water, which every outflow carries: 0 under minDepth (what
+		// little flows out of such a texel leaves its load behind; a vanishing film would
+		// otherwise carry a concentration beyond float32).
+		conc[k] = 0
+		if d > minDepth {
+			conc[k] = float32(float64(sed[k]) / d)
+		}
 		prev, cur = cur, next
 	}
 }
+
+// minDepth is the least water (L) that carries sediment out of a texel.
+const minDepth = 1e-6
 
 // surfAt is the water surface at texel k: ground, its change and the water (L).
 func surfAt(g, db, wa []float32, k int) float64 {
@@ -386,13 +397,14 @@ func surfAt(g, db, wa []float32, k int) float64 {
 }
 
 // waterRow moves water and sediment along the new fluxes (Mei et al. eq. 6–9). Sediment is
-// carried in proportion to the water each outflow takes from the texel (an upwind, conservative
-// transport: what leaves one texel arrives at its neighbour, so Σ sediment is kept), not by
-// Mei's semi-Lagrangian step, which does not conserve it.
+// carried in proportion to the water each outflow takes from the texel — dt·f times the texel's
+// load per unit of water, computed by the flux pass (an upwind, conservative transport: what
+// leaves one texel is what its neighbour receives, so Σ sediment is kept) — not by Mei's
+// semi-Lagrangian step, which does not conserve it.
 func (s *sim) waterRow(j int) {
 	w, h := s.w, s.h
 	dt := s.o.TimeStep
-	wa, sed, wn, sn := s.water, s.sed, s.waterNext, s.sedNext
+	wa, sed, wn, sn, conc := s.water, s.sed, s.waterNext, s.sedNext, s.out
 	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
 	speed, acc := s.speed, s.flowAcc
 	row := j * w
@@ -402,47 +414,40 @@ func (s *sim) waterRow(j int) {
 		d1 := float64(wa[k])
 		ol, or, od, ou := float64(fl[k]), float64(fr[k]), float64(fd[k]), float64(fu[k])
 		fout := ol + or + od + ou
-		// Inflows: the left neighbour's right pipe, etc. Sediment comes with each: the share
-		// of the neighbour's water the pipe takes.
+		// Inflows: the left neighbour's right pipe, etc. Sediment comes with each: the water it
+		// takes times the neighbour's load per unit of water.
 		var il, ir, id, iu, sin float64
 		if i > 0 {
 			il = float64(fr[k-1])
-			sin += float64(sed[k-1]) * share(dt*il, float64(wa[k-1]))
+			sin += dt * il * float64(conc[k-1])
 		}
 		if i < w-1 {
 			ir = float64(fl[k+1])
-			sin += float64(sed[k+1]) * share(dt*ir, float64(wa[k+1]))
+			sin += dt * ir * float64(conc[k+1])
 		}
 		if hasDown {
 			id = float64(fu[k-w])
-			sin += float64(sed[k-w]) * share(dt*id, float64(wa[k-w]))
+			sin += dt * id * float64(conc[k-w])
 		}
 		if hasUp {
 			iu = float64(fd[k+w])
-			sin += float64(sed[k+w]) * share(dt*iu, float64(wa[k+w]))
+			sin += dt * iu * float64(conc[k+w])
 		}
 		d2 := max(0, d1+dt*(il+ir+id+iu-fout))
 		wn[k] = float32(d2)
-		// Sediment: the share of the water that stays keeps its load.
-		sn[k] = float32(max(0, float64(sed[k])*(1-share(dt*fout, d1))+sin))
+		// Sediment: what the outflows take leaves, what the inflows bring arrives.
+		sn[k] = float32(max(0, float64(sed[k])-dt*fout*float64(conc[k])+sin))
 		// Velocity from the net flux through the texel (eq. 8, 9), over the mean depth.
 		var v float64
 		if dbar := (d1 + d2) / 2; dbar > 1e-6 {
-			u := (il - ol + or - ir) / 2 / (s.pz * dbar)
-			vz := (id - od + ou - iu) / 2 / (s.px * dbar)
+			inv := 0.5 / dbar
+			u := (il - ol + or - ir) * inv / s.pz
+			vz := (id - od + ou - iu) * inv / s.px
 			v = math.Sqrt(u*u + vz*vz)
 		}
 		speed[k] = float32(v)
 		acc[k] += float32(dt * fout)
 	}
-}
-
-// share is the fraction of a texel's water (and so of its sediment) an outflow of vol takes.
-func share(vol, d float64) float64 {
-	if d <= 0 || vol <= 0 {
-		return 0
-	}
-	return min(1, vol/d)
 }
 
 // erodeRow picks up or lays down sediment against the water's capacity (Mei et al. eq. 10–12),
