@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 
 	"strata/bake"
 	"strata/erode"
@@ -115,6 +116,9 @@ func erodeCommand(ctx context.Context, in string, o *erodeOptions, stdout, stder
 	if err != nil {
 		return err
 	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(in), "world.yaml")); err == nil {
+		return fmt.Errorf("%s: the container is a cell of the world %s: erosion is global (water and sediment cross a cell's edge), so a world's cells are not eroded one by one and this build does not erode worlds", in, filepath.Dir(in))
+	}
 	bar := newBakeBar(stderr)
 	defer bar.Finish()
 	var res *erode.Result
@@ -137,7 +141,7 @@ func erodeCommand(ctx context.Context, in string, o *erodeOptions, stdout, stder
 			return fmt.Errorf("interrupted; %s is as it was: %w", o.out, err)
 		}
 		if errors.Is(err, bake.ErrNothingToEvaluate) {
-			return fmt.Errorf("%s: %w (erode re-evaluates the stack on the eroded ground)", in, err)
+			return fmt.Errorf("%s: %w (strata erode re-evaluates the stack on the eroded ground; a script erodes with its terrain.erode node)", in, err)
 		}
 		return fmt.Errorf("%s: %w", in, err)
 	}
