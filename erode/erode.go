@@ -222,6 +222,7 @@ type sim struct {
 	// it must be refreshed before the next one.
 	hgt, hgtNext []float32
 	hgtStale     bool
+	it           int // the iteration running
 }
 
 func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
@@ -301,9 +302,11 @@ const (
 // iterate runs one iteration: rain, flux, water and sediment, erosion and deposition with
 // evaporation and a thermal step.
 func (s *sim) iterate(ctx context.Context, it int) error {
-	// 1. Rain (each texel adds its own), then each texel's outflows from the water surface's
-	// drops to its neighbours.
-	if s.raining(it) {
+	// 1. Rain (each texel adds its own: the previous iteration's last pass added it, or, on the
+	// first, a pass of its own), then each texel's outflows from the water surface's drops to
+	// its neighbours.
+	s.it = it
+	if it == 0 && s.raining(it) {
 		if err := s.rows(ctx, func(j int) {
 			for k := j * s.w; k < (j+1)*s.w; k++ {
 				s.water[k] = float32(float64(s.water[k]) + s.rain(it, k))
@@ -451,10 +454,11 @@ func (s *sim) waterRow(j int) {
 }
 
 // erodeRow picks up or lays down sediment against the water's capacity (Mei et al. eq. 10–12),
-// then evaporates (eq. 15). The ground's tilt is from central differences of the previous ground.
+// then evaporates (eq. 15) and adds the next iteration's rain. The ground's tilt is from central differences of the previous ground.
 func (s *sim) erodeRow(j int) {
 	w, h := s.w, s.h
 	p := s.o.Params
+	rainNext := s.it+1 < p.Iterations && s.raining(s.it+1)
 	for i := range w {
 		k := j*w + i
 		il, ir := max(i-1, 0), min(i+1, w-1)
@@ -477,6 +481,10 @@ func (s *sim) erodeRow(j int) {
 		}
 		s.dbNext[k] = float32(db)
 		s.sed[k] = float32(sd)
-		s.water[k] = float32(float64(s.water[k]) * (1 - p.Evaporation))
+		wv := float64(s.water[k]) * (1 - p.Evaporation)
+		if rainNext {
+			wv += s.rain(s.it+1, k) // the next iteration's rain
+		}
+		s.water[k] = float32(wv)
 	}
 }
