@@ -329,7 +329,7 @@ func (s *sim) iterate(ctx context.Context, it int) error {
 	// (from that same ground) to the eroded ground. Both are Jacobi updates of one state.
 	if s.o.Talus > 0 && s.o.ThermalRate > 0 {
 		t := s.talusStep(s.o.Talus, -1, s.o.ThermalRate)
-		if _, err := s.thermalRows(ctx, t, s.erodeRow, s.dbNext, s.dbNext); err != nil {
+		if _, err := s.thermalRows(ctx, t, s.erodeRow, s.dbNext, s.dbNext, nil); err != nil {
 			return err
 		}
 	} else {

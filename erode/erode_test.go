@@ -303,3 +303,32 @@ func TestTinyGrids(t *testing.T) {
 		}
 	}
 }
+
+// The settle's skipping of quiet rows changes no byte (on ground where some rows settle early
+// and others keep shedding).
+func TestSettleSkipsQuietRows(t *testing.T) {
+	g := field.NewGrid(40, 96)
+	for j := range g.H {
+		for i := range g.W {
+			v := 0.2 * float64(i)
+			if j > 60 && j < 70 && i > 10 && i < 30 {
+				v += 25 // a block whose sides are far above talus
+			}
+			g.Set(i, j, float32(v))
+		}
+	}
+	run := func() []byte {
+		out, settled, err := Thermal(context.Background(), g, [2]float64{1, 1}, 30, 0.5, 3000, 2)
+		if err != nil || !settled {
+			t.Fatalf("settled %v, err %v", settled, err)
+		}
+		return gridBytes(out)
+	}
+	with := run()
+	skipQuietRows = false
+	without := run()
+	skipQuietRows = true
+	if !bytes.Equal(with, without) {
+		t.Error("skipping quiet rows changed the settled ground")
+	}
+}
