@@ -10,16 +10,20 @@ import (
 	"runtime"
 
 	"strata/bake"
+	"strata/erode"
+	"strata/field"
 	"strata/gpu"
+	"strata/noise"
 	"strata/session"
 )
 
 func init() {
 	register(command{
 		name:    "bench",
-		summary: "time the GPU and the Go reference side by side (weights, scatter, edit, live, bake)",
+		summary: "time the GPU and the Go reference side by side (weights, scatter, edit, live, bake, erode)",
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
+       strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -38,6 +42,11 @@ func init() {
              (no argument: weights, scatter and edit)
   bake       a whole bake of the sample with an N×N weights grid, exactly as strata bake does it
              (GPU, or the Go reference with --cpu): wall time by phase, peak memory, size on disk
+  erode      an erosion of an N×N mountain ground (terrain_fbm, 4 m texels, about 600 m of
+             relief) with the preset (default "default"): time per iteration (mean, median,
+             p95), the hydraulic iterations' total and cells/s, the thermal settle, the total.
+             The erosion runs in Go on every core (no GPU kernel in this build: --cpu changes
+             nothing); --iterations N replaces the preset's
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
@@ -58,6 +67,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(which) > 0 && which[0] == "open" {
 		return runBenchOpen(which[1:], args, stdout, stderr)
+	}
+	if len(which) > 0 && which[0] == "erode" {
+		return runBenchErode(which[1:], args, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -85,7 +97,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	onlyBake := true
 	for _, w := range which {
 		if _, ok := benches[w]; !ok && w != "bake" {
-			return usageError(c, stderr, "unknown benchmark %q (weights, scatter, edit, live, bake)", w)
+			return usageError(c, stderr, "unknown benchmark %q (weights, scatter, edit, live, bake, erode)", w)
 		}
 		onlyBake = onlyBake && w == "bake"
 	}
@@ -271,4 +283,59 @@ func runBenchOpen(paths, args []string, stdout, stderr io.Writer) int {
 	}
 	f.Print(stdout, gpuName)
 	return exitOK
+}
+
+// runBenchErode is `strata bench erode`: one erosion of a mountain ground, timed.
+func runBenchErode(extra, args []string, stdout, stderr io.Writer) int {
+	c := commands["bench"]
+	fs := flag.NewFlagSet("bench erode", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	size := fs.Int("size", 1024, "")
+	preset := fs.String("preset", erode.DefaultPreset, "")
+	iterations := fs.Int("iterations", -1, "")
+	fs.Bool("cpu", false, "") // the erosion runs in Go either way
+	if err := fs.Parse(args); err != nil {
+		return usageError(c, stderr, "%v", err)
+	}
+	if extra = append(extra, fs.Args()...); len(extra) > 0 {
+		return usageError(c, stderr, "unexpected argument %q", extra[0])
+	}
+	if *size < 16 || *size > 16384 {
+		return usageError(c, stderr, "--size %d: must be 16…16384", *size)
+	}
+	if _, err := erode.Preset(*preset); err != nil {
+		return usageError(c, stderr, "--preset: %v", err)
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "iterations" })
+	if set && (*iterations < 0 || *iterations > erode.MaxIterations) {
+		return usageError(c, stderr, "--iterations %d: want 0 … %d", *iterations, erode.MaxIterations)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s)\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stderr, "preparing a %d² ground…\n", *size)
+	g, texel := benchErodeGround(*size)
+	f, err := erode.Bench(ctx, g, texel, *preset, *iterations)
+	if err != nil {
+		fmt.Fprintf(stderr, "strata bench erode: %v\n", err)
+		return exitFail
+	}
+	f.Print(stdout)
+	return exitOK
+}
+
+// benchErodeGround is the N×N ground bench erode erodes: terrain_fbm mountains on 4 m texels,
+// the feature a quarter of the field, 6 octaves, about 600 m of relief.
+func benchErodeGround(n int) (*field.Grid, [2]float64) {
+	const texel = 4.0
+	g := field.NewGrid(n, n)
+	fs := float32(float64(n) * texel / 4)
+	for j := range n {
+		for i := range n {
+			v := noise.FBM(float32((float64(i)+0.5)*texel), float32((float64(j)+0.5)*texel), fs, 6, 11)
+			g.Data[j*n+i] = 600 * v
+		}
+	}
+	return g, [2]float64{texel, texel}
 }

@@ -21,6 +21,9 @@ type FromJob struct {
 	// EvalOptions choose the evaluator and carry progress and timings. Their Resolution is
 	// replaced by the container's own (its controls' grid).
 	EvalOptions
+	// Prepare, when set, changes the opened landscape before it is evaluated and saved (what
+	// `strata erode` does to the ground); its error ends the bake, nothing written.
+	Prepare func(ctx context.Context, l *landscape.Landscape) error
 }
 
 // ErrNothingToEvaluate is wrapped by BakeFrom's error for a container with no stack to evaluate:
@@ -63,6 +66,14 @@ func BakeFrom(ctx context.Context, j FromJob) (*Result, error) {
 	o.Timings.Since(StageLoad, t0)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bake: %w", err)
+	}
+	if j.Prepare != nil {
+		if err := j.Prepare(ctx, l); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("bake: %w", err)
+		}
 	}
 	o.Resolution = l.Resolution()
 	return Rebake(ctx, l, j.Out, RebakeOptions{EvalOptions: o, Lock: terraindata.LockPath(j.Out)})

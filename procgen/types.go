@@ -3,6 +3,7 @@ package procgen
 import (
 	"sort"
 
+	"strata/erode"
 	"strata/stack"
 )
 
@@ -111,6 +112,17 @@ func init() {
 		},
 		check: checkImport,
 		eval:  evalImport,
+	})
+	register(&nodeType{
+		name:   "terrain.erode",
+		doc:    "erodes the raster's ground (hydraulic, then thermal) and adds the channels erosion.flow, erosion.deposit, erosion.wear",
+		inputs: []string{"raster"},
+		params: []paramSpec{
+			{key: "preset", kind: kEnum, enum: erode.Presets(), doc: "the erosion's parameters (default \"default\"; docs/design.md \"Erosion\")"},
+			{key: "iterations", kind: kInt, lo: true, min: 0, hi: true, max: erode.MaxIterations, doc: "hydraulic iterations instead of the preset's, 0 … 100000"},
+			{key: "seed", kind: kInt, lo: true, min: 0, hi: true, max: 1<<32 - 1, doc: "varies the rain, 0 … 4294967295 (default 1)"},
+		},
+		eval: evalErode,
 	})
 	register(&nodeType{
 		name:   "terrain.mask",

@@ -1,0 +1,490 @@
+package erode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"strata/field"
+	"strata/internal/pool"
+	"strata/internal/sysmem"
+	"strata/progress"
+)
+
+// Stage is the progress stage an erosion reports, one unit per iteration (hydraulic, then the
+// settle's).
+const (
+	Stage       = "erode"
+	StageSettle = "erode: thermal settle"
+)
+
+// Options are one erosion's parameters and how it runs.
+type Options struct {
+	Params
+	// Seed varies the rain (RainJitter); the same seed gives the same bytes.
+	Seed uint32
+	// Workers is the number of goroutines a pass runs on (0: GOMAXPROCS). The result does not
+	// depend on it.
+	Workers int
+	// Progress receives Stage once per iteration (and StageSettle per settle iteration).
+	Progress progress.Func
+}
+
+// Stats say what an erosion did (in metres and m³ unless named otherwise).
+type Stats struct {
+	Iterations       int
+	SettleIterations int
+	// Settled is false when the settle stopped at SettleIterations with a slope still above
+	// Talus + SettleTolerance (and when there was no settle).
+	Settled bool
+	// Worn and Deposited are Σ wear and Σ deposit times the texel area (m³); Moved is the
+	// volume thermal and hydraulic erosion picked up over the run, counted each time.
+	Worn, Deposited float64
+	// MaxWear and MaxDeposit are the largest values of the channels (m).
+	MaxWear, MaxDeposit float32
+}
+
+// Result is the eroded ground and its channels, all on the height's grid.
+type Result struct {
+	Height                 *field.Grid
+	Flow, Deposit, WearMap *field.Grid
+	Stats
+}
+
+// bytesPerCell is what Run allocates per texel: 18 float32 planes (the ground's change twice,
+// water twice, sediment twice, four fluxes, speed, the flow accumulator, thermal's out and
+// excess, the input height's copy scaled, the ground's float32 copy twice) plus the four outputs.
+const bytesPerCell = (18 + 4) * 4
+
+// Run erodes the height grid g (texels texel metres along X and Z) and returns the new height and
+// the three channels; g is not changed. The field's edge is a wall: no water and no material
+// leaves the grid, so Σ height (plus nothing suspended at the end: the water's remaining load is
+// laid down where it is) is conserved up to float rounding. A cancelled ctx stops it between
+// passes with ctx's error.
+func Run(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, error) {
+	if g == nil || len(g.Data) != g.W*g.H || field.CheckSize(g.W, g.H) != nil {
+		return nil, errors.New("erode: no height grid")
+	}
+	if g.W < 2 || g.H < 2 {
+		return nil, fmt.Errorf("erode: height grid %d×%d: erosion needs at least 2×2 texels", g.W, g.H)
+	}
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("erode: height: %w", err)
+	}
+	tx, tz := texel[0], texel[1]
+	if !(tx > 0 && tz > 0) || math.IsInf(tx, 0) || math.IsInf(tz, 0) {
+		return nil, fmt.Errorf("erode: texel %v×%v metres: must be positive and finite", tx, tz)
+	}
+	if err := o.Params.Validate(); err != nil {
+		return nil, err
+	}
+	n := g.W * g.H
+	if err := sysmem.Check(uint64(n)*bytesPerCell, fmt.Sprintf("eroding a %d×%d height grid", g.W, g.H)); err != nil {
+		return nil, fmt.Errorf("erode: %w", err)
+	}
+	report := o.Progress
+	if report == nil {
+		report = progress.Nop
+	}
+	s := newSim(g, tx, tz, o)
+	report(Stage, 0, o.Iterations)
+	for it := range o.Iterations {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("erode: %w", err)
+		}
+		if err := s.iterate(ctx, it); err != nil {
+			return nil, err
+		}
+		report(Stage, it+1, o.Iterations)
+	}
+	// What the water still carries is laid down where it is.
+	if err := s.rows(ctx, func(j int) {
+		for k := j * s.w; k < (j+1)*s.w; k++ {
+			s.db[k] += s.sed[k]
+			s.sed[k] = 0
+		}
+	}); err != nil {
+		return nil, err
+	}
+	s.hgtStale = true
+	st := Stats{Iterations: o.Iterations}
+	if o.Talus > 0 && o.SettleIterations > 0 {
+		report(StageSettle, 0, o.SettleIterations)
+		done, settled, err := s.settle(ctx, o.Talus, o.SettleTolerance, o.SettleIterations, func(k int) { report(StageSettle, k, o.SettleIterations) })
+		if err != nil {
+			return nil, err
+		}
+		report(StageSettle, o.SettleIterations, o.SettleIterations)
+		st.SettleIterations, st.Settled = done, settled
+	}
+	return s.result(ctx, g, st)
+}
+
+// Erode erodes f's ground in place: the new height replaces f.Height (so the flow plane, kept for
+// the old grid, is routed again when next asked for) and the three channels are added to (or
+// replace those in) f.Channels.
+func Erode(ctx context.Context, f *field.Field, o Options) (*Result, error) {
+	if f == nil || f.Height == nil {
+		return nil, errors.New("erode: no field")
+	}
+	r, err := Run(ctx, f.Height, f.TexelSize(), o)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range []struct {
+		name string
+		g    *field.Grid
+	}{{ChannelFlow, r.Flow}, {ChannelDeposit, r.Deposit}, {ChannelWear, r.WearMap}} {
+		if err := f.AddChannel(c.name, c.g); err != nil {
+			return nil, fmt.Errorf("erode: %w", err)
+		}
+	}
+	f.Height = r.Height
+	f.InvalidateFlow()
+	return r, nil
+}
+
+// result turns the simulation's state into the output grids (metres) and the totals.
+func (s *sim) result(ctx context.Context, g *field.Grid, st Stats) (*Result, error) {
+	r := &Result{Height: field.NewGrid(s.w, s.h), Flow: field.NewGrid(s.w, s.h),
+		Deposit: field.NewGrid(s.w, s.h), WearMap: field.NewGrid(s.w, s.h), Stats: st}
+	type sums struct {
+		worn, dep     float64
+		maxW, maxD    float32
+		nonFinite     bool
+		nonFiniteCell int
+	}
+	rowSums := make([]sums, s.h)
+	err := s.rows(ctx, func(j int) {
+		var rs sums
+		for k := j * s.w; k < (j+1)*s.w; k++ {
+			dm := float64(s.db[k]) * s.L // metres
+			h := float32(float64(g.Data[k]) + dm)
+			r.Height.Data[k] = h
+			change := h - g.Data[k] // what the stored float32 height changed by
+			r.Flow.Data[k] = float32(float64(s.flowAcc[k]) * s.L)
+			if change > 0 {
+				r.Deposit.Data[k] = change
+				rs.dep += float64(change)
+				rs.maxD = max(rs.maxD, change)
+			} else if change < 0 {
+				r.WearMap.Data[k] = -change
+				rs.worn -= float64(change)
+				rs.maxW = max(rs.maxW, -change)
+			}
+			if !finite32(h) || !finite32(r.Flow.Data[k]) {
+				if !rs.nonFinite {
+					rs.nonFinite, rs.nonFiniteCell = true, k
+				}
+			}
+		}
+		rowSums[j] = rs
+	})
+	if err != nil {
+		return nil, err
+	}
+	area := s.tx * s.tz
+	for _, rs := range rowSums { // in row order: the same sums on any core count
+		if rs.nonFinite {
+			return nil, fmt.Errorf("erode: texel (%d, %d) became non-finite: the parameters make the model unstable (lower timeStep or rain)", rs.nonFiniteCell%s.w, rs.nonFiniteCell/s.w)
+		}
+		r.Worn += rs.worn * area
+		r.Deposited += rs.dep * area
+		r.MaxWear = max(r.MaxWear, rs.maxW)
+		r.MaxDeposit = max(r.MaxDeposit, rs.maxD)
+	}
+	return r, nil
+}
+
+func finite32(v float32) bool { return v == v && v <= math.MaxFloat32 && v >= -math.MaxFloat32 }
+
+// sim is one erosion's state. Lengths are in texel units (metres / L); every plane is float32,
+// the arithmetic float64. Planes with a "next" twin are double-buffered: a pass reads one and
+// writes the other, so no cell sees a neighbour's new value (Jacobi), whatever the order.
+type sim struct {
+	o      Options
+	w, h   int
+	tx, tz float64 // texel sizes, metres
+	L      float64 // √(tx·tz): the length unit, metres
+	px, pz float64 // the pipe lengths along X and Z in L (px·pz = 1: a texel's area is 1)
+	ground []float32
+	// db is the ground's change from the input, in L: the input (ground) stays exact and the
+	// change accumulates in float32 without the height's magnitude eating its bits.
+	db, dbNext       []float32
+	water, waterNext []float32
+	sed, sedNext     []float32
+	flux             [4][]float32 // outflow to left (-X), right (+X), down (-Z), up (+Z), in L³ per unit time
+	speed            []float32
+	flowAcc          []float32 // water that left the texel, Σ dt·Σf (L³ over a texel area of 1: L)
+	out, excess      []float32 // thermal: material leaving a texel, and its neighbours' summed excess
+	// hgt is the ground (input + change) as float32, what thermal steps compare; hgtStale says
+	// it must be refreshed before the next one.
+	hgt, hgtNext []float32
+	hgtStale     bool
+	it           int // the iteration running
+}
+
+func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
+	n := g.W * g.H
+	L := math.Sqrt(tx * tz)
+	s := &sim{o: o, w: g.W, h: g.H, tx: tx, tz: tz, L: L, px: tx / L, pz: tz / L}
+	s.ground = make([]float32, n)
+	for k, v := range g.Data {
+		s.ground[k] = float32(float64(v) / L)
+	}
+	mk := func() []float32 { return make([]float32, n) }
+	s.db, s.dbNext = mk(), mk()
+	s.water, s.waterNext = mk(), mk()
+	s.sed, s.sedNext = mk(), mk()
+	for d := range s.flux {
+		s.flux[d] = mk()
+	}
+	s.speed, s.flowAcc = mk(), mk()
+	s.out, s.excess = mk(), mk()
+	s.hgt, s.hgtNext, s.hgtStale = mk(), mk(), true
+	return s
+}
+
+// rows runs fn over every row, in bands of rows handed to the pool's workers.
+func (s *sim) rows(ctx context.Context, fn func(j int)) error {
+	const band = 8
+	nb := (s.h + band - 1) / band
+	if err := pool.Each(ctx, nb, s.o.Workers, func(b int) {
+		for j := b * band; j < min((b+1)*band, s.h); j++ {
+			fn(j)
+		}
+	}, nil); err != nil {
+		return fmt.Errorf("erode: %w", err)
+	}
+	return nil
+}
+
+// height is the ground at k (L).
+func (s *sim) height(k int) float64 { return float64(s.ground[k]) + float64(s.db[k]) }
+
+// rain is texel k's rain on iteration it (L): Rain varied by ±RainJitter from a hash of the
+// seed, the iteration and the texel.
+func (s *sim) rain(it, k int) float64 {
+	p := s.o.Params
+	if p.RainJitter == 0 {
+		return p.Rain
+	}
+	u := float64(hash(s.o.Seed, uint32(it), uint32(k))>>8) / (1 << 24) // [0, 1)
+	return p.Rain * (1 + p.RainJitter*(2*u-1))
+}
+
+// raining reports whether rain falls on iteration it.
+func (s *sim) raining(it int) bool {
+	return s.o.Rain > 0 && (s.o.RainIterations == 0 || it < s.o.RainIterations)
+}
+
+// hash is a 32-bit mix of three words (lowbias32 rounds).
+func hash(a, b, c uint32) uint32 {
+	x := a*0x9E3779B1 ^ b*0x85EBCA77 ^ c*0xC2B2AE3D
+	for range 2 {
+		x ^= x >> 16
+		x *= 0x7feb352d
+		x ^= x >> 15
+		x *= 0x846ca68b
+		x ^= x >> 16
+	}
+	return x
+}
+
+const (
+	left = iota
+	right
+	down
+	up
+)
+
+// iterate runs one iteration: rain, flux, water and sediment, erosion and deposition with
+// evaporation and a thermal step.
+func (s *sim) iterate(ctx context.Context, it int) error {
+	// 1. Rain (each texel adds its own: the previous iteration's last pass added it, or, on the
+	// first, a pass of its own), then each texel's outflows from the water surface's drops to
+	// its neighbours.
+	s.it = it
+	if it == 0 && s.raining(it) {
+		if err := s.rows(ctx, func(j int) {
+			for k := j * s.w; k < (j+1)*s.w; k++ {
+				s.water[k] = float32(float64(s.water[k]) + s.rain(it, k))
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	if err := s.rows(ctx, s.fluxRow); err != nil {
+		return err
+	}
+	// 2. Water and sediment move along the fluxes.
+	if err := s.rows(ctx, s.waterRow); err != nil {
+		return err
+	}
+	s.water, s.waterNext = s.waterNext, s.water
+	s.sed, s.sedNext = s.sedNext, s.sed
+	// 3. Erosion and deposition, evaporation, and the first pass of a thermal step, all from
+	// the ground before the iteration; then the thermal step's second pass adds its transfers
+	// (from that same ground) to the eroded ground. Both are Jacobi updates of one state.
+	if s.o.Talus > 0 && s.o.ThermalRate > 0 {
+		t := s.talusStep(s.o.Talus, -1, s.o.ThermalRate)
+		if _, err := s.thermalRows(ctx, t, s.erodeRow, s.dbNext, s.dbNext, nil); err != nil {
+			return err
+		}
+	} else {
+		if err := s.rows(ctx, s.erodeRow); err != nil {
+			return err
+		}
+		s.hgtStale = true
+	}
+	s.db, s.dbNext = s.dbNext, s.db
+	return nil
+}
+
+// fluxRow updates row j's outflows (Mei et al. eq. 2–4; the pipe to a neighbour outside the
+// field is closed: the edge is a wall). The water is the water before the iteration plus its
+// rain (the rain pass added it); outflows are scaled so they never take more than the texel holds.
+func (s *sim) fluxRow(j int) {
+	w, h := s.w, s.h
+	dt := s.o.TimeStep
+	// the pipe along X has cross-section pz and length px; along Z pz and px swap (g = 1).
+	cx, cz := dt*s.pz/s.px, dt*s.px/s.pz
+	g, db, wa, sed := s.ground, s.db, s.water, s.sed
+	conc := s.out // scratch until the thermal step: the flux and water passes do not use it
+	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
+	row := j * w
+	hasDown, hasUp := j > 0, j < h-1
+	// The water surface of the texel, its left and right neighbours, slid along the row.
+	prev, cur := 0.0, surfAt(g, db, wa, row)
+	for i := range w {
+		k := row + i
+		d := float64(wa[k])
+		var next, a, b, c, e float64 // outflows left, right, down, up
+		if i > 0 {
+			a = max(0, float64(fl[k])+cx*(cur-prev))
+		}
+		if i < w-1 {
+			next = surfAt(g, db, wa, k+1)
+			b = max(0, float64(fr[k])+cx*(cur-next))
+		}
+		if hasDown {
+			c = max(0, float64(fd[k])+cz*(cur-surfAt(g, db, wa, k-w)))
+		}
+		if hasUp {
+			e = max(0, float64(fu[k])+cz*(cur-surfAt(g, db, wa, k+w)))
+		}
+		// K = min(1, d·area / (Σf·dt)), area = px·pz = 1.
+		if sum := a + b + c + e; sum*dt > d && sum > 0 {
+			kk := d / (sum * dt)
+			a, b, c, e = a*kk, b*kk, c*kk, e*kk
+		}
+		fl[k], fr[k], fd[k], fu[k] = float32(a), float32(b), float32(c), float32(e)
+		// The load per unit of water, which every outflow carries: 0 under minDepth (what
+		// little flows out of such a texel leaves its load behind; a vanishing film would
+		// otherwise carry a concentration beyond float32).
+		conc[k] = 0
+		if d > minDepth {
+			conc[k] = float32(float64(sed[k]) / d)
+		}
+		prev, cur = cur, next
+	}
+}
+
+// minDepth is the least water (L) that carries sediment out of a texel.
+const minDepth = 1e-6
+
+// surfAt is the water surface at texel k: ground, its change and the water (L).
+func surfAt(g, db, wa []float32, k int) float64 {
+	return float64(g[k]) + float64(db[k]) + float64(wa[k])
+}
+
+// waterRow moves water and sediment along the new fluxes (Mei et al. eq. 6–9). Sediment is
+// carried in proportion to the water each outflow takes from the texel — dt·f times the texel's
+// load per unit of water, computed by the flux pass (an upwind, conservative transport: what
+// leaves one texel is what its neighbour receives, so Σ sediment is kept) — not by Mei's
+// semi-Lagrangian step, which does not conserve it.
+func (s *sim) waterRow(j int) {
+	w, h := s.w, s.h
+	dt := s.o.TimeStep
+	wa, sed, wn, sn, conc := s.water, s.sed, s.waterNext, s.sedNext, s.out
+	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
+	speed, acc := s.speed, s.flowAcc
+	row := j * w
+	hasDown, hasUp := j > 0, j < h-1
+	for i := range w {
+		k := row + i
+		d1 := float64(wa[k])
+		ol, or, od, ou := float64(fl[k]), float64(fr[k]), float64(fd[k]), float64(fu[k])
+		fout := ol + or + od + ou
+		// Inflows: the left neighbour's right pipe, etc. Sediment comes with each: the water it
+		// takes times the neighbour's load per unit of water.
+		var il, ir, id, iu, sin float64
+		if i > 0 {
+			il = float64(fr[k-1])
+			sin += dt * il * float64(conc[k-1])
+		}
+		if i < w-1 {
+			ir = float64(fl[k+1])
+			sin += dt * ir * float64(conc[k+1])
+		}
+		if hasDown {
+			id = float64(fu[k-w])
+			sin += dt * id * float64(conc[k-w])
+		}
+		if hasUp {
+			iu = float64(fd[k+w])
+			sin += dt * iu * float64(conc[k+w])
+		}
+		d2 := max(0, d1+dt*(il+ir+id+iu-fout))
+		wn[k] = float32(d2)
+		// Sediment: what the outflows take leaves, what the inflows bring arrives.
+		sn[k] = float32(max(0, float64(sed[k])-dt*fout*float64(conc[k])+sin))
+		// Velocity from the net flux through the texel (eq. 8, 9), over the mean depth.
+		var v float64
+		if dbar := (d1 + d2) / 2; dbar > 1e-6 {
+			inv := 0.5 / dbar
+			u := (il - ol + or - ir) * inv / s.pz
+			vz := (id - od + ou - iu) * inv / s.px
+			v = math.Sqrt(u*u + vz*vz)
+		}
+		speed[k] = float32(v)
+		acc[k] += float32(dt * fout)
+	}
+}
+
+// erodeRow picks up or lays down sediment against the water's capacity (Mei et al. eq. 10–12),
+// then evaporates (eq. 15) and adds the next iteration's rain. The ground's tilt is from central differences of the previous ground.
+func (s *sim) erodeRow(j int) {
+	w, h := s.w, s.h
+	p := s.o.Params
+	rainNext := s.it+1 < p.Iterations && s.raining(s.it+1)
+	for i := range w {
+		k := j*w + i
+		il, ir := max(i-1, 0), min(i+1, w-1)
+		jd, ju := max(j-1, 0), min(j+1, h-1)
+		gx := (s.height(j*w+ir) - s.height(j*w+il)) / (float64(ir-il) * s.px)
+		gz := (s.height(ju*w+i) - s.height(jd*w+i)) / (float64(ju-jd) * s.pz)
+		g2 := gx*gx + gz*gz
+		sinA := math.Sqrt(g2 / (1 + g2))
+		c := p.Capacity * max(sinA, p.MinTilt) * float64(s.speed[k])
+		sd := float64(s.sed[k])
+		db := float64(s.db[k])
+		if c > sd {
+			a := p.Erosion * (c - sd)
+			db -= a
+			sd += a
+		} else {
+			a := p.Deposition * (sd - c)
+			db += a
+			sd -= a
+		}
+		s.dbNext[k] = float32(db)
+		s.sed[k] = float32(sd)
+		wv := float64(s.water[k]) * (1 - p.Evaporation)
+		if rainNext {
+			wv += s.rain(s.it+1, k) // the next iteration's rain
+		}
+		s.water[k] = float32(wv)
+	}
+}
