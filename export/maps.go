@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strata/erode"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -130,9 +131,21 @@ func mapSpecs(channels []string) []mapSpec {
 	sort.Strings(names)
 	for _, n := range names {
 		q := fmt.Sprintf("the stored field channel %s, sampled at each texel's centre as input: channel reads it", n)
-		specs = append(specs, mapSpec{name: n, input: stack.InputChannel, channel: n, quantity: q, unit: "as stored"})
+		unit := erosionUnits[n]
+		if unit == "" {
+			unit = "as stored"
+		}
+		specs = append(specs, mapSpec{name: n, input: stack.InputChannel, channel: n, quantity: q, unit: unit})
 	}
 	return specs
+}
+
+// erosionUnits are the units of the channels strata erode stores (docs/design.md "Erosion"); any
+// other erosion.* channel is written "as stored".
+var erosionUnits = map[string]string{
+	erode.ChannelFlow:    "m (the water that ran out of the texel over the run, volume over the texel's area)",
+	erode.ChannelDeposit: "m (ground laid down, net)",
+	erode.ChannelWear:    "m (ground carried away, net)",
 }
 
 // file is the map's file name in DIR.
