@@ -1,0 +1,192 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"strata/erode"
+	"strata/field"
+	"strata/progress"
+)
+
+// ErodeOptions are an erosion's choices (the editor's Field → Erode… dialog).
+type ErodeOptions struct {
+	// Preset names the erode preset ("" is erode.DefaultPreset).
+	Preset string
+	// Iterations replaces the preset's hydraulic iterations (0 … erode.MaxIterations); negative
+	// keeps the preset's.
+	Iterations int
+	// Seed varies the rain; the same seed gives the same bytes.
+	Seed uint32
+	// Mask limits the erosion to a painted mask (mask.<name>, the prefix optional; "" none):
+	// the new height is old + (eroded − old)·mask, so the ground outside the mask (0) is
+	// unchanged; erosion.flow is multiplied by the mask and erosion.deposit and erosion.wear are
+	// the blended height's rise and fall (deposit − wear is the height's change, as unmasked).
+	Mask string
+}
+
+// ErodeLabel is the history step's name for an erosion with preset ("" the default).
+func ErodeLabel(preset string) string {
+	if preset == "" {
+		preset = erode.DefaultPreset
+	}
+	return "Erode (" + preset + ")"
+}
+
+// Erode weathers the landscape's ground with package erode (in the background of the caller:
+// it blocks until done) and makes the result one undoable step, ErodeLabel(o.Preset): the
+// height's changed 64² blocks and the channels erosion.flow, erosion.deposit and erosion.wear
+// (added, or their changed blocks replaced), applied by the worker as a reload is — the tiles
+// they reach re-evaluate, the flow is routed again and the populations re-placed. Undo puts
+// back the height and channels exactly, redo the eroded ones. A cancelled ctx (or an error)
+// changes nothing; so does an edit of the landscape made while it eroded (the erosion is then
+// refused, naming why). A world's cell and a baked landscape (no stack) are refused, as
+// `strata erode` refuses them.
+func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Func) error {
+	if report == nil {
+		report = progress.Nop
+	}
+	preset := o.Preset
+	if preset == "" {
+		preset = erode.DefaultPreset
+	}
+	params, err := erode.Preset(preset)
+	if err != nil {
+		return err
+	}
+	if o.Iterations >= 0 {
+		params.Iterations = o.Iterations
+	}
+	if err := params.Validate(); err != nil {
+		return err
+	}
+
+	// The ground as the artist sees it: the queued field edits applied first, as Save does.
+	p := s.pipe
+	p.passMu.Lock()
+	s.mu.Lock()
+	switch {
+	case !s.doc.loaded:
+		s.mu.Unlock()
+		p.passMu.Unlock()
+		return errNoLandscape
+	case s.doc.world != nil:
+		s.mu.Unlock()
+		p.passMu.Unlock()
+		return errors.New("session: erode: this is a cell of a world: erosion is global (water and sediment cross a cell's edge), so a world's cells are not eroded one by one")
+	case s.doc.baked:
+		s.mu.Unlock()
+		p.passMu.Unlock()
+		return errors.New("session: erode: this landscape's weights are baked (it has no stack to evaluate on the eroded ground): Layers → Edit as a stack first")
+	case p.gestureActive():
+		s.mu.Unlock()
+		p.passMu.Unlock()
+		return errors.New("session: erode: finish the stroke or drag first")
+	}
+	ops, st := p.takeOps(), s.doc.stack
+	s.mu.Unlock()
+	p.applyFieldOps(ops, st)
+	s.mu.Lock()
+	steps := s.doc.steps
+	s.mu.Unlock()
+	s.fmu.RLock()
+	land := s.land
+	old := land.Field.Height.Clone()
+	texel := land.Field.TexelSize()
+	var mask []float32
+	maskName := ""
+	if m := strings.TrimSpace(o.Mask); m != "" {
+		maskName = field.MaskPrefix + strings.TrimPrefix(m, field.MaskPrefix)
+		g := land.Field.Channels[maskName]
+		if g == nil {
+			s.fmu.RUnlock()
+			p.passMu.Unlock()
+			return fmt.Errorf("session: erode: the landscape has no mask %q", strings.TrimPrefix(maskName, field.MaskPrefix))
+		}
+		mask = append([]float32(nil), g.Data...)
+	}
+	s.fmu.RUnlock()
+	p.passMu.Unlock()
+
+	// The erosion itself, holding no lock: the live loop goes on.
+	r, err := erode.Run(ctx, old, texel, erode.Options{Params: params, Seed: o.Seed, Progress: report})
+	if err != nil {
+		return err
+	}
+	if mask != nil {
+		limitToMask(old.Data, r, mask)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("erode: %w", err)
+	}
+
+	// One step: the height's and the channels' changed blocks, the channels that are new added.
+	s.fmu.RLock()
+	if s.land != land {
+		s.fmu.RUnlock()
+		return errors.New("session: erode: another landscape was opened while eroding; nothing was changed")
+	}
+	var recs []*strokeRec
+	var added []*channelOp
+	if rec := diffBlocks("", old.Data, r.Height.Data, old.W, old.H); rec != nil {
+		recs = append(recs, rec)
+	}
+	for _, c := range []struct {
+		name string
+		g    *field.Grid
+	}{{erode.ChannelFlow, r.Flow}, {erode.ChannelDeposit, r.Deposit}, {erode.ChannelWear, r.WearMap}} {
+		cur := land.Field.Channels[c.name]
+		if cur == nil {
+			added = append(added, &channelOp{name: c.name, grid: c.g})
+			continue
+		}
+		if rec := diffBlocks(c.name, cur.Data, c.g.Data, c.g.W, c.g.H); rec != nil {
+			recs = append(recs, rec)
+		}
+	}
+	s.mu.Lock()
+	if s.doc.steps != steps {
+		s.mu.Unlock()
+		s.fmu.RUnlock()
+		return errors.New("session: erode: the landscape was edited while it eroded; nothing was changed (erode again)")
+	}
+	if len(recs) == 0 && len(added) == 0 {
+		s.mu.Unlock()
+		s.fmu.RUnlock()
+		return nil // nothing moved and the channels hold these values already
+	}
+	op := &reloadOp{name: ErodeLabel(preset), recs: recs, added: added}
+	s.hist.push(op)
+	op.redo(s)
+	s.changed()
+	s.mu.Unlock()
+	s.fmu.RUnlock()
+	s.emit(Event{Kind: EventDocument, Message: op.label()})
+	return nil
+}
+
+// limitToMask blends the erosion r of the height old by mask (0..1): new = old + (eroded −
+// old)·mask, texel by texel, so a texel where the mask is 0 keeps its bytes and one where it
+// is 1 takes the eroded height's; erosion.flow is scaled by the mask and erosion.deposit and
+// erosion.wear are recomputed as the blended height's rise and fall.
+func limitToMask(old []float32, r *erode.Result, mask []float32) {
+	for k, m := range mask {
+		h := r.Height.Data[k]
+		switch {
+		case m <= 0:
+			h = old[k]
+		case m < 1:
+			h = float32(float64(old[k]) + (float64(h)-float64(old[k]))*float64(m))
+		}
+		r.Height.Data[k] = h
+		r.Flow.Data[k] *= min(max(m, 0), 1)
+		r.Deposit.Data[k], r.WearMap.Data[k] = 0, 0
+		if d := h - old[k]; d > 0 {
+			r.Deposit.Data[k] = d
+		} else if d < 0 {
+			r.WearMap.Data[k] = -d
+		}
+	}
+}
