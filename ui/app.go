@@ -114,6 +114,8 @@ type editor struct {
 	menus   *menus
 	noticeT *time.Timer
 	notices []noticeBox
+	// erodeForm is the Field → Erode… dialog last shown (tests fill and submit it).
+	erodeForm *erodeForm
 
 	tool     Tool
 	brush    session.Brush

@@ -23,6 +23,7 @@ type menus struct {
 	recent *fyne.MenuItem
 	rerun  *fyne.MenuItem
 	tiles  *fyne.MenuItem
+	erode  *fyne.MenuItem
 }
 
 func newMenus(ed *editor) *menus {
@@ -82,6 +83,8 @@ func newMenus(ed *editor) *menus {
 		item("New mask…", ed.askNewMask, "", 0),
 		item("Edit as a stack", ed.convertBaked, "", 0),
 	)
+	m.erode = item("Erode…", func() { ed.erodeDialog() }, "", 0)
+	fieldMenu := fyne.NewMenu("Field", m.erode)
 	help := fyne.NewMenu("Help",
 		fyne.NewMenuItem("Shortcuts", ed.showShortcuts),
 		fyne.NewMenuItem("About Strata", func() {
@@ -89,7 +92,7 @@ func newMenus(ed *editor) *menus {
 				"noise and channels, evaluated live on the GPU, saved as terrainData containers.\n\nGPU: "+ed.s.Adapter(), ed.win)
 		}),
 	)
-	m.main = fyne.NewMainMenu(file, edit, view, layers, help)
+	m.main = fyne.NewMainMenu(file, edit, view, layers, fieldMenu, help)
 	m.loadRecent()
 	return m
 }
