@@ -341,7 +341,7 @@ func (s *Session) reload(src string) error {
 }
 
 // reloadOp is one reload: a new stack, changed blocks of the height, channels and holes, and
-// channels that appeared.
+// channels that appeared. An erosion (Session.Erode) is one too, with no stack.
 type reloadOp struct {
 	name  string
 	stack *stackOp
