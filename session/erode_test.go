@@ -35,6 +35,7 @@ func TestErodeIsOneUndoableStep(t *testing.T) {
 	before := fieldNow(t, h)
 	orig := before.Height.Clone()
 	label, version := h.s.UndoLabel(), h.s.Version()
+	trees := h.instances("trees")
 	o := ErodeOptions{Preset: "old mountains", Iterations: 12, Seed: 7}
 
 	// Cancelled after two iterations: nothing changes.
@@ -110,6 +111,9 @@ func TestErodeIsOneUndoableStep(t *testing.T) {
 	}
 	if h.s.Modified() {
 		t.Error("undo back to the opened state left the document modified")
+	}
+	if got := h.instances("trees"); got != trees || trees <= 0 {
+		t.Errorf("undo: %d trees, %d before the erosion", got, trees)
 	}
 
 	if !h.s.Redo() {
