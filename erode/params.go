@@ -119,33 +119,93 @@ func quoteList(names []string) string {
 // MaxIterations bounds Iterations and SettleIterations (docs/limits.md).
 const MaxIterations = 100000
 
+// A Param is one of Params' fields as the editor shows it: its name (Validate's and the YAML
+// key), its unit and its valid range as docs/design.md "Erosion" gives them (Range is the text
+// Validate reports after "want"), whether it is a whole number, and how to read and set it.
+type Param struct {
+	Name, Unit, Range string
+	Integer           bool
+	Get               func(p Params) float64
+	Set               func(p *Params, v float64)
+}
+
+// ParamList lists Params' fields in the order of docs/design.md's table, with their units and
+// ranges; Validate reports a field out of its range with the same Range text.
+func ParamList() []Param { return slices.Clone(paramList) }
+
+// ParamNamed returns the Param of that name (false if none).
+func ParamNamed(name string) (Param, bool) {
+	for _, q := range paramList {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return Param{}, false
+}
+
+var paramList = []Param{
+	{"iterations", "iterations", fmt.Sprintf("0 … %d", MaxIterations), true,
+		func(p Params) float64 { return float64(p.Iterations) }, func(p *Params, v float64) { p.Iterations = int(v) }},
+	{"rain", "× L per iteration", "0 … 1 texel per iteration", false,
+		func(p Params) float64 { return p.Rain }, func(p *Params, v float64) { p.Rain = v }},
+	{"rainIterations", "iterations (0: every one)", "0 (every iteration) or more", true,
+		func(p Params) float64 { return float64(p.RainIterations) }, func(p *Params, v float64) { p.RainIterations = int(v) }},
+	{"rainJitter", "fraction of the rain", "0 … 1", false,
+		func(p Params) float64 { return p.RainJitter }, func(p *Params, v float64) { p.RainJitter = v }},
+	{"timeStep", "√(L/g)", "more than 0, at most 0.5", false,
+		func(p Params) float64 { return p.TimeStep }, func(p *Params, v float64) { p.TimeStep = v }},
+	{"capacity", "× L per (L/√(L/g))", "0 … 100", false,
+		func(p Params) float64 { return p.Capacity }, func(p *Params, v float64) { p.Capacity = v }},
+	{"minTilt", "sin α", "0 … 1 (a sine)", false,
+		func(p Params) float64 { return p.MinTilt }, func(p *Params, v float64) { p.MinTilt = v }},
+	{"erosion", "share of the gap per iteration", "0 … 1", false,
+		func(p Params) float64 { return p.Erosion }, func(p *Params, v float64) { p.Erosion = v }},
+	{"deposition", "share of the gap per iteration", "0 … 1", false,
+		func(p Params) float64 { return p.Deposition }, func(p *Params, v float64) { p.Deposition = v }},
+	{"evaporation", "share of the water per iteration", "0 … 1", false,
+		func(p Params) float64 { return p.Evaporation }, func(p *Params, v float64) { p.Evaporation = v }},
+	{"talus", "degrees (0: no thermal)", "0 (no thermal erosion) or an angle under 90 degrees", false,
+		func(p Params) float64 { return p.Talus }, func(p *Params, v float64) { p.Talus = v }},
+	{"thermalRate", "share of the excess per iteration", "0 … 0.5", false,
+		func(p Params) float64 { return p.ThermalRate }, func(p *Params, v float64) { p.ThermalRate = v }},
+	{"settleIterations", "steps (0: no settle)", fmt.Sprintf("0 … %d", MaxIterations), true,
+		func(p Params) float64 { return float64(p.SettleIterations) }, func(p *Params, v float64) { p.SettleIterations = int(v) }},
+	{"settleTolerance", "degrees", "more than 0, at most 10 degrees", false,
+		func(p Params) float64 { return p.SettleTolerance }, func(p *Params, v float64) { p.SettleTolerance = v }},
+}
+
+// wanted is a parameter's range as Validate reports it (ParamList's Range).
+func wanted(name string) string {
+	q, _ := ParamNamed(name)
+	return q.Range
+}
+
 // Validate reports the first parameter out of its range, by name, with the value and why.
 func (p Params) Validate() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	checks := []struct {
-		name   string
-		v      float64
-		ok     bool
-		wanted string
+		name string
+		v    float64
+		ok   bool
 	}{
-		{"iterations", float64(p.Iterations), p.Iterations >= 0 && p.Iterations <= MaxIterations, fmt.Sprintf("0 … %d", MaxIterations)},
-		{"rain", p.Rain, finite(p.Rain) && p.Rain >= 0 && p.Rain <= 1, "0 … 1 texel per iteration"},
-		{"rainIterations", float64(p.RainIterations), p.RainIterations >= 0, "0 (every iteration) or more"},
-		{"rainJitter", p.RainJitter, finite(p.RainJitter) && p.RainJitter >= 0 && p.RainJitter <= 1, "0 … 1"},
-		{"timeStep", p.TimeStep, finite(p.TimeStep) && p.TimeStep > 0 && p.TimeStep <= 0.5, "more than 0, at most 0.5"},
-		{"capacity", p.Capacity, finite(p.Capacity) && p.Capacity >= 0 && p.Capacity <= 100, "0 … 100"},
-		{"minTilt", p.MinTilt, finite(p.MinTilt) && p.MinTilt >= 0 && p.MinTilt <= 1, "0 … 1 (a sine)"},
-		{"erosion", p.Erosion, finite(p.Erosion) && p.Erosion >= 0 && p.Erosion <= 1, "0 … 1"},
-		{"deposition", p.Deposition, finite(p.Deposition) && p.Deposition >= 0 && p.Deposition <= 1, "0 … 1"},
-		{"evaporation", p.Evaporation, finite(p.Evaporation) && p.Evaporation >= 0 && p.Evaporation <= 1, "0 … 1"},
-		{"talus", p.Talus, finite(p.Talus) && p.Talus >= 0 && p.Talus < 90, "0 (no thermal erosion) or an angle under 90 degrees"},
-		{"thermalRate", p.ThermalRate, finite(p.ThermalRate) && p.ThermalRate >= 0 && p.ThermalRate <= 0.5, "0 … 0.5"},
-		{"settleIterations", float64(p.SettleIterations), p.SettleIterations >= 0 && p.SettleIterations <= MaxIterations, fmt.Sprintf("0 … %d", MaxIterations)},
-		{"settleTolerance", p.SettleTolerance, finite(p.SettleTolerance) && p.SettleTolerance > 0 && p.SettleTolerance <= 10, "more than 0, at most 10 degrees"},
+		{"iterations", float64(p.Iterations), p.Iterations >= 0 && p.Iterations <= MaxIterations},
+		{"rain", p.Rain, finite(p.Rain) && p.Rain >= 0 && p.Rain <= 1},
+		{"rainIterations", float64(p.RainIterations), p.RainIterations >= 0},
+		{"rainJitter", p.RainJitter, finite(p.RainJitter) && p.RainJitter >= 0 && p.RainJitter <= 1},
+		{"timeStep", p.TimeStep, finite(p.TimeStep) && p.TimeStep > 0 && p.TimeStep <= 0.5},
+		{"capacity", p.Capacity, finite(p.Capacity) && p.Capacity >= 0 && p.Capacity <= 100},
+		{"minTilt", p.MinTilt, finite(p.MinTilt) && p.MinTilt >= 0 && p.MinTilt <= 1},
+		{"erosion", p.Erosion, finite(p.Erosion) && p.Erosion >= 0 && p.Erosion <= 1},
+		{"deposition", p.Deposition, finite(p.Deposition) && p.Deposition >= 0 && p.Deposition <= 1},
+		{"evaporation", p.Evaporation, finite(p.Evaporation) && p.Evaporation >= 0 && p.Evaporation <= 1},
+		{"talus", p.Talus, finite(p.Talus) && p.Talus >= 0 && p.Talus < 90},
+		{"thermalRate", p.ThermalRate, finite(p.ThermalRate) && p.ThermalRate >= 0 && p.ThermalRate <= 0.5},
+		{"settleIterations", float64(p.SettleIterations), p.SettleIterations >= 0 && p.SettleIterations <= MaxIterations},
+		{"settleTolerance", p.SettleTolerance, finite(p.SettleTolerance) && p.SettleTolerance > 0 && p.SettleTolerance <= 10},
 	}
 	for _, c := range checks {
 		if !c.ok {
-			return fmt.Errorf("erode: %s = %v: want %s", c.name, c.v, c.wanted)
+			return fmt.Errorf("erode: %s = %v: want %s", c.name, c.v, wanted(c.name))
 		}
 	}
 	return nil

@@ -15,8 +15,13 @@ import (
 type ErodeOptions struct {
 	// Preset names the erode preset ("" is erode.DefaultPreset).
 	Preset string
-	// Iterations replaces the preset's hydraulic iterations (0 … erode.MaxIterations); negative
-	// keeps the preset's.
+	// Params, when set, are the erosion's parameters instead of the preset's (the dialog's
+	// Advanced section); Iterations still replaces their Iterations when not negative. The step
+	// is named ErodeLabel(Preset) when they equal the preset's but for Iterations, else
+	// "Erode (custom)".
+	Params *erode.Params
+	// Iterations replaces the preset's (or Params') hydraulic iterations (0 …
+	// erode.MaxIterations); negative keeps them.
 	Iterations int
 	// Seed varies the rain; the same seed gives the same bytes.
 	Seed uint32
@@ -35,8 +40,42 @@ func ErodeLabel(preset string) string {
 	return "Erode (" + preset + ")"
 }
 
+// CustomErodeLabel is the history step's name for an erosion whose parameters are not a
+// preset's (ErodeOptions.Params changed beyond Iterations).
+const CustomErodeLabel = "Erode (custom)"
+
+// Resolve returns the parameters the erosion runs with (validated: an invalid one is
+// erode.Params.Validate's error, naming it) and its step's name: ErodeLabel(Preset), or
+// CustomErodeLabel when Params differ from the preset's in anything but Iterations.
+func (o ErodeOptions) Resolve() (erode.Params, string, error) {
+	preset := o.Preset
+	if preset == "" {
+		preset = erode.DefaultPreset
+	}
+	params, err := erode.Preset(preset)
+	if err != nil {
+		return erode.Params{}, "", err
+	}
+	label := ErodeLabel(preset)
+	if o.Params != nil {
+		mine, theirs := *o.Params, params
+		mine.Iterations, theirs.Iterations = 0, 0
+		if mine != theirs {
+			label = CustomErodeLabel
+		}
+		params = *o.Params
+	}
+	if o.Iterations >= 0 {
+		params.Iterations = o.Iterations
+	}
+	if err := params.Validate(); err != nil {
+		return erode.Params{}, "", err
+	}
+	return params, label, nil
+}
+
 // Erode weathers the landscape's ground with package erode (in the background of the caller:
-// it blocks until done) and makes the result one undoable step, ErodeLabel(o.Preset): the
+// it blocks until done) and makes the result one undoable step, named as o.Resolve names it: the
 // height's changed 64² blocks and the channels erosion.flow, erosion.deposit and erosion.wear
 // (added, or their changed blocks replaced), applied by the worker as a reload is — the tiles
 // they reach re-evaluate, the flow is routed again and the populations re-placed. Undo puts
@@ -48,18 +87,8 @@ func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Fun
 	if report == nil {
 		report = progress.Nop
 	}
-	preset := o.Preset
-	if preset == "" {
-		preset = erode.DefaultPreset
-	}
-	params, err := erode.Preset(preset)
+	params, label, err := o.Resolve()
 	if err != nil {
-		return err
-	}
-	if o.Iterations >= 0 {
-		params.Iterations = o.Iterations
-	}
-	if err := params.Validate(); err != nil {
 		return err
 	}
 
@@ -157,7 +186,7 @@ func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Fun
 		s.fmu.RUnlock()
 		return nil // nothing moved and the channels hold these values already
 	}
-	op := &reloadOp{name: ErodeLabel(preset), recs: recs, added: added}
+	op := &reloadOp{name: label, recs: recs, added: added}
 	s.hist.push(op)
 	op.redo(s)
 	s.changed()

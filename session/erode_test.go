@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"strata/erode"
@@ -221,5 +222,69 @@ func TestErodeLimitedToMask(t *testing.T) {
 	h.waitFrame(h.s.Version())
 	if f := fieldNow(t, h); !equalFloats(f.Height.Data, orig.Data) {
 		t.Error("undo of a masked erosion: the height is not the original's")
+	}
+}
+
+// ErodeOptions.Params replaces the preset's parameters: the height is erode.Run's with them,
+// the step is "Erode (custom)"; Params equal to the preset's but for Iterations keep the
+// preset's name; an invalid parameter is refused naming it and changes nothing.
+func TestErodeOptionsParams(t *testing.T) {
+	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+	ctx := context.Background()
+	before := fieldNow(t, h)
+	orig := before.Height.Clone()
+	label, version := h.s.UndoLabel(), h.s.Version()
+
+	bad, _ := erode.Preset("light rain")
+	bad.Evaporation = 1.5
+	err := h.s.Erode(ctx, ErodeOptions{Preset: "light rain", Params: &bad, Iterations: -1, Seed: 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "evaporation") {
+		t.Fatalf("evaporation 1.5: %v, want an error naming evaporation", err)
+	}
+	if h.s.UndoLabel() != label || h.s.Version() != version {
+		t.Error("a refused erosion made a step")
+	}
+
+	p, _ := erode.Preset("light rain")
+	p.Talus, p.ThermalRate, p.SettleIterations, p.Rain = 25, 0.2, 50, 0.01
+	o := ErodeOptions{Preset: "light rain", Params: &p, Iterations: 8, Seed: 5}
+	run := p
+	run.Iterations = 8
+	want, err := erode.Run(ctx, orig, before.TexelSize(), erode.Options{Params: run, Seed: o.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := erode.Preset("light rain")
+	plain.Iterations = 8
+	asPreset, err := erode.Run(ctx, orig, before.TexelSize(), erode.Options{Params: plain, Seed: o.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if equalFloats(want.Height.Data, asPreset.Height.Data) {
+		t.Fatal("the custom parameters erode as the preset does: the test shows nothing")
+	}
+	if err := h.s.Erode(ctx, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.s.UndoLabel(); got != CustomErodeLabel {
+		t.Errorf("undo label %q, want %q", got, CustomErodeLabel)
+	}
+	h.waitFrame(h.s.Version())
+	if f := fieldNow(t, h); !equalFloats(f.Height.Data, want.Height.Data) {
+		t.Fatal("the eroded height is not erode.Run's with the custom parameters")
+	}
+	if !h.s.Undo() {
+		t.Fatal("nothing to undo")
+	}
+	h.waitFrame(h.s.Version())
+
+	// The preset's own parameters (another Iterations) keep the preset's name.
+	same, _ := erode.Preset("old mountains")
+	same.Iterations = 999
+	if _, l, err := (ErodeOptions{Preset: "old mountains", Params: &same, Iterations: 4}).Resolve(); err != nil || l != "Erode (old mountains)" {
+		t.Errorf("the preset's parameters: label %q, %v", l, err)
+	}
+	if q, _, _ := (ErodeOptions{Preset: "old mountains", Params: &same, Iterations: -1}).Resolve(); q.Iterations != 999 {
+		t.Errorf("Iterations -1 kept %d, want Params' 999", q.Iterations)
 	}
 }
