@@ -39,6 +39,10 @@ var (
 	Frame   = themed("frame")
 	Grip    = themed("grip")
 	Overlay = themed("overlay")
+	// The sculpt brushes.
+	Raise   = themed("raise")
+	Smooth  = themed("smooth")
+	Flatten = themed("flatten")
 	// App is the application icon, in colour.
 	App = load("strata")
 )

@@ -27,8 +27,12 @@ type Brush struct {
 	Strength float64
 	// Falloff is the soft part of the radius: 0 a hard disc, 1 soft from the centre out.
 	Falloff float64
-	// Erase removes instead of adding (a hole brush restores ground).
+	// Erase removes instead of adding (a hole brush restores ground; a raise brush lowers).
 	Erase bool
+	// Sculpt, when set, makes the brush shape the height (Target is ignored): raise or lower,
+	// smooth, flatten (sculpt.go). Strength is then the fraction of the way a dab moves a texel
+	// (raise: of RaiseRate·Radius metres).
+	Sculpt SculptMode
 }
 
 // weight is the brush's coverage at distance d from its centre (0 outside the radius).
@@ -93,6 +97,10 @@ type strokeRec struct {
 	brush   Brush
 	touched map[image.Point][]float32 // block index → before
 	blocks  []block                   // set at the end, sorted
+	// flat is the height a flatten stroke levels to (the texel under its first dab), set by the
+	// worker at that dab.
+	flat    float64
+	hasFlat bool
 	// bytes is what the record holds (its blocks before and after), kept by the worker as it
 	// touches blocks and read by the history on the editing side: a stroke pushed before the
 	// worker reached its dabs grows afterwards, and the history's bound follows it.
@@ -131,7 +139,17 @@ func (s *Session) BeginStroke(b Brush) error {
 	if !(b.Radius > 0) || math.IsInf(b.Radius, 0) {
 		return fmt.Errorf("session: brush radius %v must be a positive number of metres", b.Radius)
 	}
-	if b.Target != HolesTarget {
+	if b.Sculpt != SculptNone {
+		switch {
+		case b.Sculpt < SculptRaise || b.Sculpt > SculptFlatten:
+			return fmt.Errorf("session: unknown sculpt mode %d", b.Sculpt)
+		case s.doc.world != nil:
+			return fmt.Errorf("session: this is a cell of a world: its ground is shared at the seams with its neighbours, so it is not sculpted cell by cell")
+		case s.doc.baked:
+			return fmt.Errorf("session: this landscape's weights are baked (no stack re-evaluates them on a sculpted ground): Layers → Edit as a stack first")
+		}
+		b.Target = ""
+	} else if b.Target != HolesTarget {
 		if !strings.HasPrefix(b.Target, field.MaskPrefix) {
 			return fmt.Errorf("session: brushes paint masks (mask.<name>) or holes, not %q", b.Target)
 		}
@@ -147,6 +165,8 @@ func (s *Session) BeginStroke(b Brush) error {
 	rec := &strokeRec{brush: b, touched: map[image.Point][]float32{}}
 	verb := "Paint " + b.Target
 	switch {
+	case b.Sculpt != SculptNone:
+		verb = SculptLabel(b.Sculpt, b.Erase)
 	case b.Target == HolesTarget && b.Erase:
 		verb = "Restore ground"
 	case b.Target == HolesTarget:
@@ -243,6 +263,9 @@ func (o *dabOp) apply(p *pipeline) (fieldChange, error) {
 	).Intersect(image.Rect(0, 0, f.Height.W, f.Height.H))
 	if rect.Empty() {
 		return fieldChange{}, nil
+	}
+	if b.Sculpt != SculptNone {
+		return o.sculpt(p, rect)
 	}
 	vals, set := p.targetAccess(b.Target)
 	if vals == nil {

@@ -402,6 +402,12 @@ func (ed *editor) currentBrush() (session.Brush, error) {
 	case ToolHole, ToolRestore:
 		b.Target = session.HolesTarget
 		b.Erase = ed.tool == ToolRestore
+	case ToolRaise:
+		b.Sculpt = session.SculptRaise
+	case ToolSmooth:
+		b.Sculpt = session.SculptSmooth
+	case ToolFlatten:
+		b.Sculpt = session.SculptFlatten
 	default:
 		return b, fmt.Errorf("choose a brush")
 	}

@@ -164,6 +164,12 @@ func (ed *editor) shortcuts() {
 			ed.setTool(ToolErase)
 		case 'c', 'C':
 			ed.setTool(ToolCamera)
+		case 'r', 'R':
+			ed.setTool(ToolRaise)
+		case 's', 'S':
+			ed.setTool(ToolSmooth)
+		case 'l', 'L':
+			ed.setTool(ToolFlatten)
 		}
 	})
 }
@@ -176,11 +182,12 @@ func (ed *editor) showShortcuts() {
 Ctrl+Shift+N add a layer
 Viewport: drag to orbit · right-drag or Shift+drag to pan · wheel to zoom toward the cursor · double-click to centre
 F frame all · M map view · C camera · B paint the mask · E erase it · [ and ] brush size
+R raise the ground (Ctrl+drag lowers) · S smooth it · L flatten it to the height where the stroke began
 Sliders preview while you drag and make one undo step when you let go; typed values apply on Enter.`
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("Shortcuts", "Close", l, ed.win)
-	d.Resize(fyne.NewSize(700, 260))
+	d.Resize(fyne.NewSize(700, 290))
 	d.Show()
 }
 

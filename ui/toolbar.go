@@ -63,6 +63,10 @@ func newToolbar(ed *editor) *toolbar {
 		tool(ToolErase, icons.Eraser, "Erase the chosen mask."),
 		tool(ToolHole, icons.Hole, "Cut holes: the ground under the brush is removed (caves, quarries)."),
 		tool(ToolRestore, icons.Ground, "Restore ground where holes were cut."),
+		widget.NewSeparator(),
+		tool(ToolRaise, icons.Raise, "Raise the ground under the brush (R); hold Ctrl to lower it. A dab at full strength lifts the centre by 2% of the radius."),
+		tool(ToolSmooth, icons.Smooth, "Smooth the ground under the brush (S): each texel moves toward the mean around it."),
+		tool(ToolFlatten, icons.Flatten, "Flatten the ground under the brush (L) to the height where the stroke began."),
 	)
 	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovAspect, ovFlow, ovDensity, ovMask},
 		"Paint information over the ground: a layer's weight, the slope, the curvature, the aspect (the compass direction "+
@@ -101,7 +105,7 @@ func newToolbar(ed *editor) *toolbar {
 	}
 	t.radius = brushNum(numSpec{label: "radius", unit: "m", lo: 1, hi: 1000, tip: "The brush radius in metres ([ and ] change it)."},
 		func(v float64) { ed.brush.Radius = v })
-	t.strength = brushNum(numSpec{label: "strength", lo: 0, hi: 1, strict: true, tip: "How far one dab moves the mask toward 1 (or 0 when erasing)."},
+	t.strength = brushNum(numSpec{label: "strength", lo: 0, hi: 1, strict: true, tip: "How far one dab moves the mask toward 1 (or 0 when erasing), or the ground (raise: strength × 2% of the radius a dab; smooth and flatten: that part of the way)."},
 		func(v float64) { ed.brush.Strength = v })
 	t.falloff = brushNum(numSpec{label: "falloff", lo: 0, hi: 1, strict: true, tip: "0: a hard disc; 1: soft from the centre to the rim."},
 		func(v float64) { ed.brush.Falloff = v })

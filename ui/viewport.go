@@ -23,6 +23,9 @@ const (
 	ToolErase               // erase the selected mask
 	ToolHole                // cut holes in the ground
 	ToolRestore             // restore ground where holes were cut
+	ToolRaise               // raise the ground (Ctrl held: lower it)
+	ToolSmooth              // smooth the ground
+	ToolFlatten             // flatten the ground to the height under the press
 )
 
 // viewportWidget shows the session's frames and turns the mouse into camera moves, strokes and
@@ -109,7 +112,7 @@ func (v *viewportWidget) pixels(d float32) float64 {
 func (v *viewportWidget) MouseDown(e *desktop.MouseEvent) {
 	v.button, v.mods, v.last, v.pressed = e.Button, e.Modifier, e.Position, true
 	if e.Button == desktop.MouseButtonPrimary && e.Modifier&fyne.KeyModifierShift == 0 && v.ed.tool != ToolCamera {
-		v.beginStroke(e.Position)
+		v.beginStroke(e.Position, e.Modifier)
 	}
 }
 
@@ -191,8 +194,11 @@ func (v *viewportWidget) pick(u, w float64) (viewport.Hit, bool) {
 	return v.ed.s.PickGround(u, w)
 }
 
-func (v *viewportWidget) beginStroke(p fyne.Position) {
+func (v *viewportWidget) beginStroke(p fyne.Position, mods fyne.KeyModifier) {
 	b, err := v.ed.currentBrush()
+	if b.Sculpt == session.SculptRaise && mods&fyne.KeyModifierControl != 0 {
+		b.Erase = true // Ctrl inverts raise: lower (Shift+drag pans, as with every tool)
+	}
 	if err != nil {
 		v.ed.notify(err)
 		return
