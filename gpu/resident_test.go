@@ -236,20 +236,7 @@ func TestBricksStreamUnderBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tiled, err := d.NewWeightsTarget(W, H)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tiled.Release()
-	for _, wt := range w.wtiles(t, 64) {
-		if err := k.Run(ctx, tiled, w.params, wt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantLo, wantHi, err := tiled.ReadWeights()
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantLo, wantHi := tiledWeights(t, k, w)
 	if !bytes.Equal(lo, wantLo) || !bytes.Equal(hi, wantHi) {
 		t.Fatal("after an edit, the bricks' whole-grid weights differ from a fresh tiled evaluation")
 	}
@@ -287,20 +274,7 @@ func TestBrickBindGroupsKept(t *testing.T) {
 		}
 		return n
 	}
-	tiled, err := d.NewWeightsTarget(W, H)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tiled.Release()
-	for _, wt := range w.wtiles(t, 64) {
-		if err := k.Run(ctx, tiled, w.params, wt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantLo, wantHi, err := tiled.ReadWeights()
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantLo, wantHi := tiledWeights(t, k, w)
 	all := image.Rect(0, 0, int(W), int(H))
 	a, err := d.NewWeightsTarget(W, H)
 	if err != nil {
@@ -334,4 +308,25 @@ func TestBrickBindGroupsKept(t *testing.T) {
 	if fb.Uploaded != up {
 		t.Errorf("the passes after Fill uploaded %d bytes: the bricks were all there", fb.Uploaded-up)
 	}
+}
+
+// tiledWeights is w's whole weights grid evaluated tile by tile (64² tiles, each uploaded): the
+// bytes every resident path must write.
+func tiledWeights(t *testing.T, k *WeightsKernel, w *weightsSetup) (lo, hi []byte) {
+	t.Helper()
+	tiled, err := k.dev.NewWeightsTarget(uint32(w.fg.WeightsW), uint32(w.fg.WeightsH))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tiled.Release()
+	for _, wt := range w.wtiles(t, 64) {
+		if err := k.Run(context.Background(), tiled, w.params, wt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lo, hi, err = tiled.ReadWeights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lo, hi
 }
