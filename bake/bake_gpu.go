@@ -250,8 +250,9 @@ func (r *bakeRun) timeBands(d time.Duration) {
 }
 
 // place places every population: on the GPU from the density buffer when the whole grid was one
-// band and the height fits a binding, else (or when the pool passes the binding) with the Go
-// reference from the density the GPU computed — the same instances.
+// band (the place kernel reads the height in windows of gpu.DefaultPlaceWindow), else (or when
+// the pool passes the binding) with the Go reference from the density the GPU computed — the
+// same instances.
 func (r *bakeRun) place(ctx context.Context) error {
 	pops := len(r.dens)
 	if pops == 0 {
@@ -260,7 +261,7 @@ func (r *bakeRun) place(ctx context.Context) error {
 	g, l := r.g, r.l
 	r.report(StageScatter, 0, pops)
 	defer r.tm.Since(StageScatter, time.Now())
-	onGPU := len(r.bands) == 1 && g.Dev.FieldFits(l.Geometry.Field.HeightW, l.Geometry.Field.HeightH) // the place kernel uploads the height whole
+	onGPU := len(r.bands) == 1
 	if onGPU {
 		r.tm.Note("placement on the GPU")
 	} else {

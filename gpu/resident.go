@@ -68,15 +68,6 @@ func (d *Device) NewFieldBuffers(budget int64) *FieldBuffers {
 	return &FieldBuffers{dev: d, budget: budget, BrickSize: DefaultBrickSize}
 }
 
-// FieldFits reports whether a w×h float32 grid fits one storage binding (and one buffer) of this
-// device: the place kernel uploads the height whole when it does.
-func (d *Device) FieldFits(w, h int) bool {
-	need := 4 * uint64(w) * uint64(h)
-	lim := d.Limits
-	return (lim.MaxStorageBufferBindingSize == 0 || need <= lim.MaxStorageBufferBindingSize) &&
-		(lim.MaxBufferSize == 0 || need <= lim.MaxBufferSize)
-}
-
 // Release frees every brick. Safe on nil and twice.
 func (fb *FieldBuffers) Release() {
 	if fb == nil {

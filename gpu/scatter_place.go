@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"image"
 	"math"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -26,26 +27,36 @@ type PlaceJob struct {
 	// HeightUnchanged skips the height upload: the caller promises that Height is the grid the
 	// previous Place or PlaceTiles of this kernel uploaded, not modified since (the editor
 	// re-places after density edits without touching the height). It is honoured only when
-	// Height is that same *field.Grid at the same size; otherwise the grid is uploaded as usual,
-	// so a wrong promise about which grid costs time, never a wrong result. A grid whose values
-	// were changed in place must be placed without it.
+	// Height is that same *field.Grid at the same size and the window the kernel holds covers
+	// what the tiles read; otherwise the window is uploaded as usual, so a wrong promise about
+	// which grid costs time, never a wrong result. A grid whose values were changed in place must
+	// be placed without it.
 	HeightUnchanged bool
 }
 
-// Place-params layout: one struct of 24 u32 (floats by bit pattern), PlaceParams in
+// DefaultPlaceWindow is the most bytes of height one place submission uploads: the tiles of a
+// place are cut into bands whose height windows (the texels their sites' bilinear taps reach)
+// fit it, so no buffer holds a whole 16K height (1 GiB). A field whose height fits is one band
+// and keeps its whole height resident between re-placements.
+const DefaultPlaceWindow = 64 << 20
+
+// Place-params layout: one struct of 28 u32 (floats by bit pattern), PlaceParams in
 // terrain_scatter_place.wgsl. PlaceLayout lists it for the layout test; packPlace is the only
 // writer.
 const (
-	placeParamsWords  = 24
+	placeParamsWords  = 28
 	matrixBytes       = scatter.MatrixFloats * 4
 	defaultPoolCap    = 1024
 	keepWorkgroup     = 64
 	placeWorkgroup    = 16 // sites per workgroup along each axis: WG in terrain_scatter_place.wgsl
 	maxWorkgroupsAxis = 65535
 	// placeBatch is the most tiles one dispatch places (workgroup_id.z picks the tile): under
-	// maxWorkgroupsAxis, and a multiple of 8 so a batch's params start 256-byte aligned (the
-	// largest minStorageBufferOffsetAlignment WebGPU allows).
-	placeBatch = 65528
+	// maxWorkgroupsAxis, and a multiple of 16 so a batch's params (112 bytes a tile) start
+	// 256-byte aligned (the largest minStorageBufferOffsetAlignment WebGPU allows).
+	placeBatch = 65520
+	// placeBatchAlign is the params elements a batch's first one is a multiple of: 16·112 bytes
+	// is a multiple of 256.
+	placeBatchAlign = 16
 )
 
 // PlaceLayout is the byte layout packPlace writes, member by member (name, offset, size, WGSL
@@ -62,11 +73,13 @@ var PlaceLayout = []struct {
 	{"spacing", 56, 4, "f32"}, {"spacing2", 60, 4, "f32"}, {"seed", 64, 4, "u32"}, {"capacity", 68, 4, "u32"},
 	{"scaleLo", 72, 4, "f32"}, {"scaleRange", 76, 4, "f32"}, {"zeroBits", 80, 4, "u32"}, {"tile", 84, 4, "u32"},
 	{"keepCount", 88, 4, "u32"}, {"pad", 92, 4, "u32"},
+	{"heightOrigin", 96, 8, "vec2<i32>"}, {"heightWin", 104, 8, "vec2<u32>"},
 }
 
 // packPlace writes the place params for one dispatch: sites r of tile index tile, a pool of
-// capacity instances, keepCount instances to carry over (keep pass).
-func packPlace(job *PlaceJob, r scatter.SiteRange, tile, capacity, keepCount uint32) []uint32 {
+// capacity instances, keepCount instances to carry over (keep pass), the height buffer holding
+// window win of the height grid.
+func packPlace(job *PlaceJob, r scatter.SiteRange, tile, capacity, keepCount uint32, win image.Rectangle) []uint32 {
 	g := job.Geometry
 	inv := scatter.InvWTexel(g)
 	f := math.Float32bits
@@ -79,7 +92,56 @@ func packPlace(job *PlaceJob, r scatter.SiteRange, tile, capacity, keepCount uin
 		f(p.Spacing), f(float32(p.Spacing * p.Spacing)), p.Seed, capacity,
 		f(p.Scale[0]), f(p.Scale[1] - p.Scale[0]), 0, tile,
 		keepCount, 0,
+		uint32(int32(win.Min.X)), uint32(int32(win.Min.Y)), uint32(win.Dx()), uint32(win.Dy()),
 	}
+}
+
+// placeWindow is the height texels the sites r read (their jittered positions lie in
+// [fieldMin + I0·spacing, fieldMin + I1·spacing) along X, the same along Z, and a bilinear tap
+// reads floor(u) and floor(u)+1 of u = (p − fieldMin)·invHTexel − 0.5), two texels wider each
+// side for the float32 rounding of those positions, clamped to the grid as the kernel's taps are.
+func placeWindow(g *field.Geometry, spacing float32, r scatter.SiteRange) image.Rectangle {
+	if r.Empty() {
+		return image.Rectangle{}
+	}
+	edge := func(k int, i int32, w int) int {
+		u := float64(i)*float64(spacing)*float64(g.InvHTexel[k]) - 0.5
+		return min(max(int(math.Floor(u)), 0), w)
+	}
+	return image.Rect(edge(0, r.I0, g.HeightW)-2, edge(1, r.J0, g.HeightH)-2, edge(0, r.I1, g.HeightW)+3, edge(1, r.J1, g.HeightH)+3).
+		Intersect(image.Rect(0, 0, g.HeightW, g.HeightH))
+}
+
+// placeBand is the tiles (indices into the job's) one submission places and the height window
+// they read.
+type placeBand struct {
+	tiles []int
+	win   image.Rectangle
+}
+
+// placeBands cuts the tiles with sites into bands, in the job's order, each band's height window
+// (the union of its tiles') within budget bytes; a tile whose own window is larger is a band of
+// its own.
+func placeBands(g *field.Geometry, spacing float32, ranges []scatter.SiteRange, budget int64) []placeBand {
+	var bands []placeBand
+	var cur placeBand
+	for i, r := range ranges {
+		if r.Empty() {
+			continue
+		}
+		w := placeWindow(g, spacing, r)
+		u := cur.win.Union(w)
+		if len(cur.tiles) > 0 && int64(u.Dx())*int64(u.Dy())*4 > budget {
+			bands = append(bands, cur)
+			cur, u = placeBand{}, w
+		}
+		cur.tiles = append(cur.tiles, i)
+		cur.win = u
+	}
+	if len(cur.tiles) > 0 {
+		bands = append(bands, cur)
+	}
+	return bands
 }
 
 // placeState is the place half of a ScatterKernel: two pools (and their tile tags) used in turn,
@@ -98,15 +160,24 @@ type placeState struct {
 	count    int // instances in pools[cur]
 	capacity int // instances pools[cur] (and the next pool) hold; 0 until the first run
 	grows    int
-	// heightOf is the grid whose W×H values the height buffer holds (nil: none or unknown).
+	// heightOf is the grid whose heightWin texels the height buffer holds (nil: none or
+	// unknown), at heightW×heightH.
 	heightOf      *field.Grid
 	heightW       int
 	heightH       int
+	heightWin     image.Rectangle
 	heightUploads int
+	// window is the most bytes of height one submission uploads (DefaultPlaceWindow; the tests
+	// make it small to cut small fields into bands).
+	window int64
 }
 
 func (s *placeState) init(d *Device) error {
 	s.dev = d
+	s.window = DefaultPlaceWindow
+	if lim := int64(d.Limits.MaxStorageBufferBindingSize); lim > 0 {
+		s.window = min(s.window, lim)
+	}
 	var err error
 	if s.pipe, err = d.LoadComputePipeline("terrain_scatter_place", "main", nil); err != nil {
 		return err
@@ -230,13 +301,19 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		}
 		maxTile = max(maxTile, t.Index)
 	}
-	if !job.HeightUnchanged || s.heightOf != job.Height || s.heightW != g.HeightW || s.heightH != g.HeightH {
-		s.heightOf = nil
-		if _, err := s.height.Upload(k.scratch.floats(job.Height.Data[:g.HeightW*g.HeightH])); err != nil {
-			return 0, err
+	bands := placeBands(g, job.Params.Spacing, ranges, s.window)
+	if len(bands) == 1 {
+		// One band: its window stays resident for the next run (the whole height when it fits).
+		whole := image.Rect(0, 0, g.HeightW, g.HeightH)
+		if int64(g.HeightW)*int64(g.HeightH)*4 <= s.window {
+			bands[0].win = whole
 		}
-		s.heightOf, s.heightW, s.heightH = job.Height, g.HeightW, g.HeightH
-		s.heightUploads++
+		if !job.HeightUnchanged || s.heightOf != job.Height || s.heightW != g.HeightW || s.heightH != g.HeightH || !bands[0].win.In(s.heightWin) {
+			if err := k.uploadWindow(job.Height, bands[0].win); err != nil {
+				return 0, err
+			}
+		}
+		bands[0].win = s.heightWin
 	}
 	keepCount := 0
 	if keep && s.keep == nil {
@@ -261,7 +338,7 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		if err := ctx.Err(); err != nil {
 			return 0, fmt.Errorf("gpu: scatter place: %w", err)
 		}
-		total, err := k.placeOnce(&job, ranges, capacity, keepCount)
+		total, err := k.placeOnce(&job, ranges, bands, capacity, keepCount)
 		if err != nil {
 			return 0, err
 		}
@@ -272,6 +349,27 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		capacity = total
 		s.grows++
 	}
+}
+
+// uploadWindow writes window win of the height grid h into the height buffer (its rows packed).
+func (k *ScatterKernel) uploadWindow(h *field.Grid, win image.Rectangle) error {
+	s := &k.place
+	s.heightOf = nil
+	var vals []float32
+	if win.Min.X == 0 && win.Dx() == h.W {
+		vals = h.Data[win.Min.Y*h.W : win.Max.Y*h.W]
+	} else {
+		vals = make([]float32, 0, win.Dx()*win.Dy())
+		for j := win.Min.Y; j < win.Max.Y; j++ {
+			vals = append(vals, h.Data[j*h.W+win.Min.X:j*h.W+win.Max.X]...)
+		}
+	}
+	if _, err := s.height.Upload(k.scratch.floats(vals)); err != nil {
+		return err
+	}
+	s.heightOf, s.heightW, s.heightH, s.heightWin = h, h.W, h.H, win
+	s.heightUploads++
+	return nil
 }
 
 // uploadDirty writes the bitmask of tile indices being re-placed (the keep pass drops them).
@@ -285,11 +383,12 @@ func (k *ScatterKernel) uploadDirty(tiles []field.Tile, maxTile int) error {
 	return err
 }
 
-// placeOnce runs the keep pass (when keepCount > 0) and every tile into the spare pool sized for
-// capacity instances, all in one submission (one dispatch for up to placeBatch tiles: each
-// tile's params are one element of the params array, picked by workgroup_id.z), and returns the
-// counter's total.
-func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, capacity, keepCount int) (int, error) {
+// placeOnce runs the keep pass (when keepCount > 0) and every band's tiles into the spare pool
+// sized for capacity instances, and returns the counter's total. A band is one submission after
+// its height window's upload (a single band's window is resident already); its tiles go in one
+// dispatch for up to placeBatch tiles (each tile's params are one element of the params array,
+// picked by workgroup_id.z). The keep pass rides with the first submission.
+func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, bands []placeBand, capacity, keepCount int) (int, error) {
 	s := &k.place
 	dst, src := 1-s.cur, s.cur
 	if lim := k.dev.Limits.MaxStorageBufferBindingSize; lim > 0 && uint64(capacity)*matrixBytes > lim {
@@ -304,24 +403,30 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, cap
 	if err := s.counter.Write(0, make([]byte, 4)); err != nil {
 		return 0, err
 	}
-	// One params element per tile with sites (element 0 also serves the keep pass), and the
-	// largest site block, which every tile's dispatch covers.
+	// One params element per tile with sites, band after band (element 0 also serves the keep
+	// pass), and the largest site block, which every tile's dispatch covers.
 	words := make([]uint32, 0, placeParamsWords*max(len(ranges), 1))
+	starts := make([]int, len(bands)) // the params element of each band's first tile
 	var gx, gy uint32
-	for i, r := range ranges {
-		if r.Empty() {
-			continue
+	for bi, b := range bands {
+		// A band's params start at a multiple of placeBatchAlign elements: a binding's offset
+		// must respect minStorageBufferOffsetAlignment (the filler elements are never read).
+		for len(words)/placeParamsWords%placeBatchAlign != 0 {
+			words = append(words, make([]uint32, placeParamsWords)...)
 		}
-		words = append(words, packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), uint32(keepCount))...)
-		gx = max(gx, uint32(r.I1-r.I0+placeWorkgroup-1)/placeWorkgroup)
-		gy = max(gy, uint32(r.J1-r.J0+placeWorkgroup-1)/placeWorkgroup)
+		starts[bi] = len(words) / placeParamsWords
+		for _, i := range b.tiles {
+			r := ranges[i]
+			words = append(words, packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), uint32(keepCount), b.win)...)
+			gx = max(gx, uint32(r.I1-r.I0+placeWorkgroup-1)/placeWorkgroup)
+			gy = max(gy, uint32(r.J1-r.J0+placeWorkgroup-1)/placeWorkgroup)
+		}
 	}
-	tiles := len(words) / placeParamsWords
-	if tiles == 0 {
+	if len(words) == 0 {
 		if keepCount == 0 {
 			return 0, nil
 		}
-		words = packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount))
+		words = packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount), image.Rectangle{})
 	}
 	if _, err := s.params.Upload(k.scratch.words(words)); err != nil {
 		return 0, err
@@ -347,39 +452,58 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, cap
 		bg *wgpu.BindGroup
 		n  uint32
 	}
-	var batches []batch
-	for t0 := 0; t0 < tiles; t0 += placeBatch {
-		n := min(tiles-t0, placeBatch)
-		bg, err := s.pipe.BindGroup("terrain_scatter_place group0",
-			wgpu.BindGroupEntry{Binding: 0, Buffer: s.params.Buf, Offset: uint64(t0) * placeParamsWords * 4, Size: uint64(n) * placeParamsWords * 4},
-			BufferEntry(1, k.grid), BufferEntry(2, s.height),
-			BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
-		if err != nil {
+	// submit records the keep pass (the first call) and the batches in one submission.
+	submit := func(batches []batch) error {
+		return k.dev.Submit("terrain_scatter_place", func(enc *wgpu.CommandEncoder) error {
+			return ComputePass(enc, "terrain_scatter_place", func(pass *wgpu.ComputePassEncoder) {
+				if keepBG != nil {
+					n := uint32((keepCount + keepWorkgroup - 1) / keepWorkgroup)
+					kx := min(n, maxWorkgroupsAxis)
+					pass.SetPipeline(s.keep.Pipeline)
+					pass.SetBindGroup(0, keepBG, nil)
+					pass.DispatchWorkgroups(kx, (n+kx-1)/kx, 1)
+					keepBG = nil
+				}
+				if len(batches) > 0 {
+					pass.SetPipeline(s.pipe.Pipeline)
+				}
+				for _, b := range batches {
+					pass.SetBindGroup(0, b.bg, nil)
+					pass.DispatchWorkgroups(gx, gy, b.n)
+				}
+			})
+		})
+	}
+	for bi, band := range bands {
+		first := starts[bi]
+		if len(bands) > 1 {
+			// Written on the queue after the previous band's submission: that band has read
+			// the buffer by the time this write lands.
+			if err := k.uploadWindow(job.Height, band.win); err != nil {
+				return 0, err
+			}
+		}
+		var batches []batch
+		for t0 := 0; t0 < len(band.tiles); t0 += placeBatch {
+			n := min(len(band.tiles)-t0, placeBatch)
+			bg, err := s.pipe.BindGroup(fmt.Sprintf("terrain_scatter_place band %d group0", bi),
+				wgpu.BindGroupEntry{Binding: 0, Buffer: s.params.Buf, Offset: uint64(first+t0) * placeParamsWords * 4, Size: uint64(n) * placeParamsWords * 4},
+				BufferEntry(1, k.grid), BufferEntry(2, s.height),
+				BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
+			if err != nil {
+				return 0, err
+			}
+			groups = append(groups, bg)
+			batches = append(batches, batch{bg, uint32(n)})
+		}
+		if err := submit(batches); err != nil {
 			return 0, err
 		}
-		groups = append(groups, bg)
-		batches = append(batches, batch{bg, uint32(n)})
 	}
-	err := k.dev.Submit("terrain_scatter_place", func(enc *wgpu.CommandEncoder) error {
-		return ComputePass(enc, "terrain_scatter_place", func(pass *wgpu.ComputePassEncoder) {
-			if keepBG != nil {
-				n := uint32((keepCount + keepWorkgroup - 1) / keepWorkgroup)
-				kx := min(n, maxWorkgroupsAxis)
-				pass.SetPipeline(s.keep.Pipeline)
-				pass.SetBindGroup(0, keepBG, nil)
-				pass.DispatchWorkgroups(kx, (n+kx-1)/kx, 1)
-			}
-			if len(batches) > 0 {
-				pass.SetPipeline(s.pipe.Pipeline)
-			}
-			for _, b := range batches {
-				pass.SetBindGroup(0, b.bg, nil)
-				pass.DispatchWorkgroups(gx, gy, b.n)
-			}
-		})
-	})
-	if err != nil {
-		return 0, err
+	if keepBG != nil { // no band: the keep pass alone
+		if err := submit(nil); err != nil {
+			return 0, err
+		}
 	}
 	b, err := k.dev.ReadBuffer(s.counter, 0, 4)
 	if err != nil {

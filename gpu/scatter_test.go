@@ -259,6 +259,77 @@ func TestScatterPlaceTilesKeepsOthers(t *testing.T) {
 	}
 }
 
+// TestScatterPlaceBands: with a height window far smaller than the field (so a place is cut into
+// bands, each uploading only the rows and columns its sites read), Place and a PlaceTiles of
+// tiles far apart give exactly the Go reference's instances, the windows stay within the budget,
+// and a PlaceTiles whose window the kernel holds uploads nothing.
+func TestScatterPlaceBands(t *testing.T) {
+	ss := newScatterSetup(t, 200, stack.StressStack())
+	p := ss.params()
+	want := ss.goPlace(t, p, 64)
+	budget := int64(ss.f.Height.W) * 24 * 4 // 24 rows of the whole width
+	ss.k.place.window = budget
+	tiles := ss.tiles(32)
+	ranges := make([]scatter.SiteRange, len(tiles))
+	for i, tl := range tiles {
+		r, err := scatter.Sites(&ss.fg, p.Spacing, tl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges[i] = r
+	}
+	bands := placeBands(&ss.fg, p.Spacing, ranges, budget)
+	if len(bands) < 4 {
+		t.Fatalf("%d bands for a %d-byte window over %dx%d heights: the test needs several", len(bands), budget, ss.f.Height.W, ss.f.Height.H)
+	}
+	for _, b := range bands {
+		if n := int64(b.win.Dx()) * int64(b.win.Dy()) * 4; n > budget && len(b.tiles) > 1 {
+			t.Errorf("band of %d tiles holds %d bytes of height, budget %d", len(b.tiles), n, budget)
+		}
+	}
+	u0 := ss.k.HeightUploads()
+	job := PlaceJob{Params: p, Geometry: &ss.fg, Height: ss.f.Height, Tiles: tiles}
+	if _, err := ss.k.Place(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if n := ss.k.HeightUploads() - u0; n < len(bands) {
+		t.Errorf("%d height uploads for %d bands", n, len(bands))
+	}
+	got, err := ss.k.ReadMatrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
+		t.Fatalf("banded place differs from the Go reference at float %d", i)
+	}
+	// Two tiles at opposite corners: two bands, the others kept.
+	job.Tiles = []field.Tile{tiles[0], tiles[len(tiles)-1]}
+	if _, err := ss.k.PlaceTiles(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ss.k.ReadMatrices(); err != nil {
+		t.Fatal(err)
+	}
+	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
+		t.Errorf("banded PlaceTiles differs from the Go reference at float %d", i)
+	}
+	// The last tile again, its window held: no upload.
+	job.Tiles, job.HeightUnchanged = []field.Tile{tiles[len(tiles)-1]}, true
+	u1 := ss.k.HeightUploads()
+	if _, err := ss.k.PlaceTiles(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if n := ss.k.HeightUploads() - u1; n != 0 {
+		t.Errorf("a PlaceTiles inside the held window uploaded %d times", n)
+	}
+	if got, err = ss.k.ReadMatrices(); err != nil {
+		t.Fatal(err)
+	}
+	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
+		t.Errorf("PlaceTiles from the held window differs from the Go reference at float %d", i)
+	}
+}
+
 // TestScatterCountWithinThreeSigma: the GPU count is within 3σ of Σ p over the sites.
 func TestScatterCountWithinThreeSigma(t *testing.T) {
 	ss := newScatterSetup(t, 200, stack.StressStack())

@@ -47,6 +47,10 @@ struct PlaceParams {
     tile: u32,
     keepCount: u32,
     pad: u32,
+    // The height texels the height buffer holds: a window of the whole heightSize grid, placed
+    // at heightOrigin, heightWin wide and deep (the host uploads what a band of tiles reads).
+    heightOrigin: vec2<i32>,
+    heightWin: vec2<u32>,
 }
 
 // terrain_scatter_density's output, read-only here.
@@ -101,10 +105,12 @@ fn densityTap(i: i32, j: i32) -> f32 {
     return D.values[u32(b) * D.width + u32(a)];
 }
 
+// heightTap is texel (i, j) of the whole height grid, clamped to it, read from the window the
+// buffer holds (every tap of the band's sites lies inside it: gpu.placeWindow).
 fn heightTap(i: i32, j: i32) -> f32 {
-    let a = clamp(i, 0, i32(PP.heightSize.x) - 1);
-    let b = clamp(j, 0, i32(PP.heightSize.y) - 1);
-    return heightGrid[u32(b) * PP.heightSize.x + u32(a)];
+    let a = clamp(i, 0, i32(PP.heightSize.x) - 1) - PP.heightOrigin.x;
+    let b = clamp(j, 0, i32(PP.heightSize.y) - 1) - PP.heightOrigin.y;
+    return heightGrid[u32(b) * PP.heightWin.x + u32(a)];
 }
 
 // densityAt is the bilinear density on the weights grid at world (px, pz): scatter.DensityGrid.
