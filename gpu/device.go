@@ -45,6 +45,10 @@ type Info struct {
 	Driver  string // driver description
 }
 
+// HostMemory reports whether the device's memory is the host's: a CPU adapter (lavapipe), whose
+// buffers and textures are the process's own pages.
+func (i Info) HostMemory() bool { return i.Type == wgpu.AdapterTypeCPU }
+
 // String formats the adapter as "name (type, backend, driver)".
 func (i Info) String() string {
 	s := fmt.Sprintf("%s (%s, %s", i.Name, i.Type, i.Backend)

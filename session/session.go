@@ -197,11 +197,9 @@ func New(ctx context.Context, o Options) (*Session, error) {
 		o.HistoryBytes = 512 << 20
 	}
 	if o.GPUBudget <= 0 {
-		b, err := sysmem.GPUBudget()
-		if err != nil {
+		if _, err := sysmem.GPUBudget(); err != nil { // before a device is opened for nothing
 			return nil, fmt.Errorf("session: %w", err)
 		}
-		o.GPUBudget = int64(b)
 	}
 	s := &Session{opts: o, dev: o.Device, now: o.Now}
 	if o.PrepareSample {
@@ -218,6 +216,20 @@ func New(ctx context.Context, o Options) (*Session, error) {
 			return nil, fmt.Errorf("session: %w", err)
 		}
 		s.dev, s.ownDev = d, true
+	}
+	if o.GPUBudget <= 0 {
+		// On a CPU adapter the device's memory is the process's: it follows STRATA_MEMORY_LIMIT.
+		budget := sysmem.GPUBudget
+		if s.dev.Info.HostMemory() {
+			budget = sysmem.HostGPUBudget
+		}
+		b, err := budget()
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("session: %w", err)
+		}
+		o.GPUBudget = int64(b)
+		s.opts.GPUBudget = o.GPUBudget
 	}
 	v, err := viewport.New(s.dev, o.Width, o.Height)
 	if err != nil {

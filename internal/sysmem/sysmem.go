@@ -189,3 +189,25 @@ func GPUBudget() (uint64, error) {
 	}
 	return n, nil
 }
+
+// HostGPUShare is the share of STRATA_MEMORY_LIMIT a device whose memory is the host's (a CPU
+// adapter) may keep when STRATA_GPU_BUDGET does not say otherwise.
+const HostGPUShare = 0.25
+
+// HostGPUBudget is GPUBudget for a device whose memory is the host's: STRATA_GPU_BUDGET when it is
+// set, else the smaller of DefaultGPUBudget and HostGPUShare of STRATA_MEMORY_LIMIT (when that is
+// set), so the device's pages count against the user's cap like the heap's.
+func HostGPUBudget() (uint64, error) {
+	if os.Getenv(EnvGPUBudget) != "" {
+		return GPUBudget()
+	}
+	n := uint64(DefaultGPUBudget)
+	if v := strings.TrimSpace(os.Getenv(EnvLimit)); v != "" {
+		lim, err := ParseBytes(v)
+		if err != nil {
+			return 0, fmt.Errorf("sysmem: %s=%q: %w", EnvLimit, v, err)
+		}
+		n = min(n, uint64(float64(lim)*HostGPUShare))
+	}
+	return n, nil
+}

@@ -91,3 +91,30 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestHostGPUBudget: a device whose memory is the host's keeps a quarter of STRATA_MEMORY_LIMIT,
+// never more than the default; STRATA_GPU_BUDGET, when set, is taken as it is; a limit that does
+// not parse is an error naming the variable.
+func TestHostGPUBudget(t *testing.T) {
+	for _, c := range []struct {
+		limit, gpu string
+		want       uint64
+	}{
+		{"", "", DefaultGPUBudget},
+		{"2GiB", "", 512 << 20},
+		{"64GiB", "", DefaultGPUBudget},
+		{"2GiB", "1GiB", 1 << 30},
+	} {
+		t.Setenv(EnvLimit, c.limit)
+		t.Setenv(EnvGPUBudget, c.gpu)
+		got, err := HostGPUBudget()
+		if err != nil || got != c.want {
+			t.Errorf("%s=%q %s=%q: %d, %v; want %d", EnvLimit, c.limit, EnvGPUBudget, c.gpu, got, err, c.want)
+		}
+	}
+	t.Setenv(EnvLimit, "lots")
+	t.Setenv(EnvGPUBudget, "")
+	if _, err := HostGPUBudget(); err == nil || !strings.Contains(err.Error(), EnvLimit) {
+		t.Errorf("an unparsable limit: %v", err)
+	}
+}
