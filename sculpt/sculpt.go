@@ -275,20 +275,23 @@ func (d *Dab) Apply(g *field.Grid, pl Place) (image.Rectangle, error) {
 	return changed, nil
 }
 
-// ApplyWeighted applies p to every texel of g (placed at pl) with weight[k] (clamped to 0..1) as
-// its w, on every core: procgen's terrain.sculpt. weight is g's size. A Stamp is centred on the
-// grid and spans its larger side. It returns the rectangle of texels it changed.
-func ApplyWeighted(ctx context.Context, g *field.Grid, pl Place, p Params, weight *field.Grid) (image.Rectangle, error) {
+// ApplyWeighted applies d's Params to every texel of g (placed at pl) with weight[k] (clamped to
+// 0..1) as its w instead of the dab's disc, on every core: procgen's terrain.sculpt. weight is g's
+// size. d's centre and radius only place a Stamp (its image's larger side across the diameter);
+// Lift and HalfWidth are taken as given (no radius-derived defaults). It returns the rectangle of
+// texels it changed.
+func ApplyWeighted(ctx context.Context, g *field.Grid, pl Place, d *Dab, weight *field.Grid) (image.Rectangle, error) {
 	if weight == nil || weight.W != g.W || weight.H != g.H {
 		return image.Rectangle{}, fmt.Errorf("the weight grid is not the height's size")
 	}
+	p := d.Params
 	if err := p.Check(); err != nil {
 		return image.Rectangle{}, err
 	}
+	if p.Mode == Stamp && (!(d.Radius > 0) || math.IsInf(d.Radius, 0)) {
+		return image.Rectangle{}, fmt.Errorf("the stamp's radius %v must be a positive number of metres", d.Radius)
+	}
 	full := image.Rect(0, 0, g.W, g.H)
-	// A footprint for the stamp: the grid's centre and half its larger extent.
-	sz := [2]float64{pl.Texel[0] * float64(g.W), pl.Texel[1] * float64(g.H)}
-	d := &Dab{Params: p, X: pl.Min[0] + sz[0]/2, Z: pl.Min[1] + sz[1]/2, Radius: math.Max(sz[0], sz[1]) / 2}
 	k := newKernel(&p, g, pl, full, d)
 	rows := make([]image.Rectangle, g.H)
 	err := pool.Each(ctx, g.H, 0, func(j int) {

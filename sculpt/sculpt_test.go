@@ -267,7 +267,7 @@ func TestSculptApplyWeighted(t *testing.T) {
 		}
 	}
 	w.Set(2, 2, 0.5)
-	r, err := ApplyWeighted(context.Background(), g, pl, Params{Mode: Set, Strength: 1, Height: 3}, w)
+	r, err := ApplyWeighted(context.Background(), g, pl, &Dab{Params: Params{Mode: Set, Strength: 1, Height: 3}}, w)
 	if err != nil {
 		t.Fatal(err)
 	}
