@@ -125,8 +125,8 @@ type editor struct {
 	flatLevel    float64
 	hasFlatLevel bool
 	stampName    string
-	selLayer int // bottom-up layer index
-	selPop   int
+	selLayer     int // bottom-up layer index
+	selPop       int
 
 	start      time.Time
 	firstFrame bool

@@ -19,18 +19,18 @@ import (
 type Tool int
 
 const (
-	ToolCamera  Tool = iota // orbit (right or Shift+left drag pans, the wheel zooms)
-	ToolPaint               // paint the selected mask
-	ToolErase               // erase the selected mask
-	ToolHole                // cut holes in the ground
-	ToolRestore             // restore ground where holes were cut
-	ToolRaise               // raise the ground (Shift or Ctrl held: lower it)
-	ToolSmooth              // smooth the ground
-	ToolFlatten             // flatten the ground to the height under the press (Shift+click picks it)
-	ToolSetHeight           // move the ground toward a typed height
-	ToolTerrace             // terrace the ground
-	ToolNoise               // add world-anchored noise to the ground
-	ToolStamp               // stamp a heightmap image once per click (Shift or Ctrl held: cut it in)
+	ToolCamera    Tool = iota // orbit (right or Shift+left drag pans, the wheel zooms)
+	ToolPaint                 // paint the selected mask
+	ToolErase                 // erase the selected mask
+	ToolHole                  // cut holes in the ground
+	ToolRestore               // restore ground where holes were cut
+	ToolRaise                 // raise the ground (Shift or Ctrl held: lower it)
+	ToolSmooth                // smooth the ground
+	ToolFlatten               // flatten the ground to the height under the press (Shift+click picks it)
+	ToolSetHeight             // move the ground toward a typed height
+	ToolTerrace               // terrace the ground
+	ToolNoise                 // add world-anchored noise to the ground
+	ToolStamp                 // stamp a heightmap image once per click (Shift or Ctrl held: cut it in)
 )
 
 // sculptTool is whether t shapes the height.
@@ -91,7 +91,7 @@ func (r *viewportRenderer) Refresh() {
 func (r *viewportRenderer) Objects() []fyne.CanvasObject {
 	return []fyne.CanvasObject{r.v.bg, r.v.img, r.v.level}
 }
-func (r *viewportRenderer) Destroy()                     {}
+func (r *viewportRenderer) Destroy() {}
 
 // resized tells the session the viewport's size in device pixels.
 func (v *viewportWidget) resized(s fyne.Size) {
