@@ -291,11 +291,31 @@ func ApplyWeighted(ctx context.Context, g *field.Grid, pl Place, d *Dab, weight 
 	if p.Mode == Stamp && (!(d.Radius > 0) || math.IsInf(d.Radius, 0)) {
 		return image.Rectangle{}, fmt.Errorf("the stamp's radius %v must be a positive number of metres", d.Radius)
 	}
-	full := image.Rect(0, 0, g.W, g.H)
-	k := newKernel(&p, g, pl, full, d)
-	rows := make([]image.Rectangle, g.H)
-	err := pool.Each(ctx, g.H, 0, func(j int) {
-		rows[j] = k.row(j, 0, g.W, func(i int, _, _ float64) float64 {
+	// Only the bounds of the weighted texels are visited (and a smooth's table covers only them,
+	// widened by its box).
+	var area image.Rectangle
+	for j := 0; j < g.H; j++ {
+		lo, hi := -1, -1
+		for i, w := range weight.Data[j*g.W : (j+1)*g.W] {
+			if w > 0 {
+				if lo < 0 {
+					lo = i
+				}
+				hi = i
+			}
+		}
+		if lo >= 0 {
+			area = area.Union(image.Rect(lo, j, hi+1, j+1))
+		}
+	}
+	if area.Empty() {
+		return image.Rectangle{}, nil
+	}
+	k := newKernel(&p, g, pl, area, d)
+	rows := make([]image.Rectangle, area.Dy())
+	err := pool.Each(ctx, area.Dy(), 0, func(r int) {
+		j := area.Min.Y + r
+		rows[r] = k.row(j, area.Min.X, area.Max.X, func(i int, _, _ float64) float64 {
 			w := float64(weight.Data[j*g.W+i])
 			if math.IsNaN(w) {
 				return 0

@@ -54,7 +54,7 @@ func allModes() []Params {
 // Every mode changes texels whose centre lies inside the radius, and no other.
 func TestSculptModesInsideRadius(t *testing.T) {
 	for _, p := range allModes() {
-		t.Run(p.Mode.String(), func(t *testing.T) {
+		t.Run(label(p), func(t *testing.T) {
 			g, pl := bumpy(64, 48)
 			before := g.Clone()
 			d := Dab{Params: p, X: pl.Min[0] + 61.3, Z: pl.Min[1] + 40.9, Radius: 17, Falloff: 0.4}
@@ -321,4 +321,15 @@ func TestSculptCheckNamesTheParam(t *testing.T) {
 	if m, inv, err := ParseMode("lower"); err != nil || m != Raise || !inv {
 		t.Errorf("ParseMode(lower) = %v %v %v", m, inv, err)
 	}
+}
+
+// label names a case: its mode, "lower" for an inverted raise, "cut" for an inverted stamp.
+func label(p Params) string {
+	switch {
+	case p.Invert && p.Mode == Raise:
+		return "lower"
+	case p.Invert:
+		return "cut"
+	}
+	return p.Mode.String()
 }
