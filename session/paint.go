@@ -268,10 +268,8 @@ func (o *dabOp) apply(p *pipeline) (fieldChange, error) {
 	b := &o.rec.brush
 	f := l.Field
 	mn, ts := f.Placement.Min(), f.TexelSize()
-	rect := image.Rect(
-		int(math.Floor((o.x-b.Radius-mn[0])/ts[0])), int(math.Floor((o.z-b.Radius-mn[1])/ts[1])),
-		int(math.Ceil((o.x+b.Radius-mn[0])/ts[0]))+1, int(math.Ceil((o.z+b.Radius-mn[1])/ts[1]))+1,
-	).Intersect(image.Rect(0, 0, f.Height.W, f.Height.H))
+	disc := sculpt.Dab{X: o.x, Z: o.z, Radius: b.Radius} // the disc's bounds, a mask's as a sculpt's
+	rect := disc.Rect(f.Height.W, f.Height.H, sculpt.Place{Min: mn, Texel: ts})
 	if rect.Empty() {
 		return fieldChange{}, nil
 	}
