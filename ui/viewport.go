@@ -168,6 +168,7 @@ func (v *viewportWidget) MouseOut() {
 	v.endGesture()
 	v.ed.s.SetBrushCursor(false, 0, 0, 0)
 	v.ed.status.setProbe(session.Probe{})
+	v.level.Hide()
 }
 
 func (v *viewportWidget) MouseMoved(e *desktop.MouseEvent) {
@@ -210,6 +211,7 @@ func (v *viewportWidget) hover(p fyne.Position) {
 	if !ok {
 		v.ed.status.setProbe(session.Probe{})
 		v.ed.s.SetBrushCursor(false, 0, 0, 0)
+		v.level.Hide()
 		return
 	}
 	v.ed.status.setProbe(v.ed.s.ProbeAt(hit.X, hit.Z))
