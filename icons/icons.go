@@ -43,6 +43,11 @@ var (
 	Raise   = themed("raise")
 	Smooth  = themed("smooth")
 	Flatten = themed("flatten")
+	// SetHeight, Terrace, Noise, Stamp: the set-height, terrace, noise and stamp brushes.
+	SetHeight = themed("setheight")
+	Terrace   = themed("terrace")
+	Noise     = themed("noise")
+	Stamp     = themed("stamp")
 	// App is the application icon, in colour.
 	App = load("strata")
 )

@@ -125,6 +125,32 @@ func init() {
 		eval: evalErode,
 	})
 	register(&nodeType{
+		name:   "terrain.sculpt",
+		doc:    sculptDoc,
+		inputs: []string{"raster"},
+		params: []paramSpec{
+			{key: "mode", kind: kEnum, enum: sculptModes, doc: "the operation (required; docs/editor.md \"Sculpting the ground\")"},
+			{key: "mask", kind: kString, doc: "the mask layer whose value is each texel's weight (default: 1 everywhere)"},
+			{key: "strength", kind: kNumber, lo: true, min: 0, hi: true, max: 1, doc: "the fraction of the way (or of the amount) a texel of weight 1 moves, 0 … 1 (default 1)"},
+			{key: "amount", kind: kNumber, doc: "raise, lower: metres at full strength and weight (default 1)"},
+			{key: "radius", kind: kNumber, lo: true, min: 0, minExclusive: true, doc: "smooth: the half-width of the box averaged, metres (default 4 texels)"},
+			{key: "height", kind: kNumber, doc: "set: the height, metres (required); flatten: the level (default the mask-weighted mean height)"},
+			{key: "step", kind: kNumber, lo: true, min: 0, minExclusive: true, doc: "terrace: metres between terraces, anchored at 0 m (required)"},
+			{key: "sharpness", kind: kNumber, lo: true, min: 0, hi: true, max: 1, doc: "terrace: 0 no change … 1 hard steps (default 1)"},
+			{key: "amplitude", kind: kNumber, doc: "noise: metres (default 10)"},
+			{key: "featureSize", kind: kNumber, lo: true, min: 0, minExclusive: true, doc: "noise: the first octave's wavelength, metres (default 64)"},
+			{key: "seed", kind: kInt, lo: true, min: 0, hi: true, max: 1<<32 - 1, doc: "noise: seed, 0 … 4294967295 (default 1)"},
+			{key: "file", kind: kString, doc: "stamp: the image, an asset (PNG 8/16-bit onto 0 … 1, EXR/TIFF/float as stored; required)"},
+			{key: "at", kind: kVec2, doc: "stamp: {x, z}, the world position of its centre (default the raster's centre)"},
+			{key: "size", kind: kNumber, lo: true, min: 0, minExclusive: true, doc: "stamp: metres its larger side spans (default the raster's larger extent)"},
+			{key: "angle", kind: kNumber, doc: "stamp: degrees, counter-clockwise from +X toward +Z (default 0)"},
+			{key: "stampHeight", kind: kNumber, doc: "stamp: metres where the image is 1 (default 10)"},
+			{key: "invert", kind: kBool, doc: "stamp: cut it in instead (default false)"},
+		},
+		check: checkSculpt,
+		eval:  evalSculpt,
+	})
+	register(&nodeType{
 		name:   "terrain.mask",
 		doc:    "writes a named mask layer: a band over one input, like a stack rule",
 		inputs: []string{"raster"},

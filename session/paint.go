@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"strata/field"
+	"strata/sculpt"
 	"strata/stack"
 )
 
@@ -30,24 +31,29 @@ type Brush struct {
 	// Erase removes instead of adding (a hole brush restores ground; a raise brush lowers).
 	Erase bool
 	// Sculpt, when set, makes the brush shape the height (Target is ignored): raise or lower,
-	// smooth, flatten (sculpt.go). Strength is then the fraction of the way a dab moves a texel
-	// (raise: of RaiseRate·Radius metres).
+	// smooth, flatten, set, terrace, noise, stamp (package sculpt writes each formula). Strength
+	// is then the fraction of the way a dab moves a texel (raise: of RaiseRate·Radius metres;
+	// noise and stamp: of their amount).
 	Sculpt SculptMode
+	// Height is the set brush's typed height in metres, and the flatten brush's level when
+	// HasHeight (Shift+click picked it); otherwise flatten levels to the height under the press.
+	Height    float64
+	HasHeight bool
+	// Step (metres, > 0) and Sharpness (0 no change … 1 hard steps) are the terrace brush's.
+	Step, Sharpness float64
+	// Amplitude and FeatureSize (metres) and Seed are the noise brush's.
+	Amplitude, FeatureSize float64
+	Seed                   uint32
+	// Stamp is the stamp brush's image (sculpt.LoadStamp), laid once per stroke at its first
+	// point, its larger side across the brush's diameter, turned by Angle degrees, StampHeight
+	// metres where the image is 1.
+	Stamp       *field.Grid
+	Angle       float64
+	StampHeight float64
 }
 
 // weight is the brush's coverage at distance d from its centre (0 outside the radius).
-func (b *Brush) weight(d float64) float64 {
-	if d >= b.Radius || b.Radius <= 0 {
-		return 0
-	}
-	u := d / b.Radius
-	inner := 1 - math.Max(0, math.Min(1, b.Falloff))
-	if u <= inner {
-		return 1
-	}
-	t := (u - inner) / (1 - inner)
-	return 1 - t*t*(3-2*t)
-}
+func (b *Brush) weight(d float64) float64 { return sculpt.Weight(d, b.Radius, b.Falloff) }
 
 // undoBlock is the edge in height texels of the blocks a stroke's undo keeps: only blocks the
 // stroke touched are stored, before and after.
@@ -140,9 +146,11 @@ func (s *Session) BeginStroke(b Brush) error {
 		return fmt.Errorf("session: brush radius %v must be a positive number of metres", b.Radius)
 	}
 	if b.Sculpt != SculptNone {
-		switch {
-		case b.Sculpt < SculptRaise || b.Sculpt > SculptFlatten:
-			return fmt.Errorf("session: unknown sculpt mode %d", b.Sculpt)
+		d := b.sculptDab(0, 0, 0)
+		d.Strength = math.Max(0, math.Min(1, d.Strength))
+		switch err := d.Check(); {
+		case err != nil:
+			return fmt.Errorf("session: %s brush: %w", b.Sculpt, err)
 		case s.doc.world != nil:
 			return fmt.Errorf("session: this is a cell of a world: its ground is shared at the seams with its neighbours, so it is not sculpted cell by cell")
 		case s.doc.baked:
@@ -188,6 +196,9 @@ func (s *Session) Stroke(x, z float64) {
 		return
 	}
 	step := st.rec.brush.Radius / 4
+	if st.rec.brush.Sculpt == SculptStamp && st.hasLast {
+		return // one stamp per stroke, at its first point
+	}
 	if !st.hasLast {
 		st.last, st.hasLast = [2]float64{x, z}, true
 		s.pipe.fieldOps = append(s.pipe.fieldOps, &dabOp{rec: st.rec, x: x, z: z})
@@ -257,10 +268,8 @@ func (o *dabOp) apply(p *pipeline) (fieldChange, error) {
 	b := &o.rec.brush
 	f := l.Field
 	mn, ts := f.Placement.Min(), f.TexelSize()
-	rect := image.Rect(
-		int(math.Floor((o.x-b.Radius-mn[0])/ts[0])), int(math.Floor((o.z-b.Radius-mn[1])/ts[1])),
-		int(math.Ceil((o.x+b.Radius-mn[0])/ts[0]))+1, int(math.Ceil((o.z+b.Radius-mn[1])/ts[1]))+1,
-	).Intersect(image.Rect(0, 0, f.Height.W, f.Height.H))
+	disc := sculpt.Dab{X: o.x, Z: o.z, Radius: b.Radius} // the disc's bounds, a mask's as a sculpt's
+	rect := disc.Rect(f.Height.W, f.Height.H, sculpt.Place{Min: mn, Texel: ts})
 	if rect.Empty() {
 		return fieldChange{}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"strata/bake"
@@ -202,6 +203,10 @@ func sculptWeightsAndUndo(t *testing.T, st *stack.Stack) {
 		{Brush{Sculpt: SculptRaise, Erase: true, Radius: r, Strength: 0.7, Falloff: 0.3}, [][2]float64{at(90, 80), at(90, 90)}},
 		{Brush{Sculpt: SculptSmooth, Radius: r, Strength: 0.8, Falloff: 0.5}, [][2]float64{at(44, 40), at(52, 42)}},
 		{Brush{Sculpt: SculptFlatten, Radius: r, Strength: 0.6, Falloff: 0.4}, [][2]float64{at(100, 30), at(106, 30), at(100, 30)}},
+		{Brush{Sculpt: SculptSet, Height: 20, Radius: r, Strength: 0.5, Falloff: 0.5}, [][2]float64{at(20, 100), at(26, 104)}},
+		{Brush{Sculpt: SculptTerrace, Step: 3, Sharpness: 0.8, Radius: r, Strength: 1, Falloff: 0.3}, [][2]float64{at(70, 70), at(76, 72)}},
+		{Brush{Sculpt: SculptNoise, Amplitude: 2, FeatureSize: 8 * ts, Seed: 3, Radius: r, Strength: 1, Falloff: 0.5}, [][2]float64{at(60, 100)}},
+		{Brush{Sculpt: SculptStamp, Stamp: testStamp(), Angle: 30, StampHeight: 5, Radius: r, Strength: 1, Falloff: 0.2}, [][2]float64{at(30, 60), at(40, 60)}},
 	}
 	var after [][]byte
 	for _, s := range strokes {
@@ -288,4 +293,116 @@ func f32bytes(v []float32) []byte {
 		out = append(out, byte(b), byte(b>>8), byte(b>>16), byte(b>>24))
 	}
 	return out
+}
+
+// testStamp is a 17×17 crater: a rim ring at 1 around a bowl at -1.
+func testStamp() *field.Grid {
+	g := field.NewGrid(17, 17)
+	for j := 0; j < 17; j++ {
+		for i := 0; i < 17; i++ {
+			d := math.Hypot(float64(i)-8, float64(j)-8) / 8
+			g.Set(i, j, float32(math.Max(0, 1-math.Abs(d-0.75)*4)-math.Max(0, 1-d*1.6)))
+		}
+	}
+	return g
+}
+
+// Set, terrace, noise and stamp strokes change the ground only inside their radius, as one undo
+// step each named for its tool; set at full strength reaches the typed height, terrace at
+// sharpness 1 leaves the step heights, a stamp is laid once however far the stroke drags.
+func TestSculptNewModesInsideRadius(t *testing.T) {
+	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+	f0 := fieldNow(t, h)
+	ts := f0.TexelSize()[0]
+	r := 7 * ts
+	cases := []struct {
+		b     Brush
+		label string
+		check func(before, after float32) bool
+	}{
+		{Brush{Sculpt: SculptSet, Height: 12.25, Strength: 1}, "Set ground height", func(_, a float32) bool { return a == 12.25 }},
+		{Brush{Sculpt: SculptTerrace, Step: 2.5, Sharpness: 1, Strength: 1}, "Terrace ground", func(b, a float32) bool {
+			return float64(a) == 2.5*math.Floor(float64(b)/2.5)
+		}},
+		{Brush{Sculpt: SculptNoise, Amplitude: 3, FeatureSize: 5 * ts, Seed: 9, Strength: 1}, "Add noise to ground", nil},
+		{Brush{Sculpt: SculptStamp, Stamp: testStamp(), StampHeight: 4, Strength: 1}, "Stamp ground", nil},
+		{Brush{Sculpt: SculptStamp, Stamp: testStamp(), StampHeight: 4, Strength: 1, Erase: true}, "Stamp into ground", nil},
+	}
+	for n, c := range cases {
+		ci, cj := 25+20*(n%4), 30+50*(n/4)
+		cx, cz := texelCentre(f0, ci, cj)
+		before := fieldNow(t, h).Height.Clone()
+		c.b.Radius, c.b.Falloff = r, 0
+		pts := [][2]float64{{cx, cz}}
+		if c.b.Sculpt == SculptStamp {
+			pts = append(pts, [2]float64{cx + 3*r, cz}, [2]float64{cx + 6*r, cz + r}) // the drag lays nothing more
+		}
+		sculptAt(t, h, c.b, pts...)
+		if got := h.s.UndoLabel(); got != c.label {
+			t.Errorf("%s: undo label %q", c.label, got)
+		}
+		after := fieldNow(t, h)
+		if m := insideOnly(t, after, before.Data, after.Height.Data, r, [2]float64{cx, cz}); m < 20 {
+			t.Fatalf("%s moved %d texels", c.label, m)
+		}
+		if c.check == nil {
+			continue
+		}
+		for j := 0; j < after.Height.H; j++ {
+			for i := 0; i < after.Height.W; i++ {
+				x, z := texelCentre(after, i, j)
+				if math.Hypot(x-cx, z-cz) < r && !c.check(before.At(i, j), after.Height.At(i, j)) {
+					t.Fatalf("%s: texel (%d, %d) went %v → %v", c.label, i, j, before.At(i, j), after.Height.At(i, j))
+				}
+			}
+		}
+	}
+}
+
+// A flatten stroke with a picked height (Shift+click in the editor) levels the pressed area to
+// it, within 1 cm, wherever the stroke began.
+func TestSculptFlattenToPickedHeight(t *testing.T) {
+	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+	f0 := fieldNow(t, h)
+	ts := f0.TexelSize()[0]
+	r := 8 * ts
+	cx, cz := texelCentre(f0, 64, 64)
+	lo, hi := f0.Height.MinMax()
+	level := float64(lo+hi) / 2
+	pts := [][2]float64{{cx, cz}}
+	for n := 0; n < 30; n++ {
+		pts = append(pts, [2]float64{cx + r/4*float64((n+1)%2), cz})
+	}
+	sculptAt(t, h, Brush{Sculpt: SculptFlatten, Height: level, HasHeight: true, Radius: r, Strength: 0.5, Falloff: 0.25}, pts...)
+	f1 := fieldNow(t, h)
+	n := 0
+	for j := 0; j < f1.Height.H; j++ {
+		for i := 0; i < f1.Height.W; i++ {
+			x, z := texelCentre(f1, i, j)
+			if math.Hypot(x-cx, z-cz) < 0.5*r && math.Hypot(x-cx-r/4, z-cz) < 0.5*r {
+				n++
+				if d := math.Abs(float64(f1.Height.At(i, j)) - level); d > 0.01 {
+					t.Fatalf("texel (%d, %d) is %v m from the picked level %v", i, j, d, level)
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("%d pressed texels", n)
+	}
+	// A bad parameter is refused at the stroke's start, naming it.
+	for _, b := range []Brush{
+		{Sculpt: SculptTerrace, Radius: r, Strength: 1},
+		{Sculpt: SculptNoise, Radius: r, Strength: 1, Amplitude: 1},
+		{Sculpt: SculptStamp, Radius: r, Strength: 1},
+	} {
+		err := h.s.BeginStroke(b)
+		if err == nil {
+			h.s.EndStroke()
+		}
+		want := map[SculptMode]string{SculptTerrace: "step", SculptNoise: "feature size", SculptStamp: "image"}[b.Sculpt]
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v brush: %v, want an error naming %q", b.Sculpt, err, want)
+		}
+	}
 }

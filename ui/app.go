@@ -117,10 +117,16 @@ type editor struct {
 	// erodeForm is the Field → Erode… dialog last shown (tests fill and submit it).
 	erodeForm *erodeForm
 
-	tool     Tool
-	brush    session.Brush
-	selLayer int // bottom-up layer index
-	selPop   int
+	tool  Tool
+	brush session.Brush
+	// flatLevel is the flatten brush's level once Shift+click picked one (hasFlatLevel);
+	// otherwise a flatten stroke levels to the height under its press. stampName is the stamp
+	// image's file name.
+	flatLevel    float64
+	hasFlatLevel bool
+	stampName    string
+	selLayer     int // bottom-up layer index
+	selPop       int
 
 	start      time.Time
 	firstFrame bool
@@ -146,7 +152,8 @@ func newEditor(a fyne.App, s *session.Session, o Options) *editor {
 	if ed.log == nil {
 		ed.log = os.Stderr
 	}
-	ed.brush = session.Brush{Radius: 60, Strength: 0.6, Falloff: 0.6}
+	ed.brush = session.Brush{Radius: 60, Strength: 0.6, Falloff: 0.6,
+		Step: 5, Sharpness: 0.8, Amplitude: 4, FeatureSize: 40, Seed: 1, StampHeight: 20}
 	ed.win = a.NewWindow("Strata")
 	ed.win.SetIcon(icons.App)
 	ed.win.Resize(fyne.NewSize(1440, 900))
@@ -408,6 +415,18 @@ func (ed *editor) currentBrush() (session.Brush, error) {
 		b.Sculpt = session.SculptSmooth
 	case ToolFlatten:
 		b.Sculpt = session.SculptFlatten
+		b.Height, b.HasHeight = ed.flatLevel, ed.hasFlatLevel
+	case ToolSetHeight:
+		b.Sculpt = session.SculptSet
+	case ToolTerrace:
+		b.Sculpt = session.SculptTerrace
+	case ToolNoise:
+		b.Sculpt = session.SculptNoise
+	case ToolStamp:
+		b.Sculpt = session.SculptStamp
+		if b.Stamp == nil {
+			return b, fmt.Errorf("choose a stamp image first (the Image… button beside the brush)")
+		}
 	default:
 		return b, fmt.Errorf("choose a brush")
 	}
@@ -420,7 +439,27 @@ func (ed *editor) setTool(t Tool) {
 	if t == ToolCamera {
 		ed.s.SetBrushCursor(false, 0, 0, 0)
 	}
+	if t != ToolFlatten && t != ToolSetHeight {
+		ed.view.level.Hide()
+	}
 	ed.tools.refresh()
+}
+
+// pickLevel makes h the flatten brush's level (Shift+click with the flatten tool).
+func (ed *editor) pickLevel(h float64) {
+	ed.flatLevel, ed.hasFlatLevel = h, true
+	ed.tools.refresh()
+}
+
+// loadStamp reads path as the stamp brush's image.
+func (ed *editor) loadStamp(path string) error {
+	g, err := session.LoadStamp(path)
+	if err != nil {
+		return err
+	}
+	ed.brush.Stamp, ed.stampName = g, filepath.Base(path)
+	ed.tools.refresh()
+	return nil
 }
 
 // setRadius changes the brush radius (the [ and ] keys, the toolbar).

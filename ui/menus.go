@@ -170,6 +170,14 @@ func (ed *editor) shortcuts() {
 			ed.setTool(ToolSmooth)
 		case 'l', 'L':
 			ed.setTool(ToolFlatten)
+		case 'h', 'H':
+			ed.setTool(ToolSetHeight)
+		case 't', 'T':
+			ed.setTool(ToolTerrace)
+		case 'n', 'N':
+			ed.setTool(ToolNoise)
+		case 'p', 'P':
+			ed.setTool(ToolStamp)
 		}
 	})
 }
@@ -182,12 +190,13 @@ func (ed *editor) showShortcuts() {
 Ctrl+Shift+N add a layer
 Viewport: drag to orbit · right-drag or Shift+drag to pan · wheel to zoom toward the cursor · double-click to centre
 F frame all · M map view · C camera · B paint the mask · E erase it · [ and ] brush size
-R raise the ground (Ctrl+drag lowers) · S smooth it · L flatten it to the height where the stroke began
+R raise the ground (Shift or Ctrl+drag lowers) · S smooth it · L flatten it to the height where the stroke began (Shift+click picks the level)
+H set it to the typed height · T terrace it · N add noise · P stamp the chosen image (one per click; Shift or Ctrl+click cuts it in)
 Sliders preview while you drag and make one undo step when you let go; typed values apply on Enter.`
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("Shortcuts", "Close", l, ed.win)
-	d.Resize(fyne.NewSize(700, 290))
+	d.Resize(fyne.NewSize(760, 320))
 	d.Show()
 }
 

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -30,8 +33,16 @@ type toolbar struct {
 	strength *numField
 	falloff  *numField
 	brushRow *fyne.Container
-	box      *fyne.Container
-	updating bool
+	// sculptRow holds the active sculpt tool's own parameters (set height, terrace, noise,
+	// stamp, flatten's level); empty for the other tools.
+	sculptRow                    *fyne.Container
+	setHeight, step, sharpness   *numField
+	amplitude, featureSize, seed *numField
+	angle, stampHeight           *numField
+	stampBtn, levelClear         *tipButton
+	stampName, levelInfo         *widget.Label
+	box                          *fyne.Container
+	updating                     bool
 }
 
 // Overlay choices as the drop-down shows them.
@@ -64,9 +75,13 @@ func newToolbar(ed *editor) *toolbar {
 		tool(ToolHole, icons.Hole, "Cut holes: the ground under the brush is removed (caves, quarries)."),
 		tool(ToolRestore, icons.Ground, "Restore ground where holes were cut."),
 		widget.NewSeparator(),
-		tool(ToolRaise, icons.Raise, "Raise the ground under the brush (R); hold Ctrl to lower it. A dab at full strength lifts the centre by 2% of the radius."),
+		tool(ToolRaise, icons.Raise, "Raise the ground under the brush (R); hold Shift or Ctrl to lower it. A dab at full strength lifts the centre by 2% of the radius."),
 		tool(ToolSmooth, icons.Smooth, "Smooth the ground under the brush (S): each texel moves toward the mean around it."),
-		tool(ToolFlatten, icons.Flatten, "Flatten the ground under the brush (L) to the height where the stroke began."),
+		tool(ToolFlatten, icons.Flatten, "Flatten the ground under the brush (L) to the height where the stroke began; Shift+click picks the level without sculpting."),
+		tool(ToolSetHeight, icons.SetHeight, "Set the ground under the brush (H) toward the typed height."),
+		tool(ToolTerrace, icons.Terrace, "Terrace the ground under the brush (T): steps of the typed height, sharpness 0 (none) to 1 (hard)."),
+		tool(ToolNoise, icons.Noise, "Add noise to the ground under the brush (N): world-anchored, the same seed the same bumps."),
+		tool(ToolStamp, icons.Stamp, "Stamp a heightmap image (P) at the click, scaled to the brush, turned by the angle; Shift or Ctrl+click cuts it in."),
 	)
 	t.overlay = newTipSelect([]string{ovNone, ovWeight, ovSlope, ovCurvature, ovAspect, ovFlow, ovDensity, ovMask},
 		"Paint information over the ground: a layer's weight, the slope, the curvature, the aspect (the compass direction "+
@@ -105,16 +120,17 @@ func newToolbar(ed *editor) *toolbar {
 	}
 	t.radius = brushNum(numSpec{label: "radius", unit: "m", lo: 1, hi: 1000, tip: "The brush radius in metres ([ and ] change it)."},
 		func(v float64) { ed.brush.Radius = v })
-	t.strength = brushNum(numSpec{label: "strength", lo: 0, hi: 1, strict: true, tip: "How far one dab moves the mask toward 1 (or 0 when erasing), or the ground (raise: strength × 2% of the radius a dab; smooth and flatten: that part of the way)."},
+	t.strength = brushNum(numSpec{label: "strength", lo: 0, hi: 1, strict: true, tip: "How far one dab moves the mask toward 1 (or 0 when erasing), or the ground (raise: strength × 2% of the radius a dab; noise, stamp: that part of their height; smooth, flatten, set, terrace: that part of the way)."},
 		func(v float64) { ed.brush.Strength = v })
 	t.falloff = brushNum(numSpec{label: "falloff", lo: 0, hi: 1, strict: true, tip: "0: a hard disc; 1: soft from the centre to the rim."},
 		func(v float64) { ed.brush.Falloff = v })
 	t.brushRow = container.NewGridWithColumns(4,
 		container.NewBorder(nil, nil, widget.NewLabel("mask"), newMask, t.target),
 		t.radius.box, t.strength.box, t.falloff.box)
+	t.sculptParams(brushNum)
 	row := container.NewHBox(open, save, widget.NewSeparator(), t.undo, t.redo, widget.NewSeparator(), tools,
 		widget.NewSeparator(), container.NewGridWrap(fyne.NewSize(300, t.overlay.MinSize().Height), t.overlay), t.tiles, widget.NewSeparator(), t.mapBtn, fit)
-	t.box = container.NewVBox(row, t.brushRow)
+	t.box = container.NewVBox(row, t.brushRow, t.sculptRow)
 	return t
 }
 
@@ -172,6 +188,7 @@ func (t *toolbar) refresh() {
 	} else {
 		t.target.Disable()
 	}
+	t.refreshSculpt()
 	t.radius.set(ed.brush.Radius, false)
 	t.strength.set(ed.brush.Strength, false)
 	t.falloff.set(ed.brush.Falloff, false)
@@ -213,4 +230,96 @@ func (ed *editor) applyOverlay() {
 		o.Mode, o.Channel = viewport.OverlayDensity, ed.brush.Target
 	}
 	ed.s.SetOverlay(o)
+}
+
+// sculptParams builds the sculpt tools' own fields.
+func (t *toolbar) sculptParams(brushNum func(numSpec, func(float64)) *numField) {
+	ed := t.ed
+	positive := func(f *numField, name string, set func(v float64)) {
+		f.commit = func(v float64) error {
+			if !(v > 0) {
+				return fmt.Errorf("the %s must be more than 0", name)
+			}
+			set(v)
+			t.refresh()
+			return nil
+		}
+	}
+	t.setHeight = brushNum(numSpec{label: "height", unit: "m", lo: -500, hi: 3000, tip: "The height the set-height brush moves the ground toward, metres."},
+		func(v float64) { ed.brush.Height = v })
+	t.step = brushNum(numSpec{label: "step", unit: "m", lo: 0.5, hi: 100, tip: "The terrace brush's step: metres between terraces (anchored at 0 m)."},
+		func(v float64) { ed.brush.Step = v })
+	positive(t.step, "step", func(v float64) { ed.brush.Step = v })
+	t.sharpness = brushNum(numSpec{label: "sharpness", lo: 0, hi: 1, strict: true, tip: "The terrace brush's sharpness: 0 changes nothing, 1 makes hard steps."},
+		func(v float64) { ed.brush.Sharpness = v })
+	t.amplitude = brushNum(numSpec{label: "amplitude", unit: "m", lo: 0, hi: 50, tip: "The noise brush's amplitude: metres up and down at full strength."},
+		func(v float64) { ed.brush.Amplitude = v })
+	t.featureSize = brushNum(numSpec{label: "feature size", unit: "m", lo: 1, hi: 1000, tip: "The noise brush's feature size: the wavelength of its largest bumps, metres."},
+		func(v float64) { ed.brush.FeatureSize = v })
+	positive(t.featureSize, "feature size", func(v float64) { ed.brush.FeatureSize = v })
+	t.seed = brushNum(numSpec{label: "seed", lo: 0, hi: 999, integer: true, tip: "The noise brush's seed: the same seed lays the same bumps at the same place."},
+		func(v float64) { ed.brush.Seed = uint32(max(0, min(v, 1<<32-1))) })
+	t.angle = brushNum(numSpec{label: "angle", unit: "°", lo: -180, hi: 180, tip: "The stamp's turn, degrees counter-clockwise seen from above."},
+		func(v float64) { ed.brush.Angle = v })
+	t.stampHeight = brushNum(numSpec{label: "height", unit: "m", lo: 0, hi: 200, tip: "The stamp's height: metres where its image is white."},
+		func(v float64) { ed.brush.StampHeight = v })
+	t.stampName = widget.NewLabel("no image")
+	t.stampBtn = newTipButton("Image…", theme.FolderOpenIcon(), "Choose the stamp's heightmap image (PNG 8/16-bit, EXR, TIFF).", func() {
+		d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil || r == nil {
+				return
+			}
+			path := r.URI().Path()
+			r.Close()
+			if err := ed.loadStamp(path); err != nil {
+				ed.notify(err)
+			}
+		}, ed.win)
+		d.SetFilter(storage.NewExtensionFileFilter([]string{".png", ".exr", ".tif", ".tiff", ".f32"}))
+		d.Show()
+	})
+	t.levelInfo = widget.NewLabel("")
+	t.levelClear = newTipButton("Under the press", nil, "Forget the picked level: each stroke flattens to the height where it begins.", func() {
+		ed.hasFlatLevel = false
+		t.refresh()
+	})
+	t.sculptRow = container.NewGridWithColumns(4)
+}
+
+// refreshSculpt shows the active sculpt tool's parameters with the brush's values.
+func (t *toolbar) refreshSculpt() {
+	ed := t.ed
+	var objs []fyne.CanvasObject
+	switch ed.tool {
+	case ToolFlatten:
+		if ed.hasFlatLevel {
+			t.levelInfo.SetText(fmt.Sprintf("level %.2f m (picked; Shift+click picks another)", ed.flatLevel))
+			t.levelClear.Enable()
+		} else {
+			t.levelInfo.SetText("level: the height under the press (Shift+click picks one)")
+			t.levelClear.Disable()
+		}
+		objs = []fyne.CanvasObject{t.levelInfo, t.levelClear}
+	case ToolSetHeight:
+		t.setHeight.set(ed.brush.Height, false)
+		objs = []fyne.CanvasObject{t.setHeight.box}
+	case ToolTerrace:
+		t.step.set(ed.brush.Step, false)
+		t.sharpness.set(ed.brush.Sharpness, false)
+		objs = []fyne.CanvasObject{t.step.box, t.sharpness.box}
+	case ToolNoise:
+		t.amplitude.set(ed.brush.Amplitude, false)
+		t.featureSize.set(ed.brush.FeatureSize, false)
+		t.seed.set(float64(ed.brush.Seed), false)
+		objs = []fyne.CanvasObject{t.amplitude.box, t.featureSize.box, t.seed.box}
+	case ToolStamp:
+		if ed.stampName != "" {
+			t.stampName.SetText(ed.stampName)
+		}
+		t.angle.set(ed.brush.Angle, false)
+		t.stampHeight.set(ed.brush.StampHeight, false)
+		objs = []fyne.CanvasObject{container.NewBorder(nil, nil, t.stampBtn, nil, t.stampName), t.angle.box, t.stampHeight.box}
+	}
+	t.sculptRow.Objects = objs
+	t.sculptRow.Refresh()
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"time"
@@ -18,15 +19,22 @@ import (
 type Tool int
 
 const (
-	ToolCamera  Tool = iota // orbit (right or Shift+left drag pans, the wheel zooms)
-	ToolPaint               // paint the selected mask
-	ToolErase               // erase the selected mask
-	ToolHole                // cut holes in the ground
-	ToolRestore             // restore ground where holes were cut
-	ToolRaise               // raise the ground (Ctrl held: lower it)
-	ToolSmooth              // smooth the ground
-	ToolFlatten             // flatten the ground to the height under the press
+	ToolCamera    Tool = iota // orbit (right or Shift+left drag pans, the wheel zooms)
+	ToolPaint                 // paint the selected mask
+	ToolErase                 // erase the selected mask
+	ToolHole                  // cut holes in the ground
+	ToolRestore               // restore ground where holes were cut
+	ToolRaise                 // raise the ground (Shift or Ctrl held: lower it)
+	ToolSmooth                // smooth the ground
+	ToolFlatten               // flatten the ground to the height under the press (Shift+click picks it)
+	ToolSetHeight             // move the ground toward a typed height
+	ToolTerrace               // terrace the ground
+	ToolNoise                 // add world-anchored noise to the ground
+	ToolStamp                 // stamp a heightmap image once per click (Shift or Ctrl held: cut it in)
 )
+
+// sculptTool is whether t shapes the height.
+func sculptTool(t Tool) bool { return t >= ToolRaise && t <= ToolStamp }
 
 // viewportWidget shows the session's frames and turns the mouse into camera moves, strokes and
 // the readout under the cursor. It holds no camera or brush math: it hands pixels to the session.
@@ -36,6 +44,12 @@ type viewportWidget struct {
 	img   *canvas.Image
 	bg    *canvas.Rectangle
 	shown bool
+	// level says, beside the brush ring, the height a flatten or set-height brush moves the
+	// ground toward (the picked level, or the height under the cursor that a press would pick).
+	level *canvas.Text
+	// pressLevel is the height under the press of the open flatten stroke (no level picked).
+	pressLevel    float64
+	hasPressLevel bool
 
 	button    desktop.MouseButton
 	mods      fyne.KeyModifier
@@ -52,6 +66,9 @@ func newViewport(ed *editor) *viewportWidget {
 	v.img.FillMode = canvas.ImageFillStretch
 	v.img.ScaleMode = canvas.ImageScaleSmooth // reduced-resolution frames (a moving camera) upscale softly
 	v.bg = canvas.NewRectangle(color.NRGBA{0x6b, 0x8c, 0xb8, 0xff})
+	v.level = canvas.NewText("", color.NRGBA{0xff, 0xf4, 0xc0, 0xff})
+	v.level.TextStyle = fyne.TextStyle{Bold: true}
+	v.level.Hide()
 	v.ExtendBaseWidget(v)
 	return v
 }
@@ -71,8 +88,10 @@ func (r *viewportRenderer) MinSize() fyne.Size { return fyne.NewSize(320, 240) }
 func (r *viewportRenderer) Refresh() {
 	r.v.img.Refresh()
 }
-func (r *viewportRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.v.bg, r.v.img} }
-func (r *viewportRenderer) Destroy()                     {}
+func (r *viewportRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.v.bg, r.v.img, r.v.level}
+}
+func (r *viewportRenderer) Destroy() {}
 
 // resized tells the session the viewport's size in device pixels.
 func (v *viewportWidget) resized(s fyne.Size) {
@@ -109,9 +128,23 @@ func (v *viewportWidget) pixels(d float32) float64 {
 	return float64(d * scale)
 }
 
+// MouseDown starts what a left press does with the tool: a stroke, or with Shift held a pan —
+// except that Shift inverts the raise and stamp brushes (as Ctrl does) and, with the flatten
+// brush, picks the level under the cursor without sculpting.
 func (v *viewportWidget) MouseDown(e *desktop.MouseEvent) {
 	v.button, v.mods, v.last, v.pressed = e.Button, e.Modifier, e.Position, true
-	if e.Button == desktop.MouseButtonPrimary && e.Modifier&fyne.KeyModifierShift == 0 && v.ed.tool != ToolCamera {
+	if e.Button != desktop.MouseButtonPrimary || v.ed.tool == ToolCamera {
+		return
+	}
+	shift := e.Modifier&fyne.KeyModifierShift != 0
+	switch {
+	case shift && v.ed.tool == ToolFlatten:
+		v.pressed = false
+		if hit, ok := v.pick(v.uv(e.Position)); ok {
+			v.ed.pickLevel(hit.Height)
+			v.showLevel(e.Position, hit.Height)
+		}
+	case !shift || v.ed.tool == ToolRaise || v.ed.tool == ToolStamp:
 		v.beginStroke(e.Position, e.Modifier)
 	}
 }
@@ -135,6 +168,7 @@ func (v *viewportWidget) MouseOut() {
 	v.endGesture()
 	v.ed.s.SetBrushCursor(false, 0, 0, 0)
 	v.ed.status.setProbe(session.Probe{})
+	v.level.Hide()
 }
 
 func (v *viewportWidget) MouseMoved(e *desktop.MouseEvent) {
@@ -177,12 +211,48 @@ func (v *viewportWidget) hover(p fyne.Position) {
 	if !ok {
 		v.ed.status.setProbe(session.Probe{})
 		v.ed.s.SetBrushCursor(false, 0, 0, 0)
+		v.level.Hide()
 		return
 	}
 	v.ed.status.setProbe(v.ed.s.ProbeAt(hit.X, hit.Z))
 	if v.ed.tool != ToolCamera {
 		v.ed.s.SetBrushCursor(true, hit.X, hit.Z, v.ed.brush.Radius)
 	}
+	v.showLevel(p, hit.Height)
+}
+
+// levelText is what the label beside the ring says with the cursor over ground of height here:
+// the height a flatten or set-height dab moves the ground toward ("" for the other tools).
+func (ed *editor) levelText(here float64, stroking bool, pressLevel float64) string {
+	switch ed.tool {
+	case ToolFlatten:
+		switch {
+		case ed.hasFlatLevel:
+			return fmt.Sprintf("flatten to %.2f m (picked)", ed.flatLevel)
+		case stroking:
+			return fmt.Sprintf("flatten to %.2f m", pressLevel)
+		}
+		return fmt.Sprintf("flatten to %.2f m (here)", here)
+	case ToolSetHeight:
+		return fmt.Sprintf("set to %.2f m", ed.brush.Height)
+	}
+	return ""
+}
+
+// showLevel puts the level label beside the cursor at p (hidden for tools without a level).
+func (v *viewportWidget) showLevel(p fyne.Position, here float64) {
+	text := v.ed.levelText(here, v.stroking && v.hasPressLevel, v.pressLevel)
+	if text == "" {
+		if v.level.Visible() {
+			v.level.Hide()
+		}
+		return
+	}
+	v.level.Text = text
+	v.level.Move(p.AddXY(14, -22))
+	v.level.Resize(v.level.MinSize())
+	v.level.Show()
+	v.level.Refresh()
 }
 
 // pick is the ground under viewport point (u, w): seen through the holes with the camera tool, the
@@ -196,8 +266,14 @@ func (v *viewportWidget) pick(u, w float64) (viewport.Hit, bool) {
 
 func (v *viewportWidget) beginStroke(p fyne.Position, mods fyne.KeyModifier) {
 	b, err := v.ed.currentBrush()
-	if b.Sculpt == session.SculptRaise && mods&fyne.KeyModifierControl != 0 {
-		b.Erase = true // Ctrl inverts raise: lower (Shift+drag pans, as with every tool)
+	if (b.Sculpt == session.SculptRaise || b.Sculpt == session.SculptStamp) && mods&(fyne.KeyModifierControl|fyne.KeyModifierShift) != 0 {
+		b.Erase = true // Ctrl or Shift inverts raise (lower) and stamp (cut it in)
+	}
+	v.hasPressLevel = false
+	if b.Sculpt == session.SculptFlatten && !b.HasHeight {
+		if hit, ok := v.pick(v.uv(p)); ok {
+			v.pressLevel, v.hasPressLevel = hit.Height, true
+		}
 	}
 	if err != nil {
 		v.ed.notify(err)
@@ -216,6 +292,7 @@ func (v *viewportWidget) strokeTo(p fyne.Position) {
 	if hit, ok := v.pick(u, w); ok {
 		v.ed.s.Stroke(hit.X, hit.Z)
 		v.ed.s.SetBrushCursor(true, hit.X, hit.Z, v.ed.brush.Radius)
+		v.showLevel(p, hit.Height)
 	}
 }
 
