@@ -25,7 +25,7 @@ func init() {
 		summary: "evaluate a layer stack over a heightmap (or the sample) into a terrainData container",
 		usage: `usage: strata bake [--stack S.yaml] (--height H | --sample dunes) [--size WxD] [--origin X,Z]
                   [--resolution M] [--channel NAME=FILE]... [--tile N] [--cpu] --out PATH.terrainData
-       strata bake --from PATH.terrainData [--tile N] [--cpu] --out NEW.terrainData
+       strata bake --from PATH.terrainData [--stack S.yaml] [--tile N] [--cpu] --out NEW.terrainData
 
   --stack S.yaml      the layer stack (may be left out with --sample: the sample's own stack)
   --height H          heightmap: 8/16-bit grayscale PNG, .r16, 16/32-bit TIFF, .exr, .f32 (or .raw
@@ -47,8 +47,11 @@ func init() {
                       populations, exactly as the editor's Save does (the landscape's guid is
                       kept, as Save As keeps it), so the controls equal those of the container
                       the editor saved (with the same evaluator: byte for byte). --out may be
-                      PATH itself. Takes none of the source flags; a container with no stack
-                      (baked elsewhere, or by a procgen script) or a world's cell is refused`,
+                      PATH itself. Takes none of the source flags but --stack, which evaluates
+                      S.yaml in place of the container's stack (its rules may read the
+                      container's channels, e.g. erosion.deposit after strata erode); without
+                      it a container with no stack (baked elsewhere, or by a procgen script) is
+                      refused; a world's cell always is`,
 		run: runBake,
 	})
 }
@@ -256,13 +259,13 @@ func fromFlags(fs *flag.FlagSet) error {
 	var set []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "from", "out", "cpu", "tile":
+		case "from", "out", "cpu", "tile", "stack":
 		default:
 			set = append(set, "--"+f.Name)
 		}
 	})
 	if len(set) > 0 {
-		return usageErr{fmt.Errorf("--from takes its stack, field, placement and resolution from the container: %s cannot be given with it", strings.Join(set, ", "))}
+		return usageErr{fmt.Errorf("--from takes its field, placement and resolution (and, without --stack, its stack) from the container: %s cannot be given with it", strings.Join(set, ", "))}
 	}
 	return nil
 }
@@ -272,8 +275,10 @@ func bakeFromCommand(ctx context.Context, from string, o *bakeOptions, stdout, s
 	bar := newBakeBar(stderr)
 	defer bar.Finish()
 	r, err := bake.BakeFrom(ctx, bake.FromJob{
-		From: from,
-		Out:  o.out,
+		From:  from,
+		Out:   o.out,
+		Stack: o.stackPath,
+		Warn:  func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) },
 		EvalOptions: bake.EvalOptions{
 			Options: bake.Options{TileSize: o.tile, Progress: bar.Func(),
 				Warn: func(msg string) { fmt.Fprintf(stderr, "strata bake: warning: %s\n", msg) }},

@@ -94,6 +94,38 @@ populations:
 		t.Error("in place: the controls changed")
 	}
 
+	// --stack: another stack over the saved field and channels (a fourth layer reading mask.snow
+	// inverted), the field and the guid kept; and a container with no stack takes one so.
+	st2 := filepath.Join(dir, "s2.yaml")
+	os.WriteFile(st2, []byte(`version: 1
+layers:
+  - {name: sand, tint: "#c8a872"}
+  - name: rock
+    rules: [{input: slope, min: 18, softness: 4}]
+  - name: snow
+    rules: [{input: mask, channel: snow, min: 0.6, softness: 0.1}]
+  - name: grass
+    rules: [{input: mask, channel: snow, max: 0.3, softness: 0.1}]
+`), 0o644)
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("version: 1\nlayers:\n  - {name: sand}\n  - name: scree\n    rules: [{input: channel, channel: erosion.deposit, min: 0.5}]\n"), 0o644)
+	restacked := filepath.Join(dir, "restacked.terrainData")
+	code, stdout, stderr = runCmd("bake", "--from", src, "--stack", st2, "--cpu", "--out", restacked)
+	if code != exitOK || !strings.Contains(stdout, "80×80 weights, 4 layers") || strings.Contains(stdout, "trees:") {
+		t.Fatalf("bake --from --stack: exit %d\n%s%s", code, stdout, stderr)
+	}
+	fresh := filepath.Join(dir, "fresh.terrainData")
+	if code, _, stderr := runCmd("bake", "--cpu", "--stack", st2, "--height", h, "--height-range", "0,20", "--size", "4000x4000",
+		"--resolution", "50", "--channel", "mask.snow="+mask, "--out", fresh); code != exitOK {
+		t.Fatalf("bake of s2.yaml: %s", stderr)
+	}
+	if a, b := controlBytes(t, restacked), controlBytes(t, fresh); len(a) != len(b) || !bytes.Equal(a[0], b[0]) {
+		t.Error("bake --from --stack: the controls differ from a bake of that stack over the same sources")
+	}
+	if code, _, stderr := runCmd("validate", restacked); code != exitOK {
+		t.Errorf("validate --stack's output: %s", stderr)
+	}
+
 	nostack := filepath.Join(dir, "nostack.terrainData")
 	runCmd("bake", "--from", src, "--cpu", "--out", nostack)
 	os.Remove(filepath.Join(nostack, "stack.yaml"))
@@ -114,7 +146,8 @@ populations:
 		code int
 		want []string
 	}{
-		{[]string{"bake", "--from", src, "--stack", st, "--out", x}, exitUsage, []string{"--stack cannot be given with it"}},
+		{[]string{"bake", "--from", src, "--stack", st, "--size", "10x10", "--out", x}, exitUsage, []string{"--size cannot be given with it"}},
+		{[]string{"bake", "--from", src, "--stack", bad, "--cpu", "--out", x}, exitFail, []string{bad, "reads channel \"erosion.deposit\", which the field does not have"}},
 		{[]string{"bake", "--from", src, "--height", h, "--sample", "dunes", "--out", x}, exitUsage, []string{"--height, --sample"}},
 		{[]string{"bake", "--from", src, "--resolution", "10", "--channel", "a=b", "--out", x}, exitUsage, []string{"--channel, --resolution"}},
 		{[]string{"bake", "--from", src}, exitUsage, []string{"missing --out"}},
@@ -135,6 +168,9 @@ populations:
 	if _, err := os.Stat(x); err == nil {
 		t.Error("a refused bake --from left a container")
 	}
+	if code, _, stderr := runCmd("bake", "--from", nostack, "--stack", st2, "--cpu", "--out", x); code != exitOK {
+		t.Errorf("a container with no stack given one with --stack: %s", stderr)
+	}
 }
 
 // strata help bake documents --from.
@@ -143,7 +179,7 @@ func TestBakeHelpFrom(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"strata bake --from PATH.terrainData [--tile N] [--cpu] --out NEW.terrainData", "--from PATH", "re-evaluate a saved landscape", "--out may be\n                      PATH itself"} {
+	for _, w := range []string{"strata bake --from PATH.terrainData [--stack S.yaml] [--tile N] [--cpu] --out NEW.terrainData", "--from PATH", "Takes none of the source flags but --stack", "re-evaluate a saved landscape", "--out may be\n                      PATH itself"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("help bake lacks %q:\n%s", w, stdout)
 		}

@@ -21,6 +21,12 @@ type FromJob struct {
 	// EvalOptions choose the evaluator and carry progress and timings. Their Resolution is
 	// replaced by the container's own (its controls' grid).
 	EvalOptions
+	// Stack, when set, is a stack.yaml evaluated in place of the container's own
+	// (landscape.ReplaceStack): `strata bake --from X --stack S`. A container with no stack
+	// (baked elsewhere, or by a script) takes one this way.
+	Stack string
+	// Warn hears the new stack's warnings (nil: dropped).
+	Warn func(string)
 	// Prepare, when set, changes the opened landscape before it is evaluated and saved (what
 	// `strata erode` does to the ground); its error ends the bake, nothing written.
 	Prepare func(ctx context.Context, l *landscape.Landscape) error
@@ -58,6 +64,17 @@ func BakeFrom(ctx context.Context, j FromJob) (*Result, error) {
 	l, err := landscape.Open(j.From)
 	if err != nil {
 		return nil, err
+	}
+	if j.Stack != "" {
+		warnings, err := landscape.ReplaceStack(l, j.Stack)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warnings {
+			if j.Warn != nil {
+				j.Warn(fmt.Sprintf("%s: %s: %s", j.Stack, w.Where, w.Message))
+			}
+		}
 	}
 	if err := checkFromLandscape(j.From, l); err != nil {
 		return nil, err

@@ -226,3 +226,27 @@ func CheckStack(s *stack.Stack, file string) ([]stack.Problem, error) {
 	}
 	return warnings, nil
 }
+
+// ReplaceStack puts the stack at path in place of l's (what `strata bake --from X --stack S`
+// does): the stack is loaded and checked as a bake's is — its errors name path, a rule reading a
+// channel the field lacks is refused, its textures resolve relative to path — and only then
+// replaces l's. Warnings come back for the caller to show; on an error l is unchanged. The
+// populations' instances are placed again by the bake that follows.
+func ReplaceStack(l *Landscape, path string) ([]stack.Problem, error) {
+	if l.Field == nil {
+		return nil, fmt.Errorf("bake: --stack %s: the landscape has no field to evaluate it on", path)
+	}
+	s, err := stack.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := CheckStack(s, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSources(s, filepath.Dir(path), path, slices.Collect(maps.Keys(l.Field.Channels))); err != nil {
+		return nil, err
+	}
+	l.Stack, l.StackDir, l.Baked, l.Script, l.Scatter = s, filepath.Dir(path), nil, nil, nil
+	return warnings, nil
+}
