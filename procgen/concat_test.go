@@ -63,7 +63,7 @@ show(function() return 1 .. {} .. "c" end)
 	}
 }
 
-// Every string `..`, string.upper, string.lower or string.reverse makes is weighed before it is
+// Every string `..`, string.upper, string.lower, string.reverse or print makes is weighed before it is
 // allocated: a loop growing strings under a 64 MiB limit is stopped for memory at the line that
 // would pass it, and the heap never grew past the limit (by the watchdog's own accounting, which
 // leaves allocations under 1 MiB to its ticks) — gopher-lua's OP_CONCAT made the string first,
@@ -78,6 +78,7 @@ func TestConcatWeighedFirst(t *testing.T) {
 		{"inside a function's return", "local function f(s) return s .. s end\nlocal s = 'x'\nwhile true do s = f(s) end", "s.lua:1: the .. operator needs"},
 		{"string.upper", "local s, t = string.rep('x', 4 * 2^20), {}\nwhile true do\nt[#t + 1] = s:upper()\nend", "s.lua:3: string.upper needs"},
 		{"string.reverse", "local s, t = string.rep('x', 4 * 2^20), {}\nwhile true do\nt[#t + 1] = s:reverse()\nend", "s.lua:3: string.reverse needs"},
+		{"print's line", "local s = string.rep('x', 30 * 2^20)\nprint(s, s, s)", "s.lua:2: print needs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var g *memGuard
