@@ -11,6 +11,7 @@ import (
 
 	"strata/bake"
 	"strata/recovery"
+	"strata/terraindata"
 )
 
 func init() {
@@ -140,7 +141,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		Options: bake.Options{Resolution: st.Meta.Resolution, Progress: bar.Func(),
 			Warn: func(msg string) { fmt.Fprintf(stderr, "strata recover: warning: %s\n", msg) }},
 		CPU: *cpu,
-	}})
+	}, Lock: terraindata.LockPath(*out)}) // as strata bake: two writers of one --out take turns
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "strata recover: interrupted; %s is as it was: %v\n", *out, err)

@@ -46,6 +46,8 @@ func TestRunHostileScripts(t *testing.T) {
 			[]string{"--timeout", "300ms"}, "", []string{"gsub.lua:", "stopped after 300ms"}},
 		{"concat of references", write("concat.lua", "local big = string.rep('x', 1024 * 1024)\nlocal t = {} for i = 1, 200 do t[i] = big end\nlocal s = table.concat(t)\n"),
 			nil, "", []string{"concat.lua:3: table.concat", "64 MiB"}},
+		{"doubling a string past STRATA_MEMORY_LIMIT", write("double.lua", "local s = 'xxxxxxxxxxxxxxxx'\nwhile true do\n  s = s .. s\nend\n"), nil, "64MiB",
+			[]string{"double.lua:3: the .. operator needs", "past the script's 64 MiB of memory"}},
 		{"graph past STRATA_MEMORY_LIMIT", write("chain.lua", chain), nil, "8MiB",
 			[]string{"chain.lua:4: ", "terrain.mask", "STRATA_MEMORY_LIMIT=8MiB"}},
 	} {

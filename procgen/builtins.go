@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -45,6 +46,19 @@ type memGuard struct {
 	// stoppedAt is where a built-in first saw the stop: a pcall may catch that error, and the
 	// next instruction's raise is reported at the place the script was really stopped.
 	stoppedAt string
+	// peak is the most the heap had grown by, as the watchdog's ticks and the reservations it
+	// granted saw it.
+	peak atomic.Uint64
+}
+
+// note raises peak to used.
+func (g *memGuard) note(used uint64) {
+	for {
+		p := g.peak.Load()
+		if used <= p || g.peak.CompareAndSwap(p, used) {
+			return
+		}
+	}
 }
 
 // heapBytes is the live heap, as the watchdog measures it.
@@ -67,7 +81,9 @@ func newMemGuard(cancel context.CancelCauseFunc, limit uint64) *memGuard {
 			case <-g.done:
 				return
 			case <-t.C:
-				if g.used() > limit {
+				used := g.used()
+				g.note(used)
+				if used > limit {
 					cancel(fmt.Errorf("the script used more than %d MiB of memory: %w", limit>>20, ErrMemory))
 					return
 				}
@@ -94,12 +110,14 @@ func (g *memGuard) reserve(L *lua.LState, n uint64, what string) {
 	if g == nil || n < 1<<20 {
 		return
 	}
-	if used := g.used(); used+n > g.limit {
+	used := g.used()
+	if used+n > g.limit {
 		cause := fmt.Errorf("%s needs %d MiB more, past the script's %d MiB of memory (%d MiB in use): %w", what, n>>20, g.limit>>20, used>>20, ErrMemory)
 		g.cancel(cause)
 		g.stopped(L)
 		L.RaiseError("%v", cause)
 	}
+	g.note(used + n)
 }
 
 // builtinHook, when set (tests), is called as each bounded built-in starts, with its name: a test
@@ -167,6 +185,11 @@ func installBuiltins(L *lua.LState, g *memGuard) {
 		s.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return strMatch(L, g) }))
 		s.RawSetString("gmatch", L.NewFunction(func(L *lua.LState) int { return strGmatch(L, g) }))
 		s.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int { return strGsub(L, g) }))
+		for _, name := range []string{"upper", "lower", "reverse"} {
+			if f, ok := s.RawGetString(name).(*lua.LFunction); ok && f.IsG {
+				s.RawSetString(name, L.NewFunction(func(L *lua.LState) int { return sameSize(L, g, "string."+name, f.GFunction) }))
+			}
+		}
 		if format != nil && format.IsG {
 			s.RawSetString("format", L.NewFunction(func(L *lua.LState) int { return strFormat(L, g, format.GFunction) }))
 		}
@@ -248,6 +271,15 @@ func strRep(L *lua.LState, g *memGuard) int {
 	g.reserve(L, uint64(n)*uint64(len(s)), "string.rep")
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
+}
+
+// sameSize calls orig, a built-in whose result is as long as its first argument (string.upper,
+// lower, reverse), after weighing that copy.
+func sameSize(L *lua.LState, g *memGuard, name string, orig lua.LGFunction) int {
+	if s, ok := L.Get(1).(lua.LString); ok {
+		g.reserve(L, uint64(len(s)), name)
+	}
+	return orig(L)
 }
 
 // compilePattern compiles the pattern of string.<name> after refusing one whose worst case over

@@ -229,6 +229,9 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 	}
 	guard := newMemGuard(cancel, limit)
 	defer guard.stop()
+	if guardHook != nil {
+		guardHook(guard)
+	}
 	stopped := func(err error, pos Pos) error {
 		if at := scriptError(guard.stoppedAt + " "); guard.stoppedAt != "" && at.Pos.Line > 0 {
 			pos = at.Pos // where a built-in saw the stop, before a pcall caught it
@@ -248,6 +251,9 @@ func (b *builder) exec(ctx context.Context, file string, text []byte, opt *Optio
 	}
 	L := newState(opt.Print, guard)
 	defer L.Close()
+	if err := bindConcat(proto, L.NewFunction(func(L *lua.LState) int { return concat(L, guard) })); err != nil {
+		return &Error{Pos: Pos{File: file}, Err: fmt.Errorf("cannot compile: %w", err)}
+	}
 	b.install(L)
 	L.SetContext(tctx)
 	L.Push(L.NewFunctionFromProto(proto))
@@ -283,6 +289,10 @@ func luaMemory(max uint64) uint64 {
 // execHook, when set (tests), receives the cancel of each script's context as it starts: what the
 // memory watchdog calls, so a test can stop a script as the watchdog would, on an event.
 var execHook func(cancel context.CancelCauseFunc)
+
+// guardHook, when set (tests), receives each script's memory guard as it starts, so a test can
+// read the peak the watchdog accounted.
+var guardHook func(g *memGuard)
 
 // maxSyntaxDepth bounds how deeply a script's expressions and blocks nest (Lua 5.1's own parser
 // stops at 200 levels, LUAI_MAXCCALLS): gopher-lua's compiler recurses once per level, and
@@ -344,6 +354,7 @@ func compileScript(ctx context.Context, file string, text []byte) (*lua.Function
 		return nil, &parseStopped{cause: context.Cause(ctx)}
 	}
 	fixMethodLines(reflect.ValueOf(chunk))
+	rewriteConcat(reflect.ValueOf(chunk))
 	proto, err := compile(chunk, file)
 	if err != nil {
 		var ce *lua.CompileError

@@ -41,9 +41,12 @@ func newState(out func(string), guard *memGuard) *lua.LState {
 	}
 	g.RawSetString("print", L.NewFunction(func(L *lua.LState) int {
 		parts := make([]string, L.GetTop())
+		size := uint64(0)
 		for i := range parts {
 			parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
+			size += uint64(len(parts[i]) + 1)
 		}
+		guard.reserve(L, size, "print") // the line it joins
 		if out != nil {
 			out(strings.Join(parts, "\t"))
 		}

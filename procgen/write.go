@@ -15,11 +15,13 @@ import (
 	"strata/internal/pool"
 	"strata/landscape"
 	"strata/stack"
+	"strata/terraindata"
 )
 
 // terrain.write: the raster's masks become the container's weights (normalized to sum to one,
 // then quantized to bytes summing to exactly 255, stack.Quantize's rule), the populations are
-// placed over them, and landscape.Write saves the whole container atomically with a copy of the script.
+// placed over them, and landscape.WriteContext saves the whole container atomically with a copy of the script, under the
+// container's lock (terraindata.LockPath) as strata bake saves.
 
 func checkWrite(n *node) error {
 	if err := requireParams(n, "name", "layers"); err != nil {
@@ -137,7 +139,9 @@ func (e *evaluator) evalWrite(n *node, r *raster) error {
 	if err := e.ctx.Err(); err != nil {
 		return fmt.Errorf("procgen: node %s: not writing %s: %w", n.label(), path, err)
 	}
-	if err := landscape.Write(path, l); err != nil {
+	// Under the container's lock, as strata bake takes it: two runs writing one container take
+	// turns instead of meeting in the save's renames.
+	if err := landscape.WriteContext(e.ctx, path, l, landscape.WriteOptions{Lock: terraindata.LockPath(path)}); err != nil {
 		return n.errf(n.pos, "", "%v", err)
 	}
 	e.written = append(e.written, path)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
 // AtomicFile is an output written beside its destination and renamed over it only when complete
@@ -44,12 +45,31 @@ func Create(path string) (*AtomicFile, error) {
 		}
 		if fi, err := os.Lstat(f.Name()); err == nil {
 			if mine, err := f.Stat(); err == nil && os.SameFile(fi, mine) {
+				if h := createHook.Load(); h != nil {
+					(*h)(path)
+				}
 				return &AtomicFile{File: f, path: path}, nil
 			}
 		}
 		f.Close()
 	}
 	return nil, fmt.Errorf("writing %s: its temporary file was removed three times while being made", path)
+}
+
+// createHook, when set, hears the destination of each atomic write Create has begun (its temporary
+// file made and locked), before Create returns (SetCreateHook).
+var createHook atomic.Pointer[func(path string)]
+
+// SetCreateHook makes f hear the destination of each atomic write as it begins, its temporary file
+// made and locked (nil: none): a test can hold one writer there while another writes the same
+// output, without sleeping. It returns a function that restores the hook before it.
+func SetCreateHook(f func(path string)) (restore func()) {
+	var p *func(string)
+	if f != nil {
+		p = &f
+	}
+	old := createHook.Swap(p)
+	return func() { createHook.Store(old) }
 }
 
 // tempPrefix is the start of the temporary files' names of output base (os.CreateTemp puts a
