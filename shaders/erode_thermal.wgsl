@@ -1,0 +1,129 @@
+// erode_thermal.wgsl: thermal erosion's passes of package erode (thermal.go), one thread a texel,
+// each entry point the twin of the Go pass of the same name. A step is two Jacobi passes (what
+// each texel sheds, then what each receives from its neighbours' shares), both from the ground's
+// f32 copy hgt as in Go. The settle's "is any slope still too steep" is one u32 flag set with
+// atomicOr (an integer OR: the same bits in any order); settleTick ends the settle on the device
+// after the first step that found none, so a chunk of steps runs without a round trip and the
+// steps after the last one change nothing.
+
+//!include erode_common.wgsl
+
+// Talus is one thermal step's constants (erode.talusStep): the drop at talus to each of the 8
+// neighbours (nbOff's order), the drop at talus + tolerance (+Inf: none asked), the rate.
+struct Talus {
+  lim: array<vec4<f32>, 2>,
+  limTol: array<vec4<f32>, 2>,
+  rate: f32, _p0: f32, _p1: f32, _p2: f32,
+}
+
+@group(0) @binding(2) var<storage, read_write> ground: array<f32>;
+// db: the ground's change, updated in place by thermalInRow (each texel writes only its own).
+@group(0) @binding(4) var<storage, read_write> db: array<f32>;
+@group(0) @binding(10) var<storage, read_write> out: array<f32>;
+@group(0) @binding(13) var<storage, read_write> hgt: array<f32>;
+@group(0) @binding(14) var<storage, read_write> hgtNext: array<f32>;
+@group(0) @binding(15) var<storage, read_write> excess: array<f32>;
+@group(0) @binding(16) var<uniform> T: Talus;
+// ctl: 0 live (the settle goes on), 1 a slope of this step exceeded talus + tolerance, 2 steps
+// taken, 3 the step the settle ended at, 4 the final check's flag.
+@group(0) @binding(17) var<storage, read_write> ctl: array<atomic<u32>, 8>;
+
+// nbOffset is erode's nbOff[d]: the 8 neighbours (-1,-1), (0,-1), (1,-1), (-1,0), (1,0), (-1,1),
+// (0,1), (1,1), the 3×3 block without its middle, row by row.
+fn nbOffset(d: i32) -> vec2<i32> {
+  let e = select(d + 1, d, d < 4);
+  return vec2(e % 3 - 1, e / 3 - 1);
+}
+
+fn limAt(d: i32) -> f32 { return T.lim[d / 4][d % 4]; }
+fn limTolAt(d: i32) -> f32 { return T.limTol[d / 4][d % 4]; }
+
+fn inside(c: Cell, d: i32) -> bool {
+  let n = vec2(c.i, c.j) + nbOffset(d);
+  return n.x >= 0 && n.x < i32(P.w) && n.y >= 0 && n.y < i32(P.h);
+}
+
+fn nbIndex(c: Cell, d: i32) -> i32 {
+  let o = nbOffset(d);
+  return c.k + o.y * i32(P.w) + o.x;
+}
+
+// hgtRefresh: the ground's f32 copy, f32(ground + change), as sim.thermalRows refreshes it.
+@compute @workgroup_size(16, 16)
+fn hgtRefresh(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let c = cellOf(gid);
+  if (!c.ok) { return; }
+  hgt[c.k] = ground[c.k] + db[c.k];
+}
+
+// thermalOutRow: every texel's outgoing material (rate · its largest excess over talus) and its
+// share per unit of excess; a slope above talus + tolerance sets ctl[1].
+@compute @workgroup_size(16, 16)
+fn thermalOutRow(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let c = cellOf(gid);
+  if (!c.ok || atomicLoad(&ctl[0]) == 0u) { return; }
+  let hk = hgt[c.k];
+  var sum = 0.0;
+  var most = 0.0;
+  var steep = false;
+  for (var d = 0; d < 8; d++) {
+    if (!inside(c, d)) { continue; }
+    let dr = hk - hgt[nbIndex(c, d)];
+    let e = dr - limAt(d);
+    if (e > 0.0) {
+      sum += e;
+      if (e > most) { most = e; }
+    }
+    if (dr > limTolAt(d)) { steep = true; }
+  }
+  let o = T.rate * most;
+  out[c.k] = o;
+  var x = 0.0;
+  if (o > 0.0) { x = o / sum; }
+  excess[c.k] = x;
+  if (steep) { atomicOr(&ctl[1], 1u); }
+}
+
+// thermalInRow: change = change − what the texel sheds + its neighbours' shares toward it, each
+// from the same hgt as the first pass, in nbOff's order; hgtNext the new ground's f32 copy.
+@compute @workgroup_size(16, 16)
+fn thermalInRow(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let c = cellOf(gid);
+  if (!c.ok || atomicLoad(&ctl[0]) == 0u) { return; }
+  let hk = hgt[c.k];
+  var v = db[c.k] - out[c.k];
+  for (var d = 0; d < 8; d++) {
+    if (!inside(c, d)) { continue; }
+    let n = nbIndex(c, d);
+    v += excess[n] * max(hgt[n] - hk - limAt(d), 0.0);
+  }
+  db[c.k] = v;
+  hgtNext[c.k] = ground[c.k] + v;
+}
+
+// settleTick ends a settle step (one thread): the settle stops after the first step in which no
+// slope exceeded talus + tolerance (sim.settle), and the steps after it do nothing.
+@compute @workgroup_size(1)
+fn settleTick() {
+  if (atomicLoad(&ctl[0]) == 0u) { return; }
+  let k = atomicAdd(&ctl[2], 1u);
+  if (atomicExchange(&ctl[1], 0u) == 0u) {
+    atomicStore(&ctl[0], 0u);
+    atomicStore(&ctl[3], k);
+  }
+}
+
+// steep is sim.steep: whether any slope to a neighbour exceeds talus + tolerance (ctl[4]).
+@compute @workgroup_size(16, 16)
+fn steep(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let c = cellOf(gid);
+  if (!c.ok) { return; }
+  for (var d = 0; d < 8; d++) {
+    if (!inside(c, d)) { continue; }
+    let n = nbIndex(c, d);
+    if ((ground[c.k] - ground[n]) + (db[c.k] - db[n]) > limTolAt(d)) {
+      atomicOr(&ctl[4], 1u);
+      return;
+    }
+  }
+}
