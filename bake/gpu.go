@@ -26,6 +26,7 @@ type GPU struct {
 	band    *gpu.WeightsTarget // the bake's band target (never the editor's Target)
 	scatter *gpu.ScatterKernel // the bake's density and placement kernel, made on first use
 	cut     gpu.TileCutter
+	er      gpuErode // the erosion kernel (erode.go), made on the first erosion
 }
 
 // OpenGPU opens the best adapter and compiles the weights kernel. It returns gpu.ErrNoAdapter
@@ -68,6 +69,7 @@ func (g *GPU) Release() {
 	g.scatter = nil
 	g.weights.Release()
 	g.weights = nil
+	g.er.release()
 	if g.ownDev {
 		g.Dev.Release()
 		g.Dev = nil

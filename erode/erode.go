@@ -160,24 +160,34 @@ func Assemble(ctx context.Context, g *field.Grid, texel [2]float64, db, flowAcc 
 // the old grid, is routed again when next asked for) and the three channels are added to (or
 // replace those in) f.Channels.
 func Erode(ctx context.Context, f *field.Field, o Options) (*Result, error) {
+	r, _, err := ErodeWith(ctx, f, o, func(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, string, error) {
+		r, err := Run(ctx, g, texel, o)
+		return r, "Go reference", err
+	})
+	return r, err
+}
+
+// ErodeWith is Erode with the erosion run (an evaluator's Erode: the GPU twin or Run); it
+// returns what run says eroded.
+func ErodeWith(ctx context.Context, f *field.Field, o Options, run func(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, string, error)) (*Result, string, error) {
 	if f == nil || f.Height == nil {
-		return nil, errors.New("erode: no field")
+		return nil, "", errors.New("erode: no field")
 	}
-	r, err := Run(ctx, f.Height, f.TexelSize(), o)
+	r, backend, err := run(ctx, f.Height, f.TexelSize(), o)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, c := range []struct {
 		name string
 		g    *field.Grid
 	}{{ChannelFlow, r.Flow}, {ChannelDeposit, r.Deposit}, {ChannelWear, r.WearMap}} {
 		if err := f.AddChannel(c.name, c.g); err != nil {
-			return nil, fmt.Errorf("erode: %w", err)
+			return nil, "", fmt.Errorf("erode: %w", err)
 		}
 	}
 	f.Height = r.Height
 	f.InvalidateFlow()
-	return r, nil
+	return r, backend, nil
 }
 
 // result turns the simulation's state into the output grids (metres) and the totals.

@@ -264,6 +264,9 @@ func (k *ErodeKernel) Run(ctx context.Context, g *field.Grid, texel [2]float64, 
 		if err := s.submit("iteration", ds); err != nil {
 			return nil, err
 		}
+		// Each iteration is waited for: its progress is then true, a cancel takes effect within
+		// one iteration, and the queue holds one iteration's work (a wait costs tens of µs).
+		k.dev.Wait()
 		report(erode.Stage, it+1, p.Iterations)
 	}
 	c := p.Iterations % 2
