@@ -18,16 +18,12 @@ import (
 // pipeline per pass, each the twin of the Go pass of the same name (docs/design.md "Erosion",
 // "The GPU twin"). Make one per device (NewErodeKernel); Run erodes one grid at a time.
 type ErodeKernel struct {
-	dev   *Device
-	pipes map[string]*ComputePipeline
+	dev *Device
+	set *passSet
 }
 
-// The erosion passes: the file each lives in and the bindings its entry point uses (wgpu derives
-// each pipeline's layout from what the entry point reads, so each bind group names exactly these).
-var erodePasses = []struct {
-	file, entry string
-	bindings    []uint32
-}{
+// The erosion passes: the file each lives in and the bindings its entry point uses.
+var erodePasses = []kernelPass{
 	{"erode_hydraulic", "rainPass", []uint32{bP, bIter, bWater}},
 	{"erode_hydraulic", "fluxRow", []uint32{bP, bGround, bDb, bWater, bSed, bFlux, bConc}},
 	{"erode_hydraulic", "waterRow", []uint32{bP, bWater, bSed, bWaterNext, bSedNext, bFlux, bConc, bSpeed, bFlowAcc}},
@@ -66,16 +62,11 @@ const (
 
 // NewErodeKernel compiles the erosion passes.
 func (d *Device) NewErodeKernel() (*ErodeKernel, error) {
-	k := &ErodeKernel{dev: d, pipes: map[string]*ComputePipeline{}}
-	for _, p := range erodePasses {
-		pl, err := d.LoadComputePipeline(p.file, p.entry, nil)
-		if err != nil {
-			k.Release()
-			return nil, fmt.Errorf("gpu: erode: %s: %w", p.entry, err)
-		}
-		k.pipes[p.entry] = pl
+	set, err := d.newPassSet("erode", erodePasses)
+	if err != nil {
+		return nil, err
 	}
-	return k, nil
+	return &ErodeKernel{dev: d, set: set}, nil
 }
 
 // Release frees the pipelines. Safe on nil and twice.
@@ -83,17 +74,15 @@ func (k *ErodeKernel) Release() {
 	if k == nil {
 		return
 	}
-	for n, p := range k.pipes {
-		p.Release()
-		delete(k.pipes, n)
-	}
+	k.set.release()
+	k.set = nil
 }
 
 // erodeState is one Run's buffers and bind groups.
 type erodeState struct {
+	*passRun
 	k            *ErodeKernel
 	w, h         int
-	gx, gy       uint32 // workgroups of 16×16
 	params, iter *Buffer
 	talusH       *Buffer // the hydraulic iterations' thermal step
 	talusS       *Buffer // the settle's
@@ -105,80 +94,6 @@ type erodeState struct {
 	flowAcc      *Buffer
 	hgt          [2]*Buffer
 	excess, ctl  *Buffer
-	groups       map[string]*wgpu.BindGroup
-	all          []*Buffer
-}
-
-func (s *erodeState) release() {
-	for _, g := range s.groups {
-		g.Release()
-	}
-	for _, b := range s.all {
-		b.Release()
-	}
-}
-
-// buffer allocates one of the run's buffers (zeroed, as WebGPU zeroes every new buffer).
-func (s *erodeState) buffer(label string, size uint64, usage wgpu.BufferUsage) (*Buffer, error) {
-	b, err := s.k.dev.NewBuffer("erode "+label, size, usage)
-	if err != nil {
-		return nil, err
-	}
-	s.all = append(s.all, b)
-	return b, nil
-}
-
-// group is the bind group of pass entry with the buffers of bufs (binding → buffer), made once
-// per distinct set and kept for the run.
-func (s *erodeState) group(entry string, bufs map[uint32]*Buffer) (*wgpu.BindGroup, error) {
-	var pass []uint32
-	for _, p := range erodePasses {
-		if p.entry == entry {
-			pass = p.bindings
-		}
-	}
-	key := entry
-	entries := make([]wgpu.BindGroupEntry, 0, len(pass))
-	for _, b := range pass {
-		buf := bufs[b]
-		if buf == nil {
-			return nil, fmt.Errorf("gpu: erode: %s: binding %d has no buffer", entry, b)
-		}
-		key += fmt.Sprintf("/%p", buf)
-		entries = append(entries, BufferEntry(b, buf))
-	}
-	if g := s.groups[key]; g != nil {
-		return g, nil
-	}
-	g, err := s.k.pipes[entry].BindGroup("erode "+entry, entries...)
-	if err != nil {
-		return nil, err
-	}
-	s.groups[key] = g
-	return g, nil
-}
-
-// dispatch is one pass over the grid (or one thread: settleTick).
-type dispatch struct {
-	entry string
-	bg    *wgpu.BindGroup
-	one   bool
-}
-
-func (s *erodeState) submit(label string, ds []dispatch) error {
-	return s.k.dev.Submit("erode "+label, func(enc *wgpu.CommandEncoder) error {
-		return ComputePass(enc, "erode "+label, func(pass *wgpu.ComputePassEncoder) {
-			for _, d := range ds {
-				pass.SetPipeline(s.k.pipes[d.entry].Pipeline)
-				pass.SetBindGroup(0, d.bg, nil)
-				if d.one {
-					pass.DispatchWorkgroups(1, 1, 1)
-				} else {
-					pass.DispatchWorkgroups(s.gx, s.gy, 1)
-				}
-			}
-		})
-	})
 }
 
 // settleChunk is how many settle steps run between two reads of the settle's flags.
@@ -189,7 +104,7 @@ const settleChunk = 16
 // the Go reference and by how much). The same input gives the same bytes on one device. A grid
 // whose planes a storage binding cannot hold is refused with ErrTooLarge (wrapped).
 func (k *ErodeKernel) Run(ctx context.Context, g *field.Grid, texel [2]float64, o erode.Options) (*erode.Result, error) {
-	if k == nil || k.dev == nil || len(k.pipes) == 0 {
+	if k == nil || k.dev == nil || k.set == nil {
 		return nil, errors.New("gpu: erode: no kernel (nil or released)")
 	}
 	if err := erode.Check(g, texel, o.Params); err != nil {
@@ -205,7 +120,7 @@ func (k *ErodeKernel) Run(ctx context.Context, g *field.Grid, texel [2]float64, 
 		report = progress.Nop
 	}
 	p := o.Params
-	s := &erodeState{k: k, w: w, h: h, gx: uint32((w + 15) / 16), gy: uint32((h + 15) / 16), groups: map[string]*wgpu.BindGroup{}}
+	s := &erodeState{passRun: k.set.newRun(w, h), k: k, w: w, h: h}
 	defer s.release()
 	if err := s.allocate(g, texel, o); err != nil {
 		return nil, err
@@ -380,7 +295,7 @@ func (s *erodeState) allocate(g *field.Grid, texel [2]float64, o erode.Options) 
 			return nil
 		}
 		var b *Buffer
-		b, err = s.buffer(label, size, usage)
+		b, err = s.buffer("erode "+label, size, usage)
 		return b
 	}
 	s.params = mk("params", 64, uniform)
