@@ -41,13 +41,10 @@ const flowBytesPerCell = 1 + 1 + 4 + 4 + 8 + 4
 // result is the same bytes on every run and machine. The classification passes and
 // the final plane run on every core; the routing itself is one sequential sweep (docs/PERFORMANCE.md).
 func Flow(ctx context.Context, g *Grid, texel [2]float64) (*Grid, error) {
-	if g == nil || len(g.Data) != g.W*g.H || CheckSize(g.W, g.H) != nil {
-		return nil, errors.New("field: flow: no height grid")
+	if err := CheckFlow(g, texel); err != nil {
+		return nil, err
 	}
 	dx, dz := texel[0], texel[1]
-	if !(dx > 0 && dz > 0) || math.IsInf(dx, 0) || math.IsInf(dz, 0) {
-		return nil, fmt.Errorf("field: flow: texel %v×%v metres: must be positive and finite", dx, dz)
-	}
 	w, h := g.W, g.H
 	n := w * h
 	if err := sysmem.Check(uint64(n)*flowBytesPerCell, fmt.Sprintf("routing flow over a %d×%d height grid", w, h)); err != nil {
@@ -104,19 +101,45 @@ type flowRouter struct {
 // plane, the mean direction in which area is handed on the plane's steepest descent, as Quinn's
 // factors do on square texels (docs/design.md "Flow" derives it); all three stay positive.
 func (r *flowRouter) geometry(dx, dz float64) {
-	r.off = [8][2]int{{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}}
-	q := dz / dx
+	r.off = flowOffsets
+	r.coef = FlowCoefficients([2]float64{dx, dz})
+}
+
+// flowOffsets are the 8 neighbours in Flow's order: neighbour 7−k of a cell's neighbour k is the
+// cell.
+var flowOffsets = [8][2]int{{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}}
+
+// FlowCoefficients are Flow's geometric factors for texels texel metres along X and Z, one per
+// neighbour in the order (-1,-1), (0,-1), (1,-1), (-1,0), (1,0), (-1,1), (0,1), (1,1): what the
+// GPU twin weighs receivers with.
+func FlowCoefficients(texel [2]float64) [8]float64 {
+	var coef [8]float64
+	q := texel[1] / texel[0]
 	diag := min(q, 1/q) / 4
-	for k, o := range r.off {
+	for k, o := range flowOffsets {
 		switch {
 		case o[0] != 0 && o[1] != 0:
-			r.coef[k] = diag
+			coef[k] = diag
 		case o[0] != 0:
-			r.coef[k] = q - 2*diag
+			coef[k] = q - 2*diag
 		default:
-			r.coef[k] = 1/q - 2*diag
+			coef[k] = 1/q - 2*diag
 		}
 	}
+	return coef
+}
+
+// CheckFlow refuses what Flow refuses before any work: no height grid, a texel size that is not
+// positive and finite.
+func CheckFlow(g *Grid, texel [2]float64) error {
+	if g == nil || len(g.Data) != g.W*g.H || CheckSize(g.W, g.H) != nil {
+		return errors.New("field: flow: no height grid")
+	}
+	dx, dz := texel[0], texel[1]
+	if !(dx > 0 && dz > 0) || math.IsInf(dx, 0) || math.IsInf(dz, 0) {
+		return fmt.Errorf("field: flow: texel %v×%v metres: must be positive and finite", dx, dz)
+	}
+	return nil
 }
 
 // rows runs fn over every row on every core.
