@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"time"
 
 	"strata/bake"
 	"strata/erode"
@@ -349,6 +350,21 @@ func runBenchErode(extra, args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	f.Print(stdout)
+	// The flow routing of the same ground (the "@flow" input's), on the same evaluator: once to
+	// warm up, then timed.
+	if _, _, err := ev.Flow(ctx, warm, texel); err != nil {
+		fmt.Fprintf(stderr, "strata bench erode: flow: %v\n", err)
+		return exitFail
+	}
+	t0 := time.Now()
+	_, flowBy, err := ev.Flow(ctx, g, texel)
+	if err != nil {
+		fmt.Fprintf(stderr, "strata bench erode: flow: %v\n", err)
+		return exitFail
+	}
+	took := time.Since(t0)
+	fmt.Fprintf(stdout, "flow %d×%d (the ground before erosion), %s: %v, %.1f M cells/s\n", g.W, g.H, flowBy,
+		took.Round(10*time.Microsecond), float64(g.W)*float64(g.H)/took.Seconds()/1e6)
 	return exitOK
 }
 

@@ -277,7 +277,7 @@ func TestBenchErode(t *testing.T) {
 			}
 		}
 	}
-	containsAll(stdout, `erode 32×32 (4×4 m texels), preset "desert wash"`, "hydraulic: 3 iterations in", "per iteration (median", "M cells/s", "thermal settle:", "total:")
+	containsAll(stdout, `erode 32×32 (4×4 m texels), preset "desert wash"`, "Go reference (--cpu)", "hydraulic: 3 iterations in", "per iteration (median", "M cells/s", "thermal settle:", "total:", "flow 32×32 (the ground before erosion), Go reference (--cpu):")
 	for _, c := range [][]string{{"--size", "8"}, {"--preset", "drizzle"}, {"--iterations", "-2"}, {"extra"}} {
 		if code, _, stderr := runCmd(append([]string{"bench", "erode"}, c...)...); code != exitUsage {
 			t.Errorf("bench erode %q: exit %d, want 2\n%s", c, code, stderr)

@@ -36,6 +36,9 @@ type Evaluator interface {
 	// Erode erodes the height grid g (texels texel metres) with o (erode.Run's contract; g is not
 	// changed): the erosion kernels on the device, or erode.Run (erode.go).
 	Erode(ctx context.Context, g *field.Grid, texel [2]float64, o erode.Options) (*erode.Result, string, error)
+	// Flow routes the flow plane over the height grid g (field.Flow's contract): the flow kernel
+	// on the device, or field.Flow (flow.go).
+	Flow(ctx context.Context, g *field.Grid, texel [2]float64) (*field.Grid, string, error)
 	// Release frees what the evaluator holds (its kernels, and its device when it opened one).
 	// Safe on nil and twice.
 	Release()

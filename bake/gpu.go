@@ -27,6 +27,7 @@ type GPU struct {
 	scatter *gpu.ScatterKernel // the bake's density and placement kernel, made on first use
 	cut     gpu.TileCutter
 	er      gpuErode // the erosion kernel (erode.go), made on the first erosion
+	fl      gpuFlow  // the flow kernel (flow.go), made on the first routing
 }
 
 // OpenGPU opens the best adapter and compiles the weights kernel. It returns gpu.ErrNoAdapter
@@ -70,6 +71,7 @@ func (g *GPU) Release() {
 	g.weights.Release()
 	g.weights = nil
 	g.er.release()
+	g.fl.release()
 	if g.ownDev {
 		g.Dev.Release()
 		g.Dev = nil
