@@ -28,25 +28,29 @@ struct Talus {
 // taken, 3 the step the settle ended at, 4 the final check's flag.
 @group(0) @binding(17) var<storage, read_write> ctl: array<atomic<u32>, 8>;
 
-// nbOffset is erode's nbOff[d]: the 8 neighbours (-1,-1), (0,-1), (1,-1), (-1,0), (1,0), (-1,1),
-// (0,1), (1,1), the 3×3 block without its middle, row by row.
-fn nbOffset(d: i32) -> vec2<i32> {
-  let e = select(d + 1, d, d < 4);
-  return vec2(e % 3 - 1, e / 3 - 1);
+// nbIndex is the index of neighbour d of texel c, erode's nbOff order: (-1,-1), (0,-1), (1,-1),
+// (-1,0), (1,0), (-1,1), (0,1), (1,1), the 3×3 block without its middle, row by row.
+fn nbIndex(c: Cell, d: i32) -> i32 {
+  var dx = array<i32, 8>(-1, 0, 1, -1, 1, -1, 0, 1);
+  var dz = array<i32, 8>(-1, -1, -1, 0, 0, 1, 1, 1);
+  return c.k + dz[d] * i32(P.w) + dx[d];
+}
+
+// interior: all 8 neighbours are on the grid (no test per neighbour, as Go's fast path).
+fn interior(c: Cell) -> bool {
+  return c.i > 0 && c.j > 0 && c.i < i32(P.w) - 1 && c.j < i32(P.h) - 1;
+}
+
+fn inside(c: Cell, d: i32) -> bool {
+  var dx = array<i32, 8>(-1, 0, 1, -1, 1, -1, 0, 1);
+  var dz = array<i32, 8>(-1, -1, -1, 0, 0, 1, 1, 1);
+  let x = c.i + dx[d];
+  let z = c.j + dz[d];
+  return x >= 0 && x < i32(P.w) && z >= 0 && z < i32(P.h);
 }
 
 fn limAt(d: i32) -> f32 { return T.lim[d / 4][d % 4]; }
 fn limTolAt(d: i32) -> f32 { return T.limTol[d / 4][d % 4]; }
-
-fn inside(c: Cell, d: i32) -> bool {
-  let n = vec2(c.i, c.j) + nbOffset(d);
-  return n.x >= 0 && n.x < i32(P.w) && n.y >= 0 && n.y < i32(P.h);
-}
-
-fn nbIndex(c: Cell, d: i32) -> i32 {
-  let o = nbOffset(d);
-  return c.k + o.y * i32(P.w) + o.x;
-}
 
 // hgtRefresh: the ground's f32 copy, f32(ground + change), as sim.thermalRows refreshes it.
 @compute @workgroup_size(16, 16)
@@ -63,11 +67,12 @@ fn thermalOutRow(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cellOf(gid);
   if (!c.ok || atomicLoad(&ctl[0]) == 0u) { return; }
   let hk = hgt[c.k];
+  let in = interior(c);
   var sum = 0.0;
   var most = 0.0;
   var steep = false;
   for (var d = 0; d < 8; d++) {
-    if (!inside(c, d)) { continue; }
+    if (!in && !inside(c, d)) { continue; }
     let dr = hk - hgt[nbIndex(c, d)];
     let e = dr - limAt(d);
     if (e > 0.0) {
@@ -91,9 +96,10 @@ fn thermalInRow(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cellOf(gid);
   if (!c.ok || atomicLoad(&ctl[0]) == 0u) { return; }
   let hk = hgt[c.k];
+  let in = interior(c);
   var v = db[c.k] - out[c.k];
   for (var d = 0; d < 8; d++) {
-    if (!inside(c, d)) { continue; }
+    if (!in && !inside(c, d)) { continue; }
     let n = nbIndex(c, d);
     v += excess[n] * max(hgt[n] - hk - limAt(d), 0.0);
   }
@@ -118,8 +124,9 @@ fn settleTick() {
 fn steep(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cellOf(gid);
   if (!c.ok) { return; }
+  let in = interior(c);
   for (var d = 0; d < 8; d++) {
-    if (!inside(c, d)) { continue; }
+    if (!in && !inside(c, d)) { continue; }
     let n = nbIndex(c, d);
     if ((ground[c.k] - ground[n]) + (db[c.k] - db[n]) > limTolAt(d)) {
       atomicOr(&ctl[4], 1u);
