@@ -30,8 +30,10 @@ var erodePasses = []kernelPass{
 	{"erode_hydraulic", "erodeRow", []uint32{bP, bIter, bGround, bDb, bDbNext, bWater, bSed, bSpeed}},
 	{"erode_hydraulic", "layDown", []uint32{bP, bDb, bSed}},
 	{"erode_thermal", "hgtRefresh", []uint32{bP, bGround, bDbNext, bHgt}},
-	{"erode_thermal", "thermalOutRow", []uint32{bP, bConc, bHgt, bExcess, bTalus, bCtl}},
-	{"erode_thermal", "thermalInRow", []uint32{bP, bGround, bDbNext, bConc, bHgt, bHgtNext, bExcess, bTalus, bCtl}},
+	{"erode_thermal", "thermalOutRow", []uint32{bP, bConc, bHgt, bExcess, bTalus, bCtl, bTileA, bTileB, bTileQ}},
+	{"erode_thermal", "thermalInRow", []uint32{bP, bGround, bDbNext, bConc, bHgt, bHgtNext, bExcess, bTalus, bCtl, bTileQ}},
+	{"erode_thermal", "tilePlanOut", []uint32{bTalus, bTileA, bTileB, bTileQ}},
+	{"erode_thermal", "tilePlanIn", []uint32{bTalus, bTileA, bTileB, bTileQ}},
 	{"erode_thermal", "settleTick", []uint32{bCtl}},
 	{"erode_thermal", "steep", []uint32{bP, bGround, bDbNext, bTalus, bCtl}},
 }
@@ -58,6 +60,9 @@ const (
 	bExcess    = 15
 	bTalus     = 16
 	bCtl       = 17
+	bTileA     = 18
+	bTileB     = 19
+	bTileQ     = 20
 )
 
 // NewErodeKernel compiles the erosion passes.
@@ -94,7 +99,16 @@ type erodeState struct {
 	flowAcc      *Buffer
 	hgt          [2]*Buffer
 	excess, ctl  *Buffer
+	// tile: the settle's per-tile flags, the last step's and this one's in turn; tileQ: what a
+	// step skips (erode_thermal.wgsl).
+	tile           [2]*Buffer
+	tileQ          *Buffer
+	tilesX, tilesY int
 }
+
+// skipQuietTiles lets the settle's steps skip quiet tiles (erode_thermal.wgsl); a test turns it
+// off to check that the skip changes no byte.
+var skipQuietTiles = true
 
 // settleChunk is how many settle steps run between two reads of the settle's flags.
 const settleChunk = 16
@@ -171,7 +185,7 @@ func (k *ErodeKernel) Run(ctx context.Context, g *field.Grid, texel [2]float64, 
 				}
 				hgtStale = false
 			}
-			if err := s.thermalStep(add, s.talusH, s.db[1-c], hc); err != nil {
+			if err := s.thermalStep(add, s.talusH, s.db[1-c], hc, false); err != nil {
 				return nil, err
 			}
 			hc = 1 - hc
@@ -215,13 +229,27 @@ func (k *ErodeKernel) Run(ctx context.Context, g *field.Grid, texel [2]float64, 
 
 // thermalStep adds a thermal step's two passes over change db, reading hgt[hc] and writing
 // hgt[1-hc].
-func (s *erodeState) thermalStep(add func(string, map[uint32]*Buffer) error, talus, db *Buffer, hc int) error {
+// With the settle's talus (plan), the steps skip quiet tiles: tilePlanOut and tilePlanIn decide
+// which before each pass, from the tile flags tile[hc] (the last step's) and tile[1-hc] (this
+// step's).
+func (s *erodeState) thermalStep(add func(string, map[uint32]*Buffer) error, talus, db *Buffer, hc int, plan bool) error {
+	tiles := map[uint32]*Buffer{bTalus: talus, bTileA: s.tile[hc], bTileB: s.tile[1-hc], bTileQ: s.tileQ}
+	if plan {
+		if err := add("tilePlanOut", tiles); err != nil {
+			return err
+		}
+	}
 	if err := add("thermalOutRow", map[uint32]*Buffer{bP: s.params, bConc: s.conc, bHgt: s.hgt[hc], bExcess: s.excess,
-		bTalus: talus, bCtl: s.ctl}); err != nil {
+		bTalus: talus, bCtl: s.ctl, bTileA: s.tile[hc], bTileB: s.tile[1-hc], bTileQ: s.tileQ}); err != nil {
 		return err
 	}
+	if plan {
+		if err := add("tilePlanIn", tiles); err != nil {
+			return err
+		}
+	}
 	return add("thermalInRow", map[uint32]*Buffer{bP: s.params, bGround: s.ground, bDbNext: db, bConc: s.conc,
-		bHgt: s.hgt[hc], bHgtNext: s.hgt[1-hc], bExcess: s.excess, bTalus: talus, bCtl: s.ctl})
+		bHgt: s.hgt[hc], bHgtNext: s.hgt[1-hc], bExcess: s.excess, bTalus: talus, bCtl: s.ctl, bTileQ: s.tileQ})
 }
 
 // settle is sim.settle on the device: steps in chunks of settleChunk, each step's "too steep"
@@ -235,8 +263,16 @@ func (s *erodeState) settle(ctx context.Context, p erode.Params, db *Buffer, ste
 	var ds []dispatch
 	add := func(entry string, bufs map[uint32]*Buffer) error {
 		bg, err := s.group(entry, bufs)
-		ds = append(ds, dispatch{entry: entry, bg: bg, one: entry == "settleTick"})
+		ds = append(ds, dispatch{entry: entry, bg: bg, one: entry == "settleTick", tiles: entry == "tilePlanOut" || entry == "tilePlanIn"})
 		return err
+	}
+	// Every tile "shed" before the first step: it computes everything.
+	ones := make([]uint32, s.tilesX*s.tilesY)
+	for i := range ones {
+		ones[i] = 1
+	}
+	if err := s.tile[0].Write(0, u32bytes(ones...)); err != nil {
+		return 0, false, err
 	}
 	if err := add("hgtRefresh", map[uint32]*Buffer{bP: s.params, bGround: s.ground, bDbNext: db, bHgt: s.hgt[0]}); err != nil {
 		return 0, false, err
@@ -247,7 +283,7 @@ func (s *erodeState) settle(ctx context.Context, p erode.Params, db *Buffer, ste
 		}
 		n := min(settleChunk, p.SettleIterations-k)
 		for range n {
-			if err := s.thermalStep(add, s.talusS, db, hc); err != nil {
+			if err := s.thermalStep(add, s.talusS, db, hc, skipQuietTiles); err != nil {
 				return k, false, err
 			}
 			if err := add("settleTick", map[uint32]*Buffer{bCtl: s.ctl}); err != nil {
@@ -315,6 +351,10 @@ func (s *erodeState) allocate(g *field.Grid, texel [2]float64, o erode.Options) 
 	s.flowAcc = mk("flow", 4*n, storage)
 	s.excess = mk("excess", 4*n, storage)
 	s.ctl = mk("settle flags", 32, storage)
+	s.tilesX, s.tilesY = (s.w+15)/16, (s.h+15)/16
+	nt := uint64(s.tilesX * s.tilesY)
+	s.tile = [2]*Buffer{mk("settle tiles", 4*nt, storage), mk("settle tiles", 4*nt, storage)}
+	s.tileQ = mk("settle skips", 4*nt, storage)
 	if err != nil {
 		return err
 	}
@@ -335,15 +375,19 @@ func (s *erodeState) allocate(g *field.Grid, texel [2]float64, o erode.Options) 
 	if err := s.params.Write(0, head); err != nil {
 		return err
 	}
+	var skip bool
 	talus := func(b *Buffer, tol, rate float64) error {
 		lim, limTol := erode.TalusDrops(texel, p.Talus, tol)
 		data := append(f32bytes(lim[:]...), f32bytes(limTol[:]...)...)
-		data = append(data, f32bytes(float32(rate), 0, 0, 0)...)
+		data = append(data, f32bytes(float32(rate))...)
+		data = append(data, u32bytes(b2u(skip), uint32(s.tilesX), uint32(s.tilesY))...)
 		return b.Write(0, data)
 	}
+	skip = false
 	if err := talus(s.talusH, -1, p.ThermalRate); err != nil {
 		return err
 	}
+	skip = skipQuietTiles
 	if err := talus(s.talusS, p.SettleTolerance, erode.SettleRate); err != nil {
 		return err
 	}

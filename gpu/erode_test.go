@@ -295,3 +295,42 @@ func TestErodeGPURefuses(t *testing.T) {
 	}
 	nilK.Release()
 }
+
+// The settle's skipping of quiet tiles changes no byte: with it and without it, the same result
+// (a spike that settles in a small part of the grid, where most tiles are skipped, and the
+// hills under the default preset).
+func TestErodeGPUQuietTilesSkipNothing(t *testing.T) {
+	k := erodeKernel(t)
+	spike := field.NewGrid(100, 70)
+	for j := range 70 {
+		for i := range 100 {
+			if math.Hypot(float64(i-30), float64(j-40)) < 5 {
+				spike.Set(i, j, 30)
+			}
+		}
+	}
+	p := erodePreset(t, "default")
+	p.Iterations = 30
+	for _, c := range []struct {
+		name string
+		g    *field.Grid
+		p    erode.Params
+	}{{"spike", spike, erode.Params{Talus: 33, TimeStep: 0.25, SettleIterations: 3000, SettleTolerance: 0.5}}, {"hills", erodeHills(90, 70), p}} {
+		run := func(skip bool) *erode.Result {
+			skipQuietTiles = skip
+			defer func() { skipQuietTiles = true }()
+			r, err := k.Run(context.Background(), c.g, [2]float64{1, 1.5}, erode.Options{Params: c.p, Seed: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		with, without := run(true), run(false)
+		if !bytes.Equal(erodeBytes(with), erodeBytes(without)) || with.SettleIterations != without.SettleIterations || with.Settled != without.Settled {
+			t.Errorf("%s: skipping quiet tiles changed the result (steps %d, %d)", c.name, with.SettleIterations, without.SettleIterations)
+		}
+		if with.SettleIterations == 0 {
+			t.Errorf("%s: no settle step ran: the test shows nothing", c.name)
+		}
+	}
+}

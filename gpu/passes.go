@@ -105,11 +105,13 @@ func (r *passRun) group(entry string, bufs map[uint32]*Buffer) (*wgpu.BindGroup,
 	return g, nil
 }
 
-// dispatch is one pass over the grid (one: a single thread, a counter's tick).
+// dispatch is one pass over the grid (one: a single thread, a counter's tick; tiles: one
+// thread per 16×16 tile of the grid).
 type dispatch struct {
 	entry string
 	bg    *wgpu.BindGroup
 	one   bool
+	tiles bool
 }
 
 // submit records the dispatches in one compute pass (wgpu orders their storage accesses) and
@@ -121,9 +123,12 @@ func (r *passRun) submit(label string, ds []dispatch) error {
 			for _, d := range ds {
 				pass.SetPipeline(r.set.pipes[d.entry].Pipeline)
 				pass.SetBindGroup(0, d.bg, nil)
-				if d.one {
+				switch {
+				case d.one:
 					pass.DispatchWorkgroups(1, 1, 1)
-				} else {
+				case d.tiles:
+					pass.DispatchWorkgroups((r.gx+15)/16, (r.gy+15)/16, 1)
+				default:
 					pass.DispatchWorkgroups(r.gx, r.gy, 1)
 				}
 			}
