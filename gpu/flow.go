@@ -40,6 +40,7 @@ var flowPasses = []kernelPass{
 	{"flow_route", "flats", []uint32{fP, fHeight, fDistA, fDistB, fCtl}},
 	{"flow_route", "flatReceivers", []uint32{fP, fHeight, fRecv, fDistA, fWsum}},
 	{"flow_route", "route", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl}},
+	{"flow_route", "routeTile", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl}},
 	{"flow_route", "tick", []uint32{fCtl}},
 	{"flow_route", "logPlane", []uint32{fP, fAcc, fPlane}},
 }
@@ -64,12 +65,17 @@ func (k *FlowKernel) Release() {
 
 // flowChunk is how many relaxation passes or accumulation waves run between two reads of the
 // counters (one submission each; the waves after the last change nothing).
-const flowChunk = 64
+var flowChunk = 64
 
 // flatChunk is how many of the flats' relaxation passes run between two reads of their flag.
 const flatChunk = 16
 
-// FlowStats say how a routing went: the flats' relaxation passes and the accumulation's waves.
+// flowTiles routes with routeTile (waves inside a tile, many a dispatch) rather than route (one
+// wave a dispatch); a test compares the two.
+var flowTiles = true
+
+// FlowStats say how a routing went: the flats' relaxation passes and the accumulation's
+// dispatches (Waves: each one wave with route, up to 32 inside each tile with routeTile).
 type FlowStats struct {
 	FlatPasses, Waves int
 }
@@ -200,10 +206,18 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err := r.submit("receivers", []dispatch{d}); err != nil {
 		return nil, st, err
 	}
-	if err := ctl.Write(0, u32bytes(1, 0, 0, 0)); err != nil {
+	first := uint32(1) // route numbers waves from 1, routeTile dispatches from 0
+	if flowTiles {
+		first = 0
+	}
+	if err := ctl.Write(0, u32bytes(first, 0, 0, 0)); err != nil {
 		return nil, st, err
 	}
-	route, err := pass("route", false)
+	entry := "route"
+	if flowTiles {
+		entry = "routeTile"
+	}
+	route, err := pass(entry, false)
 	if err != nil {
 		return nil, st, err
 	}
@@ -227,7 +241,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err != nil {
 			return nil, st, err
 		}
-		st.Waves = int(c[0]) - 1
+		st.Waves = int(c[0] - first)
 		if uint64(c[1]) == n {
 			break
 		}

@@ -176,3 +176,78 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
   if (!c.ok) { return; }
   plane[c.c] = log2(acc[c.c]) * 0.30102999566398120;
 }
+
+// routeTile is route with waves inside a workgroup's 16×16 tile: a dispatch runs up to
+// tileWaves sub-waves, separated by workgroup barriers, so a chain of cells advances by up to
+// tileWaves cells a dispatch inside a tile instead of one. Wave numbers: dispatch D's sub-wave s
+// is D·tileWaves + s + 1. A donor in the same tile counts when done in an earlier sub-wave (the
+// barrier made it visible); a donor in another tile only when done in an earlier dispatch (a
+// value another workgroup is writing is never read). A tile with nothing left returns at once,
+// and stops when a sub-wave completes nothing (what it waits for is in another tile). The sums
+// are those of route: the same donors in the same order, so the same bytes.
+const tileWaves: u32 = 32u;
+
+var<workgroup> wgFlag: atomic<u32>;
+var<workgroup> wgCount: atomic<u32>;
+var<workgroup> wgUniform: u32;
+
+// sameTile reports whether cells (i, j) and (x, z) lie in one 16×16 tile.
+fn sameTile(i: i32, j: i32, x: i32, z: i32) -> bool {
+  return (i >> 4u) == (x >> 4u) && (j >> 4u) == (z >> 4u);
+}
+
+// pull is one cell's attempt in wave wave of a dispatch whose earlier dispatches' waves are
+// ≤ base: its area when every donor is ready, else a negative value.
+fn pull(c: Cell, wave: u32, base: u32) -> f32 {
+  let hc = height[c.c];
+  var a = P.area;
+  for (var k = 0; k < 8; k++) {
+    let n = nb(c, k);
+    if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
+    let dn = done[n];
+    let o = nbOffset(k);
+    let limit = select(base, wave - 1u, sameTile(c.i, c.j, c.i + o.x, c.j + o.y));
+    if (dn == 0u || dn > limit) { return -1.0; }
+    a += outv[n] * weight(7 - k, height[n], hc);
+  }
+  return a;
+}
+
+@compute @workgroup_size(16, 16)
+fn routeTile(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let c = cellOf(gid);
+  let base = atomicLoad(&ctl[0]) * tileWaves;
+  if (li == 0u) {
+    atomicStore(&wgFlag, 0u);
+    atomicStore(&wgCount, 0u);
+  }
+  workgroupBarrier();
+  var pending = c.ok && done[c.c] == 0u;
+  if (pending) { atomicStore(&wgFlag, 1u); }
+  workgroupBarrier();
+  if (li == 0u) { wgUniform = atomicLoad(&wgFlag); }
+  if (workgroupUniformLoad(&wgUniform) == 0u) { return; }
+  for (var s = 0u; s < tileWaves; s++) {
+    if (li == 0u) { atomicStore(&wgFlag, 0u); }
+    workgroupBarrier();
+    if (pending) {
+      let wave = base + s + 1u;
+      let a = pull(c, wave, base);
+      if (a >= 0.0) {
+        acc[c.c] = a;
+        var o = 0.0;
+        if (recv[c.c] != 0u) { o = a / wsum[c.c]; }
+        outv[c.c] = o;
+        done[c.c] = wave;
+        pending = false;
+        atomicStore(&wgFlag, 1u);
+        atomicAdd(&wgCount, 1u);
+      }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    if (li == 0u) { wgUniform = atomicLoad(&wgFlag); }
+    if (workgroupUniformLoad(&wgUniform) == 0u) { break; }
+  }
+  if (li == 0u) { atomicAdd(&ctl[1], atomicLoad(&wgCount)); }
+}
