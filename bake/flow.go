@@ -52,7 +52,7 @@ func (r *ReferenceEvaluator) Flow(ctx context.Context, g *field.Grid, texel [2]f
 
 // Flow routes with the GPU flow kernel (GPU.Flow); a grid the device cannot hold is routed by the
 // Go reference, with a warning. An evaluator ModeAuto chose on a software adapter routes with the
-// Go reference, faster there (docs/PERFORMANCE.md, "Flow on the GPU").
+// Go reference, about 100× faster there (docs/PERFORMANCE.md, "Erosion and flow on the GPU").
 func (e *GPUEvaluator) Flow(ctx context.Context, g *field.Grid, texel [2]float64) (*field.Grid, string, error) {
 	if e.auto && e.g.Dev.Info.Type == wgpu.AdapterTypeCPU {
 		p, err := field.Flow(ctx, g, texel)
