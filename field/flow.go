@@ -344,7 +344,29 @@ func (r *flowRouter) route(ctx context.Context, stackBuf []int32, acc []float64,
 	return nil
 }
 
-// FlowPlane returns the field's flow plane (Flow over its height and texel size), computed on the
+// A FlowRouter routes a flow plane with Flow's contract: Flow itself, or its GPU twin (what the
+// editor's evaluator routes with, bake.Evaluator.Flow). It is handed in from above: package field
+// knows no device.
+type FlowRouter func(ctx context.Context, g *Grid, texel [2]float64) (*Grid, error)
+
+// SetFlowRouter makes r route the field's plane from the next routing on (nil: Flow). The plane
+// already routed is kept.
+func (f *Field) SetFlowRouter(r FlowRouter) {
+	f.flowMu.Lock()
+	f.flowRouter = r
+	f.flowMu.Unlock()
+}
+
+// router is the field's router (flowMu held).
+func (f *Field) router() FlowRouter {
+	if f.flowRouter != nil {
+		return f.flowRouter
+	}
+	return Flow
+}
+
+// FlowPlane returns the field's flow plane (Flow — or the router SetFlowRouter set — over its
+// height and texel size), computed on the
 // first call and kept until the height grid is replaced or InvalidateFlow is called. Safe for
 // concurrent use; a caller that edits the height in place must call InvalidateFlow (or
 // RecomputeFlow).
@@ -357,7 +379,7 @@ func (f *Field) FlowPlane() (*Grid, error) {
 	if f.Height == nil {
 		return nil, errors.New("field: flow: no height grid")
 	}
-	g, err := Flow(context.Background(), f.Height, f.TexelSize())
+	g, err := f.router()(context.Background(), f.Height, f.TexelSize())
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +420,7 @@ func (f *Field) RecomputeFlow(ctx context.Context, rect image.Rectangle) (image.
 	if old != nil && f.flowOf == f.Height && rect.Empty() {
 		return image.Rectangle{}, nil
 	}
-	g, err := Flow(ctx, f.Height, f.TexelSize())
+	g, err := f.router()(ctx, f.Height, f.TexelSize())
 	if err != nil {
 		return image.Rectangle{}, err
 	}
