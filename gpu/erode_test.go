@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,5 +334,33 @@ func TestErodeGPUQuietTilesSkipNothing(t *testing.T) {
 		if with.SettleIterations == 0 {
 			t.Errorf("%s: no settle step ran: the test shows nothing", c.name)
 		}
+	}
+}
+
+// A cancelled context stops the GPU erosion between iterations (and the settle between chunks)
+// with the context's error; no iterations and no settle is the input back.
+func TestErodeGPUCancelAndNothing(t *testing.T) {
+	k := erodeKernel(t)
+	g := erodeHills(40, 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := erodePreset(t, "default")
+	iters := 0
+	_, err := k.Run(ctx, g, [2]float64{1, 1}, erode.Options{Params: p, Progress: func(stage string, done, total int) {
+		if stage == erode.Stage && done >= 2 {
+			iters = done
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || iters != 2 {
+		t.Errorf("cancelled at iteration %d: %v, want context.Canceled after 2", iters, err)
+	}
+	p.Iterations, p.SettleIterations = 0, 0
+	r, err := k.Run(context.Background(), g, [2]float64{1, 1}, erode.Options{Params: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Height.Data, g.Data) || r.Worn != 0 {
+		t.Errorf("no iterations and no settle changed the ground (worn %v)", r.Worn)
 	}
 }
