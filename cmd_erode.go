@@ -30,9 +30,10 @@ func init() {
                     settle after them keeps the preset's bound)
   --seed S          varies the rain (0 … 4294967295, default 1); the same seed, the same bytes
   --tile N          tile side in weights texels for the re-evaluation (as strata bake --from)
-  --cpu             re-evaluate the stack with the Go reference instead of the GPU
+  --cpu             erode and re-evaluate with the Go reference instead of the GPU
 
-The ground is eroded in Go on every core (no GPU erosion kernel in this build); the new height
+The ground is eroded by the GPU's erosion kernels (the Go reference's twin in f32: docs/design.md
+"Erosion" gives how far the two may differ), or in Go on every core with --cpu; the new height
 and the channels erosion.flow (water that ran out of each texel, m), erosion.deposit and
 erosion.wear (net metres laid down / taken away) are saved in the container, and its stack,
 populations and holes are evaluated again over the eroded ground, as strata bake --from does.
@@ -121,18 +122,31 @@ func erodeCommand(ctx context.Context, in string, o *erodeOptions, stdout, stder
 	}
 	bar := newBakeBar(stderr)
 	defer bar.Finish()
+	warn := func(msg string) { fmt.Fprintf(stderr, "strata erode: warning: %s\n", msg) }
+	// One evaluator erodes and re-evaluates: the GPU's kernels (opened while the container is
+	// read), or the Go reference with --cpu.
+	choice := bake.Choice{Mode: bake.ModeCPU, Warn: warn}
+	if !o.cpu {
+		choice = bake.Choice{Start: bake.StartGPU(ctx), Warn: warn}
+		defer choice.Start.Release()
+	}
+	ev, err := bake.NewEvaluator(ctx, choice)
+	if err != nil {
+		return err
+	}
+	defer ev.Release()
 	var res *erode.Result
+	var eroder string
 	r, err := bake.BakeFrom(ctx, bake.FromJob{
 		From: in,
 		Out:  o.out,
 		EvalOptions: bake.EvalOptions{
-			Options: bake.Options{TileSize: o.tile, Progress: bar.Func(),
-				Warn: func(msg string) { fmt.Fprintf(stderr, "strata erode: warning: %s\n", msg) }},
-			CPU: o.cpu,
+			Options:   bake.Options{TileSize: o.tile, Progress: bar.Func(), Warn: warn},
+			Evaluator: ev,
 		},
 		Prepare: func(ctx context.Context, l *landscape.Landscape) error {
 			var err error
-			res, err = erode.Erode(ctx, l.Field, erode.Options{Params: p, Seed: uint32(o.seed), Progress: bar.Func()})
+			res, eroder, err = erode.ErodeWith(ctx, l.Field, erode.Options{Params: p, Seed: uint32(o.seed), Progress: bar.Func()}, ev.Erode)
 			return err
 		},
 	})
@@ -157,8 +171,8 @@ func erodeCommand(ctx context.Context, in string, o *erodeOptions, stdout, stder
 	if preset == "" {
 		preset = erode.DefaultPreset
 	}
-	fmt.Fprintf(stdout, "eroded %s: preset %q, %d iterations, %s; %.4g m³ worn, %.4g m³ deposited (at most %.3g m, %.3g m)\n",
-		in, preset, res.Iterations, settle, res.Worn, res.Deposited, res.MaxWear, res.MaxDeposit)
+	fmt.Fprintf(stdout, "eroded %s: preset %q, %d iterations, %s; %.4g m³ worn, %.4g m³ deposited (at most %.3g m, %.3g m); %s\n",
+		in, preset, res.Iterations, settle, res.Worn, res.Deposited, res.MaxWear, res.MaxDeposit, eroder)
 	printBaked(stdout, o.out, r)
 	return nil
 }

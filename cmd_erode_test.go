@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,10 +278,55 @@ func TestBenchErode(t *testing.T) {
 			}
 		}
 	}
-	containsAll(stdout, `erode 32×32 (4×4 m texels), preset "desert wash"`, "hydraulic: 3 iterations in", "per iteration (median", "M cells/s", "thermal settle:", "total:")
+	containsAll(stdout, `erode 32×32 (4×4 m texels), preset "desert wash"`, "Go reference (--cpu)", "hydraulic: 3 iterations in", "per iteration (median", "M cells/s", "thermal settle:", "total:", "flow 32×32 (the ground before erosion), Go reference (--cpu):")
 	for _, c := range [][]string{{"--size", "8"}, {"--preset", "drizzle"}, {"--iterations", "-2"}, {"extra"}} {
 		if code, _, stderr := runCmd(append([]string{"bench", "erode"}, c...)...); code != exitUsage {
 			t.Errorf("bench erode %q: exit %d, want 2\n%s", c, code, stderr)
+		}
+	}
+}
+
+// Without --cpu, strata erode erodes on the evaluator the automatic choice makes and says which:
+// the GPU's kernels, or on a software adapter (lavapipe, this machine) the Go reference, whose
+// height is then the --cpu run's, byte for byte.
+func TestErodeCommandEvaluator(t *testing.T) {
+	dir := t.TempDir()
+	src := erodeSource(t, dir)
+	cpu, auto := filepath.Join(dir, "cpu.terrainData"), filepath.Join(dir, "auto.terrainData")
+	if code, _, stderr := runCmd("erode", src, "--out", cpu, "--iterations", "20", "--cpu"); code != exitOK {
+		t.Fatalf("--cpu: %s", stderr)
+	}
+	code, stdout, stderr := runCmd("erode", src, "--out", auto, "--iterations", "20")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	software := strings.Contains(stdout, "; Go reference (faster than the software adapter ")
+	if !software && !strings.Contains(stdout, "; GPU ") {
+		t.Fatalf("the output does not say which evaluator eroded:\n%s", stdout)
+	}
+	a, err := landscape.Open(cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := landscape.Open(auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := slices.Equal(a.Field.Height.Data, b.Field.Height.Data)
+	if software != same {
+		t.Errorf("software adapter %v, height equal to the --cpu run's %v", software, same)
+	}
+}
+
+// Without --cpu, strata bench erode times the GPU kernels (lavapipe here) and its flow line.
+func TestBenchErodeGPU(t *testing.T) {
+	code, stdout, stderr := runCmd("bench", "erode", "--size", "32", "--iterations", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, w := range []string{`erode 32×32 (4×4 m texels), preset "default", GPU `, "hydraulic: 2 iterations in", "flow 32×32 (the ground before erosion), GPU "} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output does not say %q:\n%s", w, stdout)
 		}
 	}
 }

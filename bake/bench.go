@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"strata/field"
+	"strata/gpu"
 	"strata/landscape"
 	"strata/stack"
 )
@@ -50,6 +52,11 @@ type WeightsFigures struct {
 	// needs per height), when the case's stack reads flow: not included in CPU nor the GPU times,
 	// which read the routed plane.
 	FlowRouting time.Duration
+	// GPUFlowRouting is the GPU flow kernel's routing of the same height (GPU.Flow, read back),
+	// FlowWaves its waves and FlowWorst the largest |Δlog10| from the Go plane.
+	GPUFlowRouting time.Duration
+	FlowWaves      int
+	FlowWorst      float64
 }
 
 // Texels is the number of weights texels.
@@ -109,6 +116,25 @@ func BenchWeights(ctx context.Context, g *GPU, c BenchCase, tileSize int) (*Weig
 	})
 	if err != nil || g == nil {
 		return fig, err
+	}
+	if c.Stack.ReadsFlow() {
+		plane, _ := c.Field.FlowPlane()
+		var got *field.Grid
+		var st gpu.FlowStats
+		if got, st, err = g.Flow(ctx, c.Field.Height, c.Field.TexelSize()); err != nil { // warm-up: the kernel compiled
+			return nil, err
+		}
+		fig.GPUFlowRouting, err = timeRepeated(2*time.Second, 3, func() error {
+			got, st, err = g.Flow(ctx, c.Field.Height, c.Field.TexelSize())
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		fig.FlowWaves = st.Waves
+		for i, v := range plane.Data {
+			fig.FlowWorst = max(fig.FlowWorst, math.Abs(float64(got.Data[i])-float64(v)))
+		}
 	}
 	whole := geo.Tiles(1 << 30)
 	// Warm-up: pipeline, buffers and target created, field uploaded once.
@@ -232,6 +258,10 @@ func (f *WeightsFigures) Print(w io.Writer, gpuName string) {
 		return
 	}
 	fmt.Fprintf(w, "  GPU %s\n", gpuName)
+	if f.GPUFlowRouting > 0 {
+		fmt.Fprintf(w, "    flow routing    %9.2f ms   %8.2f Mtexel/s   (%d waves, read back; worst |Δlog10| from Go %.2g)\n",
+			ms(f.GPUFlowRouting), rate(tx, f.GPUFlowRouting)/1e6, f.FlowWaves, f.FlowWorst)
+	}
 	fmt.Fprintf(w, "    field, resident %9.3f ms   %8.3f Gtexel/s   (kernel only, field already uploaded)\n", ms(f.GPUResident), rate(tx, f.GPUResident)/1e9)
 	fmt.Fprintf(w, "    field + upload  %9.3f ms   %8.3f Gtexel/s\n", ms(f.GPUField), rate(tx, f.GPUField)/1e9)
 	fmt.Fprintf(w, "    %d² tile + upload %7.3f ms\n", f.TileSize, ms(f.GPUTile))

@@ -39,3 +39,25 @@ func TestBenchWeightsFlow(t *testing.T) {
 		t.Errorf("the sample case reports a routing:\n%s", out.String())
 	}
 }
+
+// With a GPU, the flow case also times the GPU flow kernel's routing and says how far its plane
+// is from Go's (within the twins' 1e-4 in log10).
+func TestBenchWeightsFlowGPU(t *testing.T) {
+	g, err := OpenGPU(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	fig, err := BenchWeights(context.Background(), g, FlowBenchCase(StressField(64)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fig.GPUFlowRouting <= 0 || fig.FlowWaves <= 0 || !(fig.FlowWorst <= 1e-4) {
+		t.Errorf("GPU flow routing %v, %d waves, worst |Δlog10| %v", fig.GPUFlowRouting, fig.FlowWaves, fig.FlowWorst)
+	}
+	var out strings.Builder
+	fig.Print(&out, "test")
+	if !strings.Contains(out.String(), "waves, read back; worst |Δlog10| from Go") {
+		t.Errorf("printed:\n%s", out.String())
+	}
+}

@@ -17,6 +17,9 @@ import (
 type GPUEvaluator struct {
 	g    *GPU
 	warn func(string) // Choice.Warn
+	// auto: chosen by ModeAuto, which leaves erosion on a software adapter to the Go reference
+	// (Erode); ModeGPU erodes on any device.
+	auto bool
 }
 
 // GPU is the evaluator's GPU, for the editor, which keeps its weights on the device for the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"strata/erode"
 	"strata/field"
 	"strata/gpu"
 	"strata/landscape"
@@ -32,6 +33,12 @@ type Evaluator interface {
 	// Window evaluates block r of geo's weights grid from windows of a larger field (a world's
 	// cell) and, when withDensity, each population's density over it.
 	Window(ctx context.Context, s *stack.Stack, geo *landscape.Geometry, wins *Windows, r field.Rect, withDensity bool, opt Options) (*Block, error)
+	// Erode erodes the height grid g (texels texel metres) with o (erode.Run's contract; g is not
+	// changed): the erosion kernels on the device, or erode.Run (erode.go).
+	Erode(ctx context.Context, g *field.Grid, texel [2]float64, o erode.Options) (*erode.Result, string, error)
+	// Flow routes the flow plane over the height grid g (field.Flow's contract): the flow kernel
+	// on the device, or field.Flow (flow.go).
+	Flow(ctx context.Context, g *field.Grid, texel [2]float64) (*field.Grid, string, error)
 	// Release frees what the evaluator holds (its kernels, and its device when it opened one).
 	// Safe on nil and twice.
 	Release()
@@ -124,7 +131,7 @@ func (c *Choice) auto(ctx context.Context) Evaluator {
 		c.warn(FallbackWarning(err))
 		return &ReferenceEvaluator{name: "Go reference (no GPU)"}
 	}
-	return &GPUEvaluator{g: g, warn: c.Warn}
+	return &GPUEvaluator{g: g, warn: c.Warn, auto: true}
 }
 
 // FallbackWarning is the line a GPU error is reported with by an evaluator that goes on with the

@@ -26,6 +26,8 @@ type GPU struct {
 	band    *gpu.WeightsTarget // the bake's band target (never the editor's Target)
 	scatter *gpu.ScatterKernel // the bake's density and placement kernel, made on first use
 	cut     gpu.TileCutter
+	er      gpuErode // the erosion kernel (erode.go), made on the first erosion
+	fl      gpuFlow  // the flow kernel (flow.go), made on the first routing
 }
 
 // OpenGPU opens the best adapter and compiles the weights kernel. It returns gpu.ErrNoAdapter
@@ -68,6 +70,8 @@ func (g *GPU) Release() {
 	g.scatter = nil
 	g.weights.Release()
 	g.weights = nil
+	g.er.release()
+	g.fl.release()
 	if g.ownDev {
 		g.Dev.Release()
 		g.Dev = nil

@@ -44,7 +44,7 @@ func (c *Choice) measured(ctx context.Context) (Evaluator, error) {
 	}
 	m.GPUNs = m.gpu(ctx, g)
 	if c.Mode == ModeGPU || (m.GPUNs > 0 && m.GPUNs <= 1.5*m.CPUNs) {
-		return &GPUEvaluator{g: g, warn: c.Warn}, nil
+		return &GPUEvaluator{g: g, warn: c.Warn, auto: c.Mode == ModeAuto}, nil
 	}
 	g.Release()
 	return &ReferenceEvaluator{name: "Go reference"}, nil

@@ -18,6 +18,8 @@ type BenchFigures struct {
 	Preset     string
 	Iterations int
 	Workers    int
+	// Backend is what eroded: "Go reference", or the GPU and its adapter.
+	Backend string
 	// Hydraulic is the iterations' wall time; PerIteration its mean, Median and P95 of the
 	// iterations one by one.
 	Hydraulic, PerIteration, Median, P95 time.Duration
@@ -32,9 +34,16 @@ type BenchFigures struct {
 	Worn           float64
 }
 
+// Runner is an erosion with Run's contract: Run itself, or its GPU twin (bake's evaluator's Erode).
+type Runner func(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, error)
+
 // Bench erodes g (texels texel metres) with the named preset (iterations ≥ 0 replaces the
-// preset's) and times it, iteration by iteration, on GOMAXPROCS workers.
-func Bench(ctx context.Context, g *field.Grid, texel [2]float64, preset string, iterations int) (*BenchFigures, error) {
+// preset's) and times it, iteration by iteration (from its progress reports), with run (nil:
+// Run, on GOMAXPROCS workers); backend names what run erodes with.
+func Bench(ctx context.Context, g *field.Grid, texel [2]float64, preset string, iterations int, run Runner, backend string) (*BenchFigures, error) {
+	if run == nil {
+		run, backend = Run, "Go reference"
+	}
 	p, err := Preset(preset)
 	if err != nil {
 		return nil, err
@@ -45,12 +54,12 @@ func Bench(ctx context.Context, g *field.Grid, texel [2]float64, preset string, 
 	if iterations >= 0 {
 		p.Iterations = iterations
 	}
-	f := &BenchFigures{W: g.W, H: g.H, Texel: texel, Preset: preset, Iterations: p.Iterations, Workers: runtime.GOMAXPROCS(0),
+	f := &BenchFigures{W: g.W, H: g.H, Texel: texel, Preset: preset, Iterations: p.Iterations, Workers: runtime.GOMAXPROCS(0), Backend: backend,
 		HasSettle: p.Talus > 0 && p.SettleIterations > 0}
 	var its []time.Duration
 	t0 := time.Now()
 	last, hydraulicEnd, settleStart := t0, t0, time.Time{}
-	r, err := Run(ctx, g, texel, Options{Params: p, Seed: 1, Progress: func(stage string, done, total int) {
+	r, err := run(ctx, g, texel, Options{Params: p, Seed: 1, Progress: func(stage string, done, total int) {
 		now := time.Now()
 		switch {
 		case stage == Stage && done > 0:
@@ -82,8 +91,8 @@ func Bench(ctx context.Context, g *field.Grid, texel [2]float64, preset string, 
 
 // Print writes the figures, one block.
 func (f *BenchFigures) Print(w io.Writer) {
-	fmt.Fprintf(w, "erode %d×%d (%g×%g m texels), preset %q, %d workers, Go (no GPU erosion kernel in this build):\n",
-		f.W, f.H, f.Texel[0], f.Texel[1], f.Preset, f.Workers)
+	fmt.Fprintf(w, "erode %d×%d (%g×%g m texels), preset %q, %s (%d CPU workers):\n",
+		f.W, f.H, f.Texel[0], f.Texel[1], f.Preset, f.Backend, f.Workers)
 	fmt.Fprintf(w, "  hydraulic: %d iterations in %v: %v per iteration (median %v, p95 %v), %.1f M cells/s\n",
 		f.Iterations, f.Hydraulic.Round(time.Millisecond), f.PerIteration.Round(10*time.Microsecond),
 		f.Median.Round(10*time.Microsecond), f.P95.Round(10*time.Microsecond), f.CellsPerSecond/1e6)

@@ -63,20 +63,7 @@ const bytesPerCell = (18 + 4) * 4
 // laid down where it is) is conserved up to float rounding. A cancelled ctx stops it between
 // passes with ctx's error.
 func Run(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, error) {
-	if g == nil || len(g.Data) != g.W*g.H || field.CheckSize(g.W, g.H) != nil {
-		return nil, errors.New("erode: no height grid")
-	}
-	if g.W < 2 || g.H < 2 {
-		return nil, fmt.Errorf("erode: height grid %d×%d: erosion needs at least 2×2 texels", g.W, g.H)
-	}
-	if err := g.Validate(); err != nil {
-		return nil, fmt.Errorf("erode: height: %w", err)
-	}
-	tx, tz := texel[0], texel[1]
-	if !(tx > 0 && tz > 0) || math.IsInf(tx, 0) || math.IsInf(tz, 0) {
-		return nil, fmt.Errorf("erode: texel %v×%v metres: must be positive and finite", tx, tz)
-	}
-	if err := o.Params.Validate(); err != nil {
+	if err := Check(g, texel, o.Params); err != nil {
 		return nil, err
 	}
 	n := g.W * g.H
@@ -87,7 +74,7 @@ func Run(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Resu
 	if report == nil {
 		report = progress.Nop
 	}
-	s := newSim(g, tx, tz, o)
+	s := newSim(g, texel[0], texel[1], o)
 	report(Stage, 0, o.Iterations)
 	for it := range o.Iterations {
 		if err := ctx.Err(); err != nil {
@@ -121,28 +108,86 @@ func Run(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Resu
 	return s.result(ctx, g, st)
 }
 
+// Check refuses what Run refuses before any work: no height grid, one under 2×2 texels or with a
+// non-finite height, a texel size that is not positive and finite, a parameter out of its range.
+// The GPU twin (package gpu) checks with it too.
+func Check(g *field.Grid, texel [2]float64, p Params) error {
+	if g == nil || len(g.Data) != g.W*g.H || field.CheckSize(g.W, g.H) != nil {
+		return errors.New("erode: no height grid")
+	}
+	if g.W < 2 || g.H < 2 {
+		return fmt.Errorf("erode: height grid %d×%d: erosion needs at least 2×2 texels", g.W, g.H)
+	}
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("erode: height: %w", err)
+	}
+	tx, tz := texel[0], texel[1]
+	if !(tx > 0 && tz > 0) || math.IsInf(tx, 0) || math.IsInf(tz, 0) {
+		return fmt.Errorf("erode: texel %v×%v metres: must be positive and finite", tx, tz)
+	}
+	return p.Validate()
+}
+
+// Geometry is a grid's length unit and pipe lengths: L = √(texelX·texelZ) metres, px = texelX/L,
+// pz = texelZ/L (px·pz = 1).
+func Geometry(texel [2]float64) (L, px, pz float64) {
+	L = math.Sqrt(texel[0] * texel[1])
+	return L, texel[0] / L, texel[1] / L
+}
+
+// Raining reports whether rain falls on iteration it of an erosion with parameters p.
+func (p Params) Raining(it int) bool {
+	return p.Rain > 0 && (p.RainIterations == 0 || it < p.RainIterations)
+}
+
+// Hash is the rain jitter's 32-bit mix of three words (lowbias32 rounds), for the GPU twin's test.
+func Hash(a, b, c uint32) uint32 { return hash(a, b, c) }
+
+// Assemble builds an erosion's Result from its final state: db, the ground's change in L, and
+// flowAcc, the water that left each texel in L, both on g's grid, as the GPU twin reads them
+// back. The grids and the totals are computed exactly as Run computes its own.
+func Assemble(ctx context.Context, g *field.Grid, texel [2]float64, db, flowAcc []float32, st Stats, workers int) (*Result, error) {
+	if g == nil || len(db) != g.W*g.H || len(flowAcc) != g.W*g.H {
+		return nil, errors.New("erode: assemble: the planes do not match the height grid")
+	}
+	L, px, pz := Geometry(texel)
+	s := &sim{o: Options{Workers: workers}, w: g.W, h: g.H, tx: texel[0], tz: texel[1], L: L, px: px, pz: pz,
+		db: db, flowAcc: flowAcc}
+	return s.result(ctx, g, st)
+}
+
 // Erode erodes f's ground in place: the new height replaces f.Height (so the flow plane, kept for
 // the old grid, is routed again when next asked for) and the three channels are added to (or
 // replace those in) f.Channels.
 func Erode(ctx context.Context, f *field.Field, o Options) (*Result, error) {
+	r, _, err := ErodeWith(ctx, f, o, func(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, string, error) {
+		r, err := Run(ctx, g, texel, o)
+		return r, "Go reference", err
+	})
+	return r, err
+}
+
+// ErodeWith is Erode with the erosion run (an evaluator's Erode: the GPU twin or Run); it
+// returns what run says eroded.
+func ErodeWith(ctx context.Context, f *field.Field, o Options, run func(ctx context.Context, g *field.Grid, texel [2]float64, o Options) (*Result, string, error)) (*Result, string, error) {
 	if f == nil || f.Height == nil {
-		return nil, errors.New("erode: no field")
+		return nil, "", errors.New("erode: no field")
 	}
-	r, err := Run(ctx, f.Height, f.TexelSize(), o)
+	r, backend, err := run(ctx, f.Height, f.TexelSize(), o)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for _, c := range []struct {
 		name string
 		g    *field.Grid
 	}{{ChannelFlow, r.Flow}, {ChannelDeposit, r.Deposit}, {ChannelWear, r.WearMap}} {
 		if err := f.AddChannel(c.name, c.g); err != nil {
-			return nil, fmt.Errorf("erode: %w", err)
+			return nil, "", fmt.Errorf("erode: %w", err)
 		}
 	}
 	f.Height = r.Height
 	f.InvalidateFlow()
-	return r, nil
+	return r, backend, nil
 }
 
 // result turns the simulation's state into the output grids (metres) and the totals.
@@ -227,8 +272,8 @@ type sim struct {
 
 func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
 	n := g.W * g.H
-	L := math.Sqrt(tx * tz)
-	s := &sim{o: o, w: g.W, h: g.H, tx: tx, tz: tz, L: L, px: tx / L, pz: tz / L}
+	L, px, pz := Geometry([2]float64{tx, tz})
+	s := &sim{o: o, w: g.W, h: g.H, tx: tx, tz: tz, L: L, px: px, pz: pz}
 	s.ground = make([]float32, n)
 	for k, v := range g.Data {
 		s.ground[k] = float32(float64(v) / L)
@@ -275,9 +320,7 @@ func (s *sim) rain(it, k int) float64 {
 }
 
 // raining reports whether rain falls on iteration it.
-func (s *sim) raining(it int) bool {
-	return s.o.Rain > 0 && (s.o.RainIterations == 0 || it < s.o.RainIterations)
-}
+func (s *sim) raining(it int) bool { return s.o.Raining(it) }
 
 // hash is a 32-bit mix of three words (lowbias32 rounds).
 func hash(a, b, c uint32) uint32 {

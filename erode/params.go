@@ -23,6 +23,8 @@ const (
 	ChannelDeposit = "erosion.deposit"
 	// ChannelWear is the net fall of the ground where it fell (m; 0 where it rose).
 	ChannelWear = "erosion.wear"
+	// ChannelPrefix begins the name of every channel an erosion leaves.
+	ChannelPrefix = "erosion."
 )
 
 // Params are one erosion's parameters. Lengths the simulation moves (rain, water, sediment,

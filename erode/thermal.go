@@ -17,8 +17,10 @@ var (
 	nbKind = [8]int{2, 1, 2, 0, 0, 2, 1, 2}
 )
 
-// settleRate is the fraction of its largest excess a texel sheds per settle iteration.
-const settleRate = 0.4
+// SettleRate is the fraction of its largest excess a texel sheds per settle iteration.
+const SettleRate = 0.4
+
+const settleRate = SettleRate
 
 // talusStep is one thermal step's constants: the 8 neighbours as index deltas (nbOff's order),
 // the drop at talus to each (the excess is the drop beyond it), the drop at talus + tol (tol < 0:
@@ -34,17 +36,34 @@ type talusStep struct {
 
 func (s *sim) talusStep(talus, tol, rate float64) *talusStep {
 	t := &talusStep{rate: rate}
-	dist := [3]float64{s.px, s.pz, math.Hypot(s.px, s.pz)}
-	tan, tanTol := math.Tan(talus*math.Pi/180), math.Tan((talus+tol)*math.Pi/180)
+	t.lim, t.limTol = talusDrops(s.px, s.pz, talus, tol)
 	for d, o := range nbOff {
 		t.delta[d] = o[1]*s.w + o[0]
-		t.lim[d] = float32(tan * dist[nbKind[d]])
-		t.limTol[d] = float32(math.Inf(1))
-		if tol >= 0 {
-			t.limTol[d] = float32(tanTol * dist[nbKind[d]])
-		}
 	}
 	return t
+}
+
+// talusDrops are a thermal step's drops at talus and at talus + tol (tol < 0: +Inf) to each of
+// the 8 neighbours, in L, for pipe lengths px, pz.
+func talusDrops(px, pz, talus, tol float64) (lim, limTol [8]float32) {
+	dist := [3]float64{px, pz, math.Hypot(px, pz)}
+	tan, tanTol := math.Tan(talus*math.Pi/180), math.Tan((talus+tol)*math.Pi/180)
+	for d := range nbOff {
+		lim[d] = float32(tan * dist[nbKind[d]])
+		limTol[d] = float32(math.Inf(1))
+		if tol >= 0 {
+			limTol[d] = float32(tanTol * dist[nbKind[d]])
+		}
+	}
+	return lim, limTol
+}
+
+// TalusDrops are talusStep's drops for a grid of texel sizes texel (the GPU twin's constants):
+// the drop in L at talus degrees to each of the 8 neighbours in the order (-1,-1), (0,-1),
+// (1,-1), (-1,0), (1,0), (-1,1), (0,1), (1,1), and at talus + tol (tol < 0: +Inf, no check).
+func TalusDrops(texel [2]float64, talus, tol float64) (lim, limTol [8]float32) {
+	_, px, pz := Geometry(texel)
+	return talusDrops(px, pz, talus, tol)
 }
 
 // thermalOutRow is a thermal step's first pass over row j: every texel's outgoing material

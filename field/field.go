@@ -168,6 +168,8 @@ type Field struct {
 	flowMu sync.Mutex
 	flow   *Grid
 	flowOf *Grid
+	// flowRouter routes the plane instead of Flow when set (SetFlowRouter).
+	flowRouter FlowRouter
 }
 
 // New returns a field of the given placement and height, validated.

@@ -41,13 +41,10 @@ const flowBytesPerCell = 1 + 1 + 4 + 4 + 8 + 4
 // result is the same bytes on every run and machine. The classification passes and
 // the final plane run on every core; the routing itself is one sequential sweep (docs/PERFORMANCE.md).
 func Flow(ctx context.Context, g *Grid, texel [2]float64) (*Grid, error) {
-	if g == nil || len(g.Data) != g.W*g.H || CheckSize(g.W, g.H) != nil {
-		return nil, errors.New("field: flow: no height grid")
+	if err := CheckFlow(g, texel); err != nil {
+		return nil, err
 	}
 	dx, dz := texel[0], texel[1]
-	if !(dx > 0 && dz > 0) || math.IsInf(dx, 0) || math.IsInf(dz, 0) {
-		return nil, fmt.Errorf("field: flow: texel %v×%v metres: must be positive and finite", dx, dz)
-	}
 	w, h := g.W, g.H
 	n := w * h
 	if err := sysmem.Check(uint64(n)*flowBytesPerCell, fmt.Sprintf("routing flow over a %d×%d height grid", w, h)); err != nil {
@@ -104,19 +101,45 @@ type flowRouter struct {
 // plane, the mean direction in which area is handed on the plane's steepest descent, as Quinn's
 // factors do on square texels (docs/design.md "Flow" derives it); all three stay positive.
 func (r *flowRouter) geometry(dx, dz float64) {
-	r.off = [8][2]int{{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}}
-	q := dz / dx
+	r.off = flowOffsets
+	r.coef = FlowCoefficients([2]float64{dx, dz})
+}
+
+// flowOffsets are the 8 neighbours in Flow's order: neighbour 7−k of a cell's neighbour k is the
+// cell.
+var flowOffsets = [8][2]int{{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}}
+
+// FlowCoefficients are Flow's geometric factors for texels texel metres along X and Z, one per
+// neighbour in the order (-1,-1), (0,-1), (1,-1), (-1,0), (1,0), (-1,1), (0,1), (1,1): what the
+// GPU twin weighs receivers with.
+func FlowCoefficients(texel [2]float64) [8]float64 {
+	var coef [8]float64
+	q := texel[1] / texel[0]
 	diag := min(q, 1/q) / 4
-	for k, o := range r.off {
+	for k, o := range flowOffsets {
 		switch {
 		case o[0] != 0 && o[1] != 0:
-			r.coef[k] = diag
+			coef[k] = diag
 		case o[0] != 0:
-			r.coef[k] = q - 2*diag
+			coef[k] = q - 2*diag
 		default:
-			r.coef[k] = 1/q - 2*diag
+			coef[k] = 1/q - 2*diag
 		}
 	}
+	return coef
+}
+
+// CheckFlow refuses what Flow refuses before any work: no height grid, a texel size that is not
+// positive and finite.
+func CheckFlow(g *Grid, texel [2]float64) error {
+	if g == nil || len(g.Data) != g.W*g.H || CheckSize(g.W, g.H) != nil {
+		return errors.New("field: flow: no height grid")
+	}
+	dx, dz := texel[0], texel[1]
+	if !(dx > 0 && dz > 0) || math.IsInf(dx, 0) || math.IsInf(dz, 0) {
+		return fmt.Errorf("field: flow: texel %v×%v metres: must be positive and finite", dx, dz)
+	}
+	return nil
 }
 
 // rows runs fn over every row on every core.
@@ -321,7 +344,29 @@ func (r *flowRouter) route(ctx context.Context, stackBuf []int32, acc []float64,
 	return nil
 }
 
-// FlowPlane returns the field's flow plane (Flow over its height and texel size), computed on the
+// A FlowRouter routes a flow plane with Flow's contract: Flow itself, or its GPU twin (what the
+// editor's evaluator routes with, bake.Evaluator.Flow). It is handed in from above: package field
+// knows no device.
+type FlowRouter func(ctx context.Context, g *Grid, texel [2]float64) (*Grid, error)
+
+// SetFlowRouter makes r route the field's plane from the next routing on (nil: Flow). The plane
+// already routed is kept.
+func (f *Field) SetFlowRouter(r FlowRouter) {
+	f.flowMu.Lock()
+	f.flowRouter = r
+	f.flowMu.Unlock()
+}
+
+// router is the field's router (flowMu held).
+func (f *Field) router() FlowRouter {
+	if f.flowRouter != nil {
+		return f.flowRouter
+	}
+	return Flow
+}
+
+// FlowPlane returns the field's flow plane (Flow — or the router SetFlowRouter set — over its
+// height and texel size), computed on the
 // first call and kept until the height grid is replaced or InvalidateFlow is called. Safe for
 // concurrent use; a caller that edits the height in place must call InvalidateFlow (or
 // RecomputeFlow).
@@ -334,7 +379,7 @@ func (f *Field) FlowPlane() (*Grid, error) {
 	if f.Height == nil {
 		return nil, errors.New("field: flow: no height grid")
 	}
-	g, err := Flow(context.Background(), f.Height, f.TexelSize())
+	g, err := f.router()(context.Background(), f.Height, f.TexelSize())
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +420,7 @@ func (f *Field) RecomputeFlow(ctx context.Context, rect image.Rectangle) (image.
 	if old != nil && f.flowOf == f.Height && rect.Empty() {
 		return image.Rectangle{}, nil
 	}
-	g, err := Flow(ctx, f.Height, f.TexelSize())
+	g, err := f.router()(ctx, f.Height, f.TexelSize())
 	if err != nil {
 		return image.Rectangle{}, err
 	}

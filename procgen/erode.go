@@ -7,8 +7,9 @@ import (
 // terrain.erode: the raster's ground eroded (package erode, docs/design.md "Erosion"), its
 // height replaced and the channels erosion.flow, erosion.deposit and erosion.wear added, which
 // terrain.mask (input channel) and a stack read, and terrain.write keeps when its channels name
-// them. The erosion runs in Go on every core in both modes, so a GPU run and a --cpu run of a
-// script erode the same ground into the same bytes.
+// them. The erosion runs on the run's evaluator (bake.Evaluator.Erode): the GPU's erosion kernels,
+// or the Go reference with --cpu (and, in the automatic choice, on a software adapter, where it
+// is the faster); the two agree within docs/design.md "Erosion"'s tolerance, not byte for byte.
 
 // evalErode erodes the input raster's ground with the node's preset, iterations and seed.
 func evalErode(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
@@ -22,7 +23,7 @@ func evalErode(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 	}
 	stage := e.stage(n)
 	out := src.derive()
-	r, err := erode.Run(e.ctx, src.field.Height, src.field.TexelSize(), erode.Options{
+	r, backend, err := e.ev.Erode(e.ctx, src.field.Height, src.field.TexelSize(), erode.Options{
 		Params:   p,
 		Seed:     uint32(n.num("seed", 1)),
 		Progress: func(s string, done, total int) { e.report(stage+": "+s, done, total) },
@@ -33,6 +34,7 @@ func evalErode(e *evaluator, n *node, in map[string]*raster) (*raster, error) {
 		}
 		return nil, n.errf(n.pos, "", "%v", err)
 	}
+	e.used(backend)
 	out.field.Height = r.Height
 	out.field.Channels[erode.ChannelFlow] = r.Flow
 	out.field.Channels[erode.ChannelDeposit] = r.Deposit

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"strata/bake"
 	"strata/erode"
 	"strata/field"
+	"strata/gpu"
 	"strata/progress"
 )
 
@@ -74,7 +76,8 @@ func (o ErodeOptions) Resolve() (erode.Params, string, error) {
 	return params, label, nil
 }
 
-// Erode weathers the landscape's ground with package erode (in the background of the caller:
+// Erode weathers the landscape's ground with package erode — on the GPU's erosion kernels
+// when the live pipeline evaluates on the GPU (bake.GPU.Erode), else erode.Run — (in the background of the caller:
 // it blocks until done) and makes the result one undoable step, named as o.Resolve names it: the
 // height's changed 64² blocks and the channels erosion.flow, erosion.deposit and erosion.wear
 // (added, or their changed blocks replaced), applied by the worker as a reload is — the tiles
@@ -115,6 +118,12 @@ func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Fun
 		return errors.New("session: erode: finish the stroke or drag first")
 	}
 	ops, st := p.takeOps(), s.doc.stack
+	// The erosion runs on the pipeline's twin: the GPU's erosion kernels when the live pipeline
+	// evaluates on the GPU, else the Go reference.
+	var eg *bake.GPU
+	if p.mode == GPU && p.gpu != nil {
+		eg = p.gpu.g
+	}
 	s.mu.Unlock()
 	p.applyFieldOps(ops, st)
 	s.mu.Lock()
@@ -140,7 +149,17 @@ func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Fun
 	p.passMu.Unlock()
 
 	// The erosion itself, holding no lock: the live loop goes on.
-	r, err := erode.Run(ctx, old, texel, erode.Options{Params: params, Seed: o.Seed, Progress: report})
+	eo := erode.Options{Params: params, Seed: o.Seed, Progress: report}
+	var r *erode.Result
+	if eg != nil {
+		r, err = eg.Erode(ctx, old, texel, eo)
+		if errors.Is(err, gpu.ErrTooLarge) {
+			s.emit(Event{Kind: EventNotice, Message: "Erode: " + bake.FallbackWarning(err)})
+			r, err = erode.Run(ctx, old, texel, eo)
+		}
+	} else {
+		r, err = erode.Run(ctx, old, texel, eo)
+	}
 	if err != nil {
 		return err
 	}

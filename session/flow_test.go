@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
 	"testing"
@@ -114,5 +115,70 @@ func TestReloadRoutesFlow(t *testing.T) {
 	}
 	if far == 0 {
 		t.Error("no weights texel far below the dam changed: the test shows nothing")
+	}
+}
+
+// On the GPU the field's flow plane is re-routed by the evaluator's flow kernel (the field's
+// router, SetFlowRouter): after the plane is forgotten, the next routing is the kernel's bytes on
+// the session's device, within the twins' 1e-4 (log10) of field.Flow; after a fall back to the Go
+// reference the field routes with field.Flow again.
+func TestGPUSessionRoutesFlowOnTheDevice(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: GPU, TileSize: 32})
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "h.f32")
+	const n = 64
+	g := field.NewGrid(n, n)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			g.Set(i, j, float32(100+2*math.Abs(float64(i-32))-0.8*float64(j)+3*math.Sin(float64(i)*0.3)))
+		}
+	}
+	writeF32(t, src, g)
+	size := [2]float64{4 * n, 4 * n}
+	if err := h.s.OpenHeightmap(ctx, src, HeightmapOptions{Import: field.ImportOptions{Size: [2]int{n, n}}, Size: &size}); err != nil {
+		t.Fatal(err)
+	}
+	if h.s.pipe.mode != GPU {
+		t.Fatalf("the session evaluates with %v", h.s.pipe.mode)
+	}
+	f := h.s.land.Field
+	f.InvalidateFlow()
+	got, err := f.FlowPlane()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := h.s.dev.NewFlowKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	kernel, _, err := k.Route(ctx, f.Height, f.TexelSize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := field.Flow(ctx, f.Height, f.TexelSize())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got.Data {
+		if math.Float32bits(got.Data[i]) != math.Float32bits(kernel.Data[i]) {
+			t.Fatalf("texel %d: the field's plane %v, the flow kernel's %v", i, got.Data[i], kernel.Data[i])
+		}
+		if d := math.Abs(float64(got.Data[i] - want.Data[i])); d > 1e-4 {
+			t.Fatalf("texel %d: the field's plane %v, field.Flow %v", i, got.Data[i], want.Data[i])
+		}
+	}
+	if !h.s.pipe.fallBack(&gpuFailure{err: errors.New("test: the device is lost")}) {
+		t.Fatal("no fall back")
+	}
+	f.InvalidateFlow()
+	after, err := f.FlowPlane()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range after.Data {
+		if math.Float32bits(after.Data[i]) != math.Float32bits(want.Data[i]) {
+			t.Fatalf("after the fall back, texel %d: %v, field.Flow %v", i, after.Data[i], want.Data[i])
+		}
 	}
 }

@@ -337,8 +337,14 @@ func (p *pipeline) newEvaluators(ev bake.Evaluator, m *bake.Measure, geo *landsc
 		return
 	}
 	// One GPU evaluator for both: the pages write the viewport's slots, the full tiles its own
-	// target; its kernels are compiled once.
+	// target; its kernels are compiled once. The flow plane is re-routed on its twin too (the
+	// GPU flow kernel, or Go where the evaluator keeps Go for flow: a software adapter it chose
+	// automatically); the plane routed at open, before the choice, is the Go reference's.
 	p.setMode(GPU)
+	p.s.land.Field.SetFlowRouter(func(ctx context.Context, g *field.Grid, texel [2]float64) (*field.Grid, error) {
+		plane, _, err := ge.Flow(ctx, g, texel)
+		return plane, err
+	})
 	p.gpu = &gpuEval{g: ge.GPU(), res: &p.res, fail: &p.failGPU}
 	p.full, p.pages = p.gpu, p.gpu
 	p.res.start(p.s, p.s.land, geo, image.Pt(geo.Field.WeightsW/2, geo.Field.WeightsH/2))

@@ -327,6 +327,11 @@ func (p *pipeline) fallBack(gf *gpuFailure) bool {
 	p.releaseGPU()
 	p.full, p.pages = &cpuEval{}, &cpuEval{}
 	p.setMode(CPU)
+	p.s.fmu.RLock()
+	if p.s.land != nil && p.s.land.Field != nil {
+		p.s.land.Field.SetFlowRouter(nil) // the flow is routed in Go from now on
+	}
+	p.s.fmu.RUnlock()
 	p.s.mu.Lock()
 	p.markAllWeights()
 	p.stalled = false

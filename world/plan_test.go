@@ -260,3 +260,21 @@ func TestPlanRefusesFlow(t *testing.T) {
 		t.Fatalf("a world whose stack reads flow: %v", err)
 	}
 }
+
+// The erosion channels come from eroding a whole field and a world's cells are never eroded: a
+// plan whose stack reads erosion.deposit without a channel file of that name is refused, naming
+// the stack file, the rule and why.
+func TestPlanRefusesErosionChannels(t *testing.T) {
+	dir := t.TempDir()
+	src := demSources(t, dir)
+	scree := "layers:\n  - name: ground\n  - name: scree\n    rules:\n      - {input: channel, channel: erosion.deposit, min: 0.5}\n"
+	if err := os.WriteFile(src.StackPath, []byte(scree), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := world.Plan(context.Background(), world.PlanOptions{Sources: src, Cells: [2]int{2, 2}, Out: filepath.Join(dir, "e.world"),
+		Options: world.Options{CPU: true}})
+	if err == nil || !strings.Contains(err.Error(), src.StackPath) || !strings.Contains(err.Error(), `layers[1] "scree" rules[0] reads erosion.deposit`) ||
+		!strings.Contains(err.Error(), "a world's cells are not eroded") {
+		t.Fatalf("a world whose stack reads erosion.deposit: %v", err)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"strata/bake"
+	"strata/erode"
 	"strata/field"
 	"strata/landscape"
 	"strata/stack"
@@ -32,10 +34,33 @@ func (w *World) LoadStack() (*stack.Stack, string, []stack.Problem, error) {
 	if uses := s.FlowUses(); len(uses) > 0 {
 		return nil, "", nil, fmt.Errorf("world: %s: %s reads flow: flow is routed over a whole field's height and a world's cells are baked apart, so a world takes no flow rule (bake the landscape as one field)", p, uses[0])
 	}
+	if err := w.checkErosionChannels(s, p); err != nil {
+		return nil, "", nil, err
+	}
 	if err := landscape.CheckSources(s, filepath.Dir(p), p, w.channelNames()); err != nil {
 		return nil, "", nil, err
 	}
 	return s, filepath.Dir(p), warnings, nil
+}
+
+// checkErosionChannels refuses a stack that reads an erosion channel (erosion.flow,
+// erosion.deposit, erosion.wear) the world does not give as a channel file: those channels are
+// made by eroding a whole field (strata erode, terrain.erode, Field → Erode…), and a world's cells
+// are never eroded (water and sediment cross a cell's edge, and the cells are baked apart). A
+// world whose channels list a file under that name reads it as any channel — cut from one file
+// for the whole world, so the cells agree at their seams.
+func (w *World) checkErosionChannels(s *stack.Stack, path string) error {
+	have := map[string]bool{}
+	for _, c := range w.Channels {
+		have[c.Name] = true
+	}
+	for _, u := range s.ChannelUses() {
+		if strings.HasPrefix(u.Channel, erode.ChannelPrefix) && !have[u.Channel] {
+			return fmt.Errorf("world: %s: %s reads %s: the erosion channels come from eroding a whole field, and a world's cells are not eroded (water and sediment cross a cell's edge, and cells are baked apart); give world.yaml a channel file %s eroded over the whole world, or bake the landscape as one field and erode it (strata erode)",
+				path, u.Where, u.Channel, u.Channel)
+		}
+	}
+	return nil
 }
 
 // channelNames is the world's channel names, sorted.
