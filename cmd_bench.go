@@ -24,7 +24,7 @@ func init() {
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
-       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--out PATH]
+       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--out PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -54,8 +54,10 @@ func init() {
              (default 2000, the editor's sample) with the stress stack (stress16: its layers and
              populations) and with the sample's own stack: each dab to the first frame showing
              it and to the frame with the touched tiles' weights and instances final (median,
-             p95), each release to the settled frame. --out PATH saves the stress16 landscape
-             after the strokes (--strokes 0: as opened) as the editor's Save does
+             p95), each release to the settled frame; the viewport 968x704 unless --frame (the
+             editor's in a 1600×1000 window). --case sample|stress16 runs one of the two.
+             --out PATH saves the stress16 landscape (with --case, that case's) after the
+             strokes (--strokes 0: as opened) as the editor's Save does
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
@@ -361,8 +363,9 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	size := fs.Int("size", field.DunesTexels, "")
 	cpuOnly := fs.Bool("cpu", false, "")
 	strokes := fs.Int("strokes", 12, "")
-	frame := fs.String("frame", "1280x720", "")
+	frame := fs.String("frame", "968x704", "")
 	out := fs.String("out", "", "")
+	only := fs.String("case", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -371,6 +374,15 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	}
 	if *size < 16 || *size > 16384 {
 		return usageError(c, stderr, "--size %d: must be 16…16384", *size)
+	}
+	var cases []session.SculptCase
+	for _, sc := range session.SculptCases(*size) {
+		if *only == "" || *only == sc.Name {
+			cases = append(cases, sc)
+		}
+	}
+	if len(cases) == 0 {
+		return usageError(c, stderr, "--case %q: want sample or stress16", *only)
 	}
 	if *strokes < 0 || *strokes > 1000 {
 		return usageError(c, stderr, "--strokes %d: want 0 … 1000", *strokes)
@@ -394,9 +406,9 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	defer dev.Release()
 	gpuName := dev.Info.String()
 	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
-	for _, sc := range session.SculptCases(*size) {
+	for _, sc := range cases {
 		path := ""
-		if sc.Name == "stress16" {
+		if sc.Name == "stress16" || len(cases) == 1 {
 			path = *out
 		}
 		f, err := session.BenchSculpt(ctx, dev, sc, ev, *strokes, fw, fh, path)

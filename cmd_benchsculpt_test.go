@@ -57,7 +57,7 @@ func TestBenchSculptCommand(t *testing.T) {
 		t.Error("the saved stress16 landscape has no populations")
 	}
 
-	for _, c := range [][]string{{"--strokes", "-1"}, {"--size", "8"}, {"--frame", "big"}, {"extra"}} {
+	for _, c := range [][]string{{"--strokes", "-1"}, {"--size", "8"}, {"--frame", "big"}, {"extra"}, {"--case", "nope"}} {
 		if code, _, stderr := runCmd(append([]string{"bench", "sculpt"}, c...)...); code != exitUsage {
 			t.Errorf("bench sculpt %q: exit %d, want 2\n%s", c, code, stderr)
 		}

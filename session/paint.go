@@ -220,8 +220,8 @@ func (s *Session) EndStroke() {
 		s.pipe.fieldOps = append(s.pipe.fieldOps, &endStrokeOp{rec: st.rec})
 		s.hist.push(st.op)
 		s.changed()
-		// The spacing held during the stroke: place every tile once more with the maximum now.
-		s.pipe.scatterAll = true
+		// The spacing held during the stroke: it follows the maximum now (pipeline.respace).
+		s.pipe.respace = true
 		s.pipe.kick()
 	}
 	s.mu.Unlock()
