@@ -578,12 +578,12 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		switch {
 		case c.target == HolesTarget:
 		case c.target == "" || reads[c.target]:
-			if c.target == "" {
-				p.heightVer++
-				p.resetSlopes()
-			}
 			x0, z0 := mn[0]+float64(c.rect.Min.X)*ts[0], mn[1]+float64(c.rect.Min.Y)*ts[1]
 			x1, z1 := mn[0]+float64(c.rect.Max.X)*ts[0], mn[1]+float64(c.rect.Max.Y)*ts[1]
+			if c.target == "" {
+				p.heightVer++
+				p.resetSlopes(x0, z0, x1, z1)
+			}
 			if p.dirty != nil {
 				p.dirty.MarkRect(x0, z0, x1, z1)
 			}
@@ -655,10 +655,20 @@ func (p *pipeline) forgetTiles(x0, z0, x1, z1 float64) {
 	p.wtiles.forget(d.Drain())
 }
 
-// resetSlopes forgets the Go evaluator's kept slopes: the height's values changed.
-func (p *pipeline) resetSlopes() {
-	if ce, ok := p.full.(*cpuEval); ok {
+// resetSlopes forgets the Go evaluator's kept slopes of the weights texels whose taps read the
+// world rectangle: the height's values changed there. (Every texel's once, a dab's rectangle
+// and the whole field's slopes again were most of a sculpt dab's evaluation on a 2000² field.)
+func (p *pipeline) resetSlopes(x0, z0, x1, z1 float64) {
+	ce, ok := p.full.(*cpuEval)
+	if !ok {
+		return
+	}
+	if p.dirty == nil {
 		ce.slopes.Reset()
+		return
+	}
+	if r, ok := p.dirty.TexelRect(x0, z0, x1, z1); ok {
+		ce.slopes.ResetRect(r)
 	}
 }
 
