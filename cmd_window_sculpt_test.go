@@ -79,7 +79,16 @@ func TestEditorWindowSculpt(t *testing.T) {
 	x("mousemove", "1595", "995")
 	// The stroke is one step: the title says the landscape is modified; then the frame after the
 	// release, with every population re-placed, settles.
-	x("search", "--sync", "--name", "Strata — dunes \\*")
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer wcancel()
+	title := exec.CommandContext(wctx, "xdotool", "search", "--sync", "--name", "Strata — dunes \\*")
+	title.Env = append(os.Environ(), "DISPLAY="+display)
+	if out, err := title.CombinedOutput(); err != nil {
+		e.mu.Lock()
+		log := strings.Join(e.lines, "\n")
+		e.mu.Unlock()
+		t.Fatalf("the window's title never said the landscape was modified (%v: %s); stderr:\n%s", err, out, log)
+	}
 	e.awaitAfter(t, seen, "a settled frame after the stroke", func(l string) bool { return strings.HasPrefix(l, "strata: settled version ") })
 	after := stableShot(t, display, dir)
 

@@ -547,12 +547,14 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
 	}
 	s.fmu.Unlock()
-	ranged := map[string]bool{}
+	ranged := map[string]image.Rectangle{}
 	for _, c := range changes {
-		if !ranged[c.target] && c.target != HolesTarget {
-			ranged[c.target] = true
-			s.rangeChanged(c.target)
+		if c.target != HolesTarget {
+			ranged[c.target] = ranged[c.target].Union(c.rect)
 		}
+	}
+	for target, rect := range ranged {
+		s.rangeChanged(target, rect)
 	}
 	reads := map[string]bool{}
 	if st != nil {

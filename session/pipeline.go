@@ -75,6 +75,8 @@ type pipeline struct {
 	nsPerTexel float64 // measured cost of the chosen evaluator; written under Session.mu (frames read it)
 	fullNs     float64 // measured cost of the full-resolution tiles, per texel (0: none yet)
 	pops       []*popState
+	// heightBands keeps the height's range by bands of rows for the edits' range (ranges.go).
+	heightBands bandRanges
 	// unplaced are full-resolution tiles a pass evaluated while more were due (fullBatch): the
 	// pass that evaluates the last of them places the populations on all of them.
 	unplaced []field.Tile
