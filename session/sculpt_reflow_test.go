@@ -226,3 +226,63 @@ func TestSculptSavedHeightPayload(t *testing.T) {
 		}
 	}
 }
+
+// On the GPU evaluator too, after strokes of every sculpt mode the instances the session's
+// kernels hold are those a fresh GPU bake of the final ground places (bake.GPU.Bake: weights,
+// density and placement from scratch), matrix for matrix (sorted: the pool's slot order varies).
+func TestSculptInstancesFreshGPU(t *testing.T) {
+	const tile = 32
+	h, _ := openSample(t, Options{Evaluator: GPU, TileSize: tile}, 128, nil, true)
+	for _, s := range sculptStrokes(fieldNow(t, h)) {
+		sculptAt(t, h, s.b, s.pts...)
+	}
+	h.waitFrame(h.s.Version())
+	ctx := context.Background()
+	p := h.s.pipe
+	p.passMu.Lock()
+	var held [][]float32
+	for _, ps := range p.pops {
+		if ps.kernel == nil {
+			p.passMu.Unlock()
+			t.Fatalf("population %q has no GPU kernel: the session does not place on the GPU", ps.name)
+		}
+		m, err := ps.kernel.ReadMatrices()
+		if err != nil {
+			p.passMu.Unlock()
+			t.Fatal(err)
+		}
+		held = append(held, m)
+	}
+	p.passMu.Unlock()
+	f := fieldNow(t, h)
+	st := h.s.Stack()
+	geo, err := landscape.NewGeometry(st, f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := bake.OpenGPU(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	fresh := &landscape.Landscape{Stack: st, Field: f, Geometry: geo}
+	if err := g.Bake(ctx, fresh, bake.Options{TileSize: tile}); err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh.Scatter) != len(held) {
+		t.Fatalf("%d populations baked afresh, the session holds %d", len(fresh.Scatter), len(held))
+	}
+	placed := 0
+	for i, pop := range fresh.Scatter {
+		want := scatter.SortMatrices(pop.Matrices[:pop.Count*scatter.MatrixFloats])
+		got := scatter.SortMatrices(held[i])
+		if !bytes.Equal(f32bytes(want), f32bytes(got)) {
+			t.Errorf("population %q: the session's kernel holds %d instances, a fresh GPU bake places %d, not the same matrices",
+				pop.Name, len(got)/scatter.MatrixFloats, pop.Count)
+		}
+		placed += pop.Count
+	}
+	if placed == 0 {
+		t.Fatal("no instances placed: the test shows nothing")
+	}
+}
