@@ -658,8 +658,8 @@ func (p *pipeline) forgetTiles(x0, z0, x1, z1 float64) {
 }
 
 // resetSlopes forgets the Go evaluator's kept slopes of the weights texels whose taps read the
-// world rectangle: the height's values changed there. (Every texel's once, a dab's rectangle
-// and the whole field's slopes again were most of a sculpt dab's evaluation on a 2000² field.)
+// world rectangle: the height's values changed there. (Forgetting them all made every sculpt
+// dab on a 2000² field compute the whole field's slopes again.)
 func (p *pipeline) resetSlopes(x0, z0, x1, z1 float64) {
 	ce, ok := p.full.(*cpuEval)
 	if !ok {
