@@ -208,5 +208,5 @@ func (r *renderLoop) run() {
 func (s *Session) stroking() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.pipe.stroke != nil
+	return s.pipe != nil && s.pipe.stroke != nil
 }
