@@ -25,6 +25,7 @@ func init() {
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
+       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--out PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -48,13 +49,24 @@ func init() {
              p95), the hydraulic iterations' total and cells/s, the thermal settle, the total.
              On the GPU's erosion kernels, or the Go reference on every core with --cpu;
              --iterations N replaces the preset's
+  sculpt     K strokes (default 12) of raise, smooth and flatten in turn, 8 dabs each, with the
+             editor's brush (a fiftieth of the field, strength 0.6, falloff 0.6), through the
+             session the window runs, headless, over the dunes field at N×N height texels
+             (default 2000, the editor's sample) with the stress stack (stress16: its layers and
+             populations) and with the sample's own stack: each dab to the first frame showing
+             it and to the frame with the touched tiles' weights and instances final (median,
+             p95), each release to the settled frame; the viewport 968x704 unless --frame (the
+             editor's in a 1600×1000 window). --case sample|stress16 runs one of the two.
+             --out PATH saves the stress16 landscape (with --case, that case's) after the
+             strokes (--strokes 0: as opened) as the editor's Save does
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
   --steps N  drag steps for live (default 40)
   --frame WxH  the viewport for live (default 1280x720)
   --cpu      measure the Go reference only (live: the Go evaluator)
-  --out PATH   bake: keep the container at PATH (default: a temporary folder, removed)
+  --out PATH   bake: keep the container at PATH (default: a temporary folder, removed);
+             sculpt: save the sculpted stress16 landscape there
   --compare PATH  bake: afterwards, compare the controls with those of the container at PATH`,
 		run: runBench,
 	})
@@ -71,6 +83,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(which) > 0 && which[0] == "erode" {
 		return runBenchErode(which[1:], args, stdout, stderr)
+	}
+	if len(which) > 0 && which[0] == "sculpt" {
+		return runBenchSculpt(which[1:], args, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -381,4 +396,70 @@ func benchErodeGround(n int) (*field.Grid, [2]float64) {
 		}
 	}
 	return g, [2]float64{texel, texel}
+}
+
+// runBenchSculpt is `strata bench sculpt`: strokes through the editor's session, timed.
+func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
+	c := commands["bench"]
+	fs := flag.NewFlagSet("bench sculpt", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	size := fs.Int("size", field.DunesTexels, "")
+	cpuOnly := fs.Bool("cpu", false, "")
+	strokes := fs.Int("strokes", 12, "")
+	frame := fs.String("frame", "968x704", "")
+	out := fs.String("out", "", "")
+	only := fs.String("case", "", "")
+	if err := fs.Parse(args); err != nil {
+		return usageError(c, stderr, "%v", err)
+	}
+	if extra = append(extra, fs.Args()...); len(extra) > 0 {
+		return usageError(c, stderr, "unexpected argument %q", extra[0])
+	}
+	if *size < 16 || *size > 16384 {
+		return usageError(c, stderr, "--size %d: must be 16…16384", *size)
+	}
+	var cases []session.SculptCase
+	for _, sc := range session.SculptCases(*size) {
+		if *only == "" || *only == sc.Name {
+			cases = append(cases, sc)
+		}
+	}
+	if len(cases) == 0 {
+		return usageError(c, stderr, "--case %q: want sample or stress16", *only)
+	}
+	if *strokes < 0 || *strokes > 1000 {
+		return usageError(c, stderr, "--strokes %d: want 0 … 1000", *strokes)
+	}
+	fw, fh, err := parseSize(*frame)
+	if err != nil {
+		return usageError(c, stderr, "--frame %q: want WxH", *frame)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ev := session.Auto
+	if *cpuOnly {
+		ev = session.CPU
+	}
+	// The viewport draws on the device whatever evaluates (the editor's way).
+	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata bench sculpt"})
+	if err != nil {
+		fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+		return exitFail
+	}
+	defer dev.Release()
+	gpuName := dev.Info.String()
+	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
+	for _, sc := range cases {
+		path := ""
+		if sc.Name == "stress16" || len(cases) == 1 {
+			path = *out
+		}
+		f, err := session.BenchSculpt(ctx, dev, sc, ev, *strokes, fw, fh, path)
+		if err != nil {
+			fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			return exitFail
+		}
+		f.Print(stdout, gpuName)
+	}
+	return exitOK
 }

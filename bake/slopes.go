@@ -3,6 +3,7 @@ package bake
 import (
 	"context"
 	"fmt"
+	"image"
 
 	"strata/field"
 	"strata/landscape"
@@ -20,25 +21,50 @@ type Slopes struct {
 	grid   *field.Grid
 	height *field.Grid
 	geo    landscape.Geometry
+	// stale are weights texels whose slopes Fill computes again (ResetRect).
+	stale image.Rectangle
 }
 
 // Reset forgets the slopes: the height's values changed.
-func (s *Slopes) Reset() { s.grid = nil }
+func (s *Slopes) Reset() { s.grid, s.stale = nil, image.Rectangle{} }
+
+// ResetRect forgets the slopes of the weights texels in r (those whose taps read a part of the
+// height that changed); the next Fill computes the tiles holding them again, the same values a
+// whole Fill would.
+func (s *Slopes) ResetRect(r image.Rectangle) {
+	if s.grid != nil {
+		s.stale = s.stale.Union(r)
+	}
+}
 
 // Fill returns the slopes of f's height under geometry g, on every core, computing them when it
 // holds none for this height grid and geometry. The grid is the whole weights grid (texel (i, j)
 // at j·W+i), for Options.Slopes and scatter's density.
 func (s *Slopes) Fill(ctx context.Context, st *stack.Stack, f *field.Field, g *landscape.Geometry) (*field.Grid, error) {
-	if s.grid != nil && s.height == f.Height && s.geo == *g {
+	kept := s.grid != nil && s.height == f.Height && s.geo == *g
+	if kept && s.stale.Empty() {
 		return s.grid, nil
 	}
-	s.grid = nil
 	c, err := stack.Compile(st, g.Stack)
 	if err != nil {
+		s.grid = nil
 		return nil, fmt.Errorf("bake: slopes: %w", err)
 	}
-	grid := field.NewGrid(g.Field.WeightsW, g.Field.WeightsH)
-	err = forTiles(ctx, g.Tiles(field.DefaultTileSize), Options{}, "slopes", func(t field.Tile) {
+	tiles := g.Tiles(field.DefaultTileSize)
+	grid := s.grid
+	if kept {
+		some := tiles[:0:0]
+		for _, t := range tiles {
+			if image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H).Overlaps(s.stale) {
+				some = append(some, t)
+			}
+		}
+		tiles = some
+	} else {
+		grid = field.NewGrid(g.Field.WeightsW, g.Field.WeightsH)
+	}
+	s.grid, s.stale = nil, image.Rectangle{}
+	err = forTiles(ctx, tiles, Options{}, "slopes", func(t field.Tile) {
 		tp := c.Taps(&g.Field, f.Height, [4]*field.Grid{}, t)
 		for j := t.J0; j < t.J0+t.H; j++ {
 			tp.SlopeRow(j, t.I0, grid.Data[j*grid.W+t.I0:j*grid.W+t.I0+t.W])

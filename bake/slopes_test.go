@@ -106,3 +106,61 @@ func TestSlopesKeptUntilTheGroundChanges(t *testing.T) {
 		t.Error("slopes of another size were taken")
 	}
 }
+
+// After the height changed in a rectangle, ResetRect of the weights texels whose taps read it
+// makes Fill compute those again: the grid is a whole fresh Fill's, value for value, and the
+// texels far from the change are not computed again (a wrong rectangle would be seen).
+func TestSlopesResetRect(t *testing.T) {
+	ctx := context.Background()
+	f := field.SampleDunesSized(600) // 3 × 3 slope tiles
+	st := stack.SampleDunes()
+	g, err := landscape.NewGeometry(st, f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sl Slopes
+	kept, err := sl.Fill(ctx, st, f, &g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept.Data[len(kept.Data)-1] = -1 // a marker in the far corner's tile: it must survive
+	before := kept.Clone()           // Fill computes into the kept grid
+	// A hill near the first corner, height texels 100…140.
+	for j := 100; j < 140; j++ {
+		for i := 100; i < 140; i++ {
+			f.Height.Data[j*f.Height.W+i] += 5
+		}
+	}
+	d := field.NewDirtySet(g.Field, field.DefaultTileSize, g.Stack.GradientStep)
+	mn, ts := f.Placement.Min(), f.TexelSize()
+	r, ok := d.TexelRect(mn[0]+100*ts[0], mn[1]+100*ts[1], mn[0]+140*ts[0], mn[1]+140*ts[1])
+	if !ok {
+		t.Fatal("the hill is outside the field")
+	}
+	sl.ResetRect(r)
+	got, err := sl.Fill(ctx, st, f, &g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fresh Slopes
+	want, err := fresh.Fill(ctx, st, f, &g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Data[len(got.Data)-1] != -1 {
+		t.Error("ResetRect of one corner computed the far corner again")
+	}
+	got.Data[len(got.Data)-1] = want.Data[len(want.Data)-1]
+	changed := 0
+	for k := range want.Data {
+		if got.Data[k] != want.Data[k] {
+			t.Fatalf("slope texel %d is %v after ResetRect, a fresh Fill gives %v", k, got.Data[k], want.Data[k])
+		}
+		if want.Data[k] != before.Data[k] && k != len(want.Data)-1 {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Fatal("the hill changed no slope: the test shows nothing")
+	}
+}

@@ -33,15 +33,18 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		return false, pass, nil
 	}
 	var idx []int
-	scatterAll := false
+	scatterAll, respace := false, false
 	if s.doc.stack == st {
 		if len(st.Populations) == 0 {
 			p.dirty.Drain() // no population reads them
 		} else {
 			idx = p.dirty.Drain()
 		}
-		scatterAll = p.scatterAll
-		p.scatterAll = false
+		scatterAll, respace = p.scatterAll, p.respace
+		p.scatterAll, p.respace = false, false
+		if respace && p.mode == GPU {
+			scatterAll = true // the maximum is the kernel's over the tiles it runs: all of them
+		}
 	}
 	// Otherwise a stack edit arrived while this pass prepared: the tiles it marked and the
 	// placement it asked for belong to the next pass, which evaluates them with that stack
@@ -62,6 +65,9 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		if scatterAll {
 			p.scatterAll, scatterAll = true, false
 		}
+		if respace {
+			p.respace, respace = true, false
+		}
 	}
 	p.passIsFull = len(tiles) > 0
 	s.mu.Unlock()
@@ -69,11 +75,11 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		// The whole field's tiles, and the populations placed from them, read the field where
 		// it is: its upload must have landed.
 		if err := p.landField(true); err != nil {
-			p.remark(tiles, scatterAll)
+			p.remark(tiles, scatterAll, respace)
 			return true, pass, err
 		}
 		if err := p.syncField(st); err != nil {
-			p.remark(tiles, scatterAll)
+			p.remark(tiles, scatterAll, respace)
 			return true, pass, err
 		}
 	}
@@ -88,7 +94,7 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		pass.Duration = time.Since(t0)
 		pass.Tiles = len(tiles)
 		if err != nil {
-			p.remark(tiles, scatterAll)
+			p.remark(tiles, scatterAll, respace)
 			return true, pass, err
 		}
 		texels := 0
@@ -99,7 +105,22 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		s.flash(tiles)
 	}
 	if more {
+		p.unplaced = append(p.unplaced, tiles...)
 		return true, pass, nil
+	}
+	if len(p.unplaced) > 0 {
+		// The earlier batches' tiles are placed with these (a whole placement covers them).
+		seen := map[int]bool{}
+		for _, t := range tiles {
+			seen[t.Index] = true
+		}
+		for _, t := range p.unplaced {
+			if !seen[t.Index] && !scatterAll {
+				seen[t.Index] = true
+				tiles = append(tiles, t)
+			}
+		}
+		p.unplaced = nil
 	}
 	if len(st.Populations) == 0 && len(p.pops) > 0 {
 		// The last population went: so do its instances.
@@ -108,10 +129,10 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 			return false, pass, err
 		}
 	}
-	placed := len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || changedField)
+	placed := len(st.Populations) > 0 && (len(tiles) > 0 || scatterAll || respace || changedField)
 	if placed {
 		t1 := time.Now()
-		if err := p.scatter(ps.ctx, st, tiles, scatterAll, ps.dragging || ps.stroking); err != nil {
+		if err := p.scatter(ps.ctx, st, tiles, scatterAll, respace, ps.dragging || ps.stroking); err != nil {
 			if !errors.Is(err, context.Canceled) {
 				s.emit(Event{Kind: EventError, Err: fmt.Errorf("scatter: %w", err)})
 			}
@@ -137,7 +158,7 @@ func (p *pipeline) fullBatch(n int) int {
 
 // remark marks tiles (and the placement) again after a failed or cancelled evaluation, so the
 // next pass, with the newest state, covers them.
-func (p *pipeline) remark(tiles []field.Tile, scatterAll bool) {
+func (p *pipeline) remark(tiles []field.Tile, scatterAll, respace bool) {
 	s := p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -146,5 +167,8 @@ func (p *pipeline) remark(tiles []field.Tile, scatterAll bool) {
 	}
 	if scatterAll {
 		p.scatterAll = true
+	}
+	if respace {
+		p.respace = true
 	}
 }

@@ -231,8 +231,8 @@ func (s *Session) EndStroke() {
 		s.pipe.fieldOps = append(s.pipe.fieldOps, &endStrokeOp{rec: st.rec})
 		s.hist.push(st.op)
 		s.changed()
-		// The spacing held during the stroke: place every tile once more with the maximum now.
-		s.pipe.scatterAll = true
+		// The spacing held during the stroke: it follows the maximum now (pipeline.respace).
+		s.pipe.respace = true
 		s.pipe.kick()
 	}
 	s.mu.Unlock()
@@ -556,12 +556,14 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
 	}
 	s.fmu.Unlock()
-	ranged := map[string]bool{}
+	ranged := map[string]image.Rectangle{}
 	for _, c := range changes {
-		if !ranged[c.target] && c.target != HolesTarget {
-			ranged[c.target] = true
-			s.rangeChanged(c.target)
+		if c.target != HolesTarget {
+			ranged[c.target] = ranged[c.target].Union(c.rect)
 		}
+	}
+	for target, rect := range ranged {
+		s.rangeChanged(target, rect)
 	}
 	reads := map[string]bool{}
 	if st != nil {
@@ -587,12 +589,12 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		switch {
 		case c.target == HolesTarget:
 		case c.target == "" || reads[c.target]:
-			if c.target == "" {
-				p.heightVer++
-				p.resetSlopes()
-			}
 			x0, z0 := mn[0]+float64(c.rect.Min.X)*ts[0], mn[1]+float64(c.rect.Min.Y)*ts[1]
 			x1, z1 := mn[0]+float64(c.rect.Max.X)*ts[0], mn[1]+float64(c.rect.Max.Y)*ts[1]
+			if c.target == "" {
+				p.heightVer++
+				p.resetSlopes(x0, z0, x1, z1)
+			}
 			if p.dirty != nil {
 				p.dirty.MarkRect(x0, z0, x1, z1)
 			}
@@ -664,10 +666,20 @@ func (p *pipeline) forgetTiles(x0, z0, x1, z1 float64) {
 	p.wtiles.forget(d.Drain())
 }
 
-// resetSlopes forgets the Go evaluator's kept slopes: the height's values changed.
-func (p *pipeline) resetSlopes() {
-	if ce, ok := p.full.(*cpuEval); ok {
+// resetSlopes forgets the Go evaluator's kept slopes of the weights texels whose taps read the
+// world rectangle: the height's values changed there. (Forgetting them all made every sculpt
+// dab on a 2000² field compute the whole field's slopes again.)
+func (p *pipeline) resetSlopes(x0, z0, x1, z1 float64) {
+	ce, ok := p.full.(*cpuEval)
+	if !ok {
+		return
+	}
+	if p.dirty == nil {
 		ce.slopes.Reset()
+		return
+	}
+	if r, ok := p.dirty.TexelRect(x0, z0, x1, z1); ok {
+		ce.slopes.ResetRect(r)
 	}
 }
 

@@ -41,13 +41,18 @@ type pipeline struct {
 	passMu sync.Mutex
 
 	// Guarded by Session.mu.
-	drag        *dragState
-	stroke      *strokeState
-	fieldOps    []fieldOp
-	dirty       *field.DirtySet // full-resolution weights tiles the populations need evaluated
-	scatterAll  bool            // every population's placement must be redone
-	layersDirty bool            // the viewport's layer table (tints, tiling)
-	atlasDirty  bool            // the atlas sheets (a layer's texture)
+	drag       *dragState
+	stroke     *strokeState
+	fieldOps   []fieldOp
+	dirty      *field.DirtySet // full-resolution weights tiles the populations need evaluated
+	scatterAll bool            // every population's placement must be redone
+	// respace says a stroke ended: each population's spacing may follow its maximum density
+	// again. On the Go evaluator the densities are current (every tile whose weights a pass
+	// evaluated had its density evaluated with them), so only a changed spacing places every
+	// tile again; the GPU keeps no maximum per tile and evaluates every tile's density for it.
+	respace     bool
+	layersDirty bool // the viewport's layer table (tints, tiling)
+	atlasDirty  bool // the atlas sheets (a layer's texture)
 	// gen is the generation of the weights the newest stack gives: it moves on whenever what the
 	// weights kernel would be given changes (weightsDiffer), and the viewport shows a generation
 	// once its first pages are written (a picture never mixes two stacks).
@@ -70,8 +75,13 @@ type pipeline struct {
 	nsPerTexel float64 // measured cost of the chosen evaluator; written under Session.mu (frames read it)
 	fullNs     float64 // measured cost of the full-resolution tiles, per texel (0: none yet)
 	pops       []*popState
-	wtiles     *tileCache
-	geoFor     *stack.Stack // a stack with the gradient step geo was made for
+	// heightBands keeps the height's range by bands of rows for the edits' range (ranges.go).
+	heightBands bandRanges
+	// unplaced are full-resolution tiles a pass evaluated while more were due (fullBatch): the
+	// pass that evaluates the last of them places the populations on all of them.
+	unplaced []field.Tile
+	wtiles   *tileCache
+	geoFor   *stack.Stack // a stack with the gradient step geo was made for
 	// shownGen is the weights generation the viewport shows.
 	shownGen uint64
 	// stale are pages of the current generation whose ground changed since they were written

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"image"
 	"math"
 	"strings"
 
@@ -12,23 +13,53 @@ import (
 
 // gridRange is g's lowest and highest value, on every core.
 func gridRange(g *field.Grid) [2]float64 {
+	var b bandRanges
+	return b.update(g, image.Rectangle{})
+}
+
+// rangeRows is the height of the bands of rows bandRanges keeps.
+const rangeRows = 256
+
+// bandRanges keeps a grid's lowest and highest value per band of rangeRows rows, so an edit of a
+// rectangle reads only the bands it reached again (a sculpt dab on a 2000² field read the whole
+// grid at every dab: 12 ms of CPU of the ~200 a dab costs, docs/PERFORMANCE.md "Sculpt").
+type bandRanges struct {
+	g      *field.Grid
+	n      int // len(g.Data) the bands were computed for
+	lo, hi []float32
+}
+
+// update returns g's range after the values in rows changed (empty: every band is read again,
+// as it is for a grid it does not hold).
+func (b *bandRanges) update(g *field.Grid, rows image.Rectangle) [2]float64 {
 	if g == nil || len(g.Data) == 0 {
+		*b = bandRanges{}
 		return [2]float64{}
 	}
-	const rows = 256
-	n := (g.H + rows - 1) / rows
-	los, his := make([]float32, n), make([]float32, n)
-	pool.Each(context.Background(), n, 0, func(k int) {
-		part := g.Data[k*rows*g.W : min((k+1)*rows, g.H)*g.W]
+	n := (g.H + rangeRows - 1) / rangeRows
+	bands := make([]int, 0, n)
+	if b.g != g || b.n != len(g.Data) || len(b.lo) != n || rows.Empty() {
+		b.g, b.n, b.lo, b.hi = g, len(g.Data), make([]float32, n), make([]float32, n)
+		for k := range n {
+			bands = append(bands, k)
+		}
+	} else {
+		for k := max(rows.Min.Y, 0) / rangeRows; k <= min(rows.Max.Y-1, g.H-1)/rangeRows; k++ {
+			bands = append(bands, k)
+		}
+	}
+	pool.Each(context.Background(), len(bands), 0, func(i int) {
+		k := bands[i]
+		part := g.Data[k*rangeRows*g.W : min((k+1)*rangeRows, g.H)*g.W]
 		lo, hi := part[0], part[0]
 		for _, v := range part {
 			lo, hi = min(lo, v), max(hi, v)
 		}
-		los[k], his[k] = lo, hi
+		b.lo[k], b.hi[k] = lo, hi
 	}, nil)
-	lo, hi := los[0], his[0]
-	for k := range los {
-		lo, hi = min(lo, los[k]), max(hi, his[k])
+	lo, hi := b.lo[0], b.hi[0]
+	for k := range b.lo {
+		lo, hi = min(lo, b.lo[k]), max(hi, b.hi[k])
 	}
 	return [2]float64{float64(lo), float64(hi)}
 }
@@ -72,9 +103,10 @@ func (s *Session) channelRanges(f *field.Field, open uint64) {
 	}
 }
 
-// rangeChanged recomputes the range of a grid an edit wrote (the worker, which alone writes the
-// field: no lock needed to read it) — the height ("") or a stored channel.
-func (s *Session) rangeChanged(target string) {
+// rangeChanged recomputes the range of a grid an edit wrote inside rect (the worker, which alone
+// writes the field: no lock needed to read it) — the height ("": only the bands of rows rect
+// reaches are read again, pipeline.heightBands) or a stored channel.
+func (s *Session) rangeChanged(target string, rect image.Rectangle) {
 	if target != "" && !keptRange(target) {
 		return
 	}
@@ -85,7 +117,10 @@ func (s *Session) rangeChanged(target string) {
 		g = s.land.Field.Channels[target]
 	}
 	var r [2]float64
-	if g != nil {
+	switch {
+	case g != nil && target == "":
+		r = s.pipe.heightBands.update(g, rect)
+	case g != nil:
 		r = gridRange(g)
 	}
 	s.mu.Lock()

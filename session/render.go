@@ -133,13 +133,20 @@ func (r *renderLoop) run() {
 			return
 		}
 		r.want = false
-		interactive := r.s.now().Sub(r.interactive) < settle
+		since, fullMs, fw, fh := r.s.now().Sub(r.interactive), r.fullMs, r.w, r.h
+		r.mu.Unlock()
+		// An open stroke is interactive however long its dabs take to evaluate: a full-resolution
+		// frame on a slow device (a software one) would otherwise start whenever a dab's pass
+		// outlasts settle, and hold the next dab's picture back by as long as it takes; the
+		// stroke's release draws the full frame (EndStroke calms the loop).
+		interactive := since < settle || r.s.stroking()
 		scale := 1.0
-		if interactive && r.fullMs > float64(frameBudget.Milliseconds()) {
-			scale = math.Max(0.25, math.Min(1, math.Sqrt(float64(frameBudget.Milliseconds())/r.fullMs)))
+		if interactive && fullMs > float64(frameBudget.Milliseconds()) {
+			scale = math.Max(0.25, math.Min(1, math.Sqrt(float64(frameBudget.Milliseconds())/fullMs)))
 			scale = math.Round(scale*8) / 8
 		}
-		w, h := max(1, int(math.Round(float64(r.w)*scale))), max(1, int(math.Round(float64(r.h)*scale)))
+		w, h := max(1, int(math.Round(float64(fw)*scale))), max(1, int(math.Round(float64(fh)*scale)))
+		r.mu.Lock()
 		r.scale = scale
 		r.mu.Unlock()
 
@@ -195,4 +202,11 @@ func (r *renderLoop) run() {
 			time.AfterFunc(33*time.Millisecond, func() { r.request(false) })
 		}
 	}
+}
+
+// stroking reports an open stroke.
+func (s *Session) stroking() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pipe != nil && s.pipe.stroke != nil
 }

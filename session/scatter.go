@@ -83,8 +83,10 @@ func (c *tileCache) get(f *field.Field, chans []string, t field.Tile) (gpu.Weigh
 // scatter re-places the populations after a pass that evaluated tiles (nil: none). all says every
 // tile of every population must be placed again (a population changed, or the field did
 // everywhere); hold keeps each population's spacing while a drag or stroke is open, so only the
-// touched tiles move; when it ends, a pass with all re-places what the new maximum demands.
-func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.Tile, all, hold bool) error {
+// touched tiles move; when it ends, a pass with all (a drag) or respace (a stroke: the Go
+// evaluator's densities are current, so every tile is placed again only where the spacing the
+// maximum gives changed) re-places what the new maximum demands.
+func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.Tile, all, respace, hold bool) error {
 	s := p.s
 	p.syncPops(st)
 	allTiles := p.geo.Tiles(s.opts.TileSize)
@@ -95,7 +97,7 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 		if all || ps.params.Spacing == 0 {
 			touched = allTiles
 		}
-		if len(touched) == 0 {
+		if len(touched) == 0 && !respace {
 			continue
 		}
 		var err error

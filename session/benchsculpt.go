@@ -1,0 +1,236 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"strata/bake"
+	"strata/field"
+	"strata/gpu"
+	"strata/landscape"
+	"strata/stack"
+)
+
+// SculptCase is one workload of `strata bench sculpt`: a landscape the strokes shape.
+type SculptCase struct {
+	Name      string
+	Landscape func() *landscape.Landscape
+}
+
+// SculptCases are the standard workloads over an n×n dunes field: the editor's sample (its own
+// stack, what a person sculpts after File → New → Sample) and the stress stack with its layers
+// and populations (bake.StressField: the dunes with a snow mask and a sediment channel).
+func SculptCases(n int) []SculptCase {
+	return []SculptCase{
+		{Name: "sample", Landscape: func() *landscape.Landscape {
+			return &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(n)}
+		}},
+		{Name: "stress16", Landscape: func() *landscape.Landscape {
+			return &landscape.Landscape{Stack: stack.StressStack(), Field: bake.StressField(n)}
+		}},
+	}
+}
+
+// SculptDabs is how many dabs one stroke of the benchmark lays: one Stroke call each, a quarter
+// radius apart (the session's dab spacing), so the stroke is two radii long.
+const SculptDabs = 8
+
+// SculptFigures is what `strata bench sculpt` reports for one landscape.
+type SculptFigures struct {
+	Case      string
+	W, H      int // height grid
+	Evaluator string
+	Frame     [2]int
+	Radius    float64 // the brush's radius, metres
+	Strokes   int
+	Dabs      int
+	// Open is open → the settled first view (not part of the sculpt figures).
+	Open time.Duration
+	// First is dab → the first frame of the dab's version (a draft of the view's pages, or a
+	// reduced-resolution frame, where the machine draws one).
+	FirstMedian, FirstP95 time.Duration
+	// Final is dab → the first frame of the dab's version with every page the view samples
+	// evaluated and the touched tiles' full-resolution weights and instances placed (nothing
+	// refining), at whatever resolution the gesture's frames are drawn.
+	FinalMedian, FinalP95 time.Duration
+	Drafts                int // first frames that were drafts or not final
+	Reduced               int // final frames drawn below the viewport's full resolution
+	// Settled is release → the settled frame (full resolution, the spacing re-placed everywhere).
+	SettledMedian, SettledP95 time.Duration
+	// Eval, Scatter and FrameTime are the means over the dabs of the last pass's evaluation and
+	// scatter (the status bar's) and of the final frame's GPU time.
+	Eval, Scatter, FrameTime time.Duration
+	// Save is the --out save's time (bake.Rebake of the sculpted landscape); Saved its path.
+	Save  time.Duration
+	Saved string
+	// HeightRange is the ground's range after the strokes.
+	HeightRange           [2]float64
+	PeakRSS               int64
+	DeviceNow, DevicePeak int64
+}
+
+// sculptStroke is stroke k's brush and its dab centres: raise, smooth, flatten in turn, each
+// triple on its own spot of a ring around the field's middle (the smooth and the flatten go over
+// the hill the raise made), along a line two radii long.
+func sculptStroke(k int, fi FieldInfo, radius float64) (Brush, [][2]float64) {
+	modes := []SculptMode{SculptRaise, SculptSmooth, SculptFlatten}
+	b := Brush{Sculpt: modes[k%3], Radius: radius, Strength: 0.6, Falloff: 0.6}
+	g := k / 3
+	a := float64(g) * 2.39996 // the golden angle: spots spread, never repeat
+	ring := 0.15 * math.Min(fi.Size[0], fi.Size[1]) * math.Sqrt(float64(g%8)/8)
+	cx, cz := fi.Origin[0]+ring*math.Cos(a), fi.Origin[1]+ring*math.Sin(a)
+	dir := float64(k%3) * math.Pi / 3
+	pts := make([][2]float64, SculptDabs)
+	for d := range pts {
+		t := (float64(d)/float64(SculptDabs-1) - 0.5) * 2 * radius * float64(SculptDabs-1) / float64(SculptDabs)
+		pts[d] = [2]float64{cx + t*math.Cos(dir), cz + t*math.Sin(dir)}
+	}
+	return b, pts
+}
+
+// BenchSculpt opens c's landscape (built before the clock starts) in a Session as the editor
+// window does, headless at w×h pixels, waits for its settled view, then lays strokes strokes of
+// raise, smooth and flatten (sculptStroke), each dab given as the viewport gives a dragged
+// point (Stroke, then the brush ring there) and timed to the first frame showing it and to the
+// frame with the touched tiles final; each release is timed to the settled frame. With out set
+// the landscape is saved there afterwards as Save does (strokes 0: the landscape as opened).
+func BenchSculpt(ctx context.Context, dev *gpu.Device, c SculptCase, ev Evaluator, strokes, w, h int, out string) (*SculptFigures, error) {
+	if strokes < 0 {
+		return nil, fmt.Errorf("session: bench sculpt: %d strokes", strokes)
+	}
+	b, err := newBenchRun(ctx, dev, ev, w, h)
+	if err != nil {
+		return nil, err
+	}
+	fig, err := b.sculpt(ctx, c, strokes, out)
+	if err != nil {
+		b.s.Close()
+		return nil, err
+	}
+	fig.PeakRSS = bake.PeakRSS()
+	fig.DeviceNow, fig.DevicePeak = b.s.dev.Memory()
+	err = b.failed()
+	b.s.Close()
+	return fig, err
+}
+
+func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out string) (*SculptFigures, error) {
+	w, h := b.s.ViewSize()
+	fig := &SculptFigures{Case: c.Name, Frame: [2]int{w, h}, Strokes: strokes}
+	l := c.Landscape()
+	t0 := time.Now()
+	if err := b.s.OpenLandscape(ctx, l, c.Name); err != nil {
+		return nil, err
+	}
+	if err := b.wait(ctx, b.s.Version(), true); err != nil {
+		return nil, err
+	}
+	fig.Open = time.Since(t0)
+	fig.Evaluator = b.s.Status().Evaluator
+	fi := b.s.Field()
+	fig.W, fig.H = fi.HeightW, fi.HeightH
+	// The editor's brush on a new landscape: a fiftieth of the field's larger side.
+	fig.Radius = max(1, float64(int(max(fi.Size[0], fi.Size[1])/50)))
+	var first, final, settled []time.Duration
+	for k := 0; k < strokes; k++ {
+		br, pts := sculptStroke(k, fi, fig.Radius)
+		if err := b.s.BeginStroke(br); err != nil {
+			return nil, err
+		}
+		for _, pt := range pts {
+			t := time.Now()
+			b.s.Stroke(pt[0], pt[1])
+			b.s.SetBrushCursor(true, pt[0], pt[1], br.Radius)
+			f1, f2, err := b.dabFrames(ctx, b.s.Version())
+			if err != nil {
+				return nil, err
+			}
+			first = append(first, f1.At.Sub(t))
+			final = append(final, f2.At.Sub(t))
+			if f1 != f2 {
+				fig.Drafts++
+			}
+			if f2.Scale < 1 {
+				fig.Reduced++
+			}
+			st := b.s.Status()
+			fig.Eval += st.Last.Duration
+			fig.Scatter += st.Last.Scatter
+			fig.FrameTime += time.Duration(f2.Stats.GPUms * float64(time.Millisecond))
+		}
+		t := time.Now()
+		b.s.EndStroke()
+		if err := b.wait(ctx, b.s.Version(), true); err != nil {
+			return nil, err
+		}
+		settled = append(settled, b.last.At.Sub(t))
+	}
+	fig.Dabs = len(first)
+	if n := time.Duration(fig.Dabs); n > 0 {
+		fig.Eval, fig.Scatter, fig.FrameTime = fig.Eval/n, fig.Scatter/n, fig.FrameTime/n
+	}
+	fig.FirstMedian, fig.FirstP95 = quantile(first, 0.5), quantile(first, 0.95)
+	fig.FinalMedian, fig.FinalP95 = quantile(final, 0.5), quantile(final, 0.95)
+	fig.SettledMedian, fig.SettledP95 = quantile(settled, 0.5), quantile(settled, 0.95)
+	fig.HeightRange = b.s.Field().HeightRange
+	if out != "" {
+		t := time.Now()
+		if err := b.s.SaveAs(ctx, out, nil); err != nil {
+			return nil, err
+		}
+		fig.Save, fig.Saved = time.Since(t), out
+	}
+	return fig, nil
+}
+
+// dabFrames waits for the first frame of version v or later and for the first such frame that
+// is final (not a draft, nothing refining: the touched tiles' weights and instances are placed);
+// both are the same frame when the first is final.
+func (b *benchRun) dabFrames(ctx context.Context, v uint64) (first, final *Frame, err error) {
+	timeout := time.After(5 * time.Minute)
+	for {
+		select {
+		case f := <-b.frames:
+			if f.Version < v {
+				continue
+			}
+			if first == nil {
+				first = f
+			}
+			if !f.Draft && !f.Refining {
+				return first, f, nil
+			}
+		case <-time.After(time.Second):
+			if err := b.failed(); err != nil {
+				return nil, nil, err
+			}
+			b.s.RequestFrame()
+		case <-timeout:
+			return nil, nil, fmt.Errorf("session: bench sculpt: no final frame of version %d within 5 minutes", v)
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+}
+
+// Print writes the figures as the bench command shows them.
+func (f *SculptFigures) Print(w io.Writer, adapter string) {
+	fmt.Fprintf(w, "sculpt %s, %d×%d height, %d×%d frame, %s on %s\n", f.Case, f.W, f.H, f.Frame[0], f.Frame[1], f.Evaluator, adapter)
+	fmt.Fprintf(w, "  open → settled view    %9.1f ms\n", ms(f.Open))
+	if f.Dabs > 0 {
+		fmt.Fprintf(w, "  %d strokes of raise, smooth, flatten (radius %.0f m), %d dabs\n", f.Strokes, f.Radius, f.Dabs)
+		fmt.Fprintf(w, "  dab → first frame      median %8.1f ms   p95 %8.1f ms   (%d drafts or not yet final)\n", ms(f.FirstMedian), ms(f.FirstP95), f.Drafts)
+		fmt.Fprintf(w, "  dab → final frame      median %8.1f ms   p95 %8.1f ms   (touched tiles' weights and instances placed; %d at reduced resolution)\n", ms(f.FinalMedian), ms(f.FinalP95), f.Reduced)
+		fmt.Fprintf(w, "  release → settled      median %8.1f ms   p95 %8.1f ms\n", ms(f.SettledMedian), ms(f.SettledP95))
+		fmt.Fprintf(w, "  a dab's parts          evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.Eval), ms(f.Scatter), ms(f.FrameTime))
+		fmt.Fprintf(w, "  height range after     %.2f … %.2f m\n", f.HeightRange[0], f.HeightRange[1])
+	}
+	if f.Saved != "" {
+		fmt.Fprintf(w, "  saved %s in %.1f ms\n", f.Saved, ms(f.Save))
+	}
+	fmt.Fprintf(w, "  peak RSS               %9.2f GiB\n", float64(f.PeakRSS)/(1<<30))
+	fmt.Fprintf(w, "  device memory          %9.2f GiB at the end, %.2f GiB at most (buffers and textures)\n", float64(f.DeviceNow)/(1<<30), float64(f.DevicePeak)/(1<<30))
+}
