@@ -38,7 +38,7 @@ $S bench erode --size 8192 2>&1
 step "bench erode --size 4096 --preset 'old mountains'"
 $S bench erode --size 4096 --preset "old mountains" 2>&1
 step "bench erode --size 4096 --cpu (the Go reference on every core)"
-timeout 300 $S bench erode --size 4096 --cpu 2>&1
+timeout ${CPU_TIMEOUT:-300} $S bench erode --size 4096 --cpu 2>&1
 
 step "GPU tests of the erosion and flow twins"
 (cd gpu && timeout 300 $B/gpu.test -test.count=1 -test.v -test.run 'TestErodeGPU|TestFlowGPU' 2>&1 | grep -E '^(---|ok|FAIL|PASS)|erode_test|flow_test' | tail -60)

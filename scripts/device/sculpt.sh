@@ -40,7 +40,7 @@ step "bench sculpt --size 4096 --frame 1280x720 --case stress16"
 $S bench sculpt --size 4096 --strokes 12 --frame 1280x720 --case stress16 2>&1
 
 step "bench sculpt --size 4096 --cpu --case stress16 (the Go reference, for comparison)"
-timeout 300 $S bench sculpt --size 4096 --strokes 6 --cpu --case stress16 2>&1
+timeout ${CPU_TIMEOUT:-300} $S bench sculpt --size 4096 --strokes 6 --cpu --case stress16 2>&1
 
 step "GPU tests of this work"
 (cd session && timeout 200 $B/session.test -test.count=1 -test.run 'TestSculpt|TestPaint|TestGPU' 2>&1 | tail -15)
