@@ -185,7 +185,10 @@ func installBuiltins(L *lua.LState, g *memGuard) {
 		s.RawSetString("match", L.NewFunction(func(L *lua.LState) int { return strMatch(L, g) }))
 		s.RawSetString("gmatch", L.NewFunction(func(L *lua.LState) int { return strGmatch(L, g) }))
 		s.RawSetString("gsub", L.NewFunction(func(L *lua.LState) int { return strGsub(L, g) }))
-		for _, name := range []string{"upper", "lower", "reverse"} {
+		// reverse is the sandbox's own: gopher-lua's makes a []byte copy and then the string
+		// from it (twice the bytes weighed); this one makes the string alone.
+		s.RawSetString("reverse", L.NewFunction(func(L *lua.LState) int { return sameSize(L, g, "string.reverse", strReverse) }))
+		for _, name := range []string{"upper", "lower"} {
 			if f, ok := s.RawGetString(name).(*lua.LFunction); ok && f.IsG {
 				s.RawSetString(name, L.NewFunction(func(L *lua.LState) int { return sameSize(L, g, "string."+name, f.GFunction) }))
 			}
@@ -280,6 +283,19 @@ func sameSize(L *lua.LState, g *memGuard, name string, orig lua.LGFunction) int 
 		g.reserve(L, uint64(len(s)), name)
 	}
 	return orig(L)
+}
+
+// strReverse is string.reverse: the bytes of its argument in reverse order, built in one
+// allocation of the result's size.
+func strReverse(L *lua.LState) int {
+	str := L.CheckString(1)
+	var b strings.Builder
+	b.Grow(len(str))
+	for i := len(str) - 1; i >= 0; i-- {
+		b.WriteByte(str[i])
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
 }
 
 // compilePattern compiles the pattern of string.<name> after refusing one whose worst case over

@@ -30,6 +30,8 @@ show(function() return {} .. "a" end)
 show(function() return "a" .. none() end)
 show(function() return "a" .. "b" .. true end)
 show(function() return 1 .. {} .. "c" end)
+print(("abc\0é"):reverse(), string.reverse(""), string.reverse(123), ("x"):rep(3):reverse())
+show(function() return string.reverse() end)
 `
 	want := func() []string {
 		var out []string
