@@ -109,12 +109,53 @@ func (t *lodTree) leafNode(row func(j int) []float32, ci, cj, n int) {
 	if x0 < t.w-1 && z0 < t.h-1 {
 		x1 := min(x0+chunkCells, t.w-1)
 		for j := z0; j <= min(z0+chunkCells, t.h-1); j++ {
-			for _, v := range row(j)[x0 : x1+1] {
-				lo, hi = min(lo, v), max(hi, v)
+			l, h := rowBounds(row(j)[x0 : x1+1])
+			if l < lo {
+				lo = l
+			}
+			if h > hi {
+				hi = h
 			}
 		}
 	}
 	t.minH[t.levels-1][cj*n+ci], t.maxH[t.levels-1][cj*n+ci] = lo, hi
+}
+
+// rowBounds is the lowest and highest of r (not empty; finite heights: plain comparisons, two
+// pairs of accumulators, which the builtin min and max, careful of NaN and −0, are not).
+func rowBounds(r []float32) (lo, hi float32) {
+	lo0, hi0 := r[0], r[0]
+	lo1, hi1 := lo0, hi0
+	i := 1
+	for ; i+1 < len(r); i += 2 {
+		a, b := r[i], r[i+1]
+		if a < lo0 {
+			lo0 = a
+		}
+		if a > hi0 {
+			hi0 = a
+		}
+		if b < lo1 {
+			lo1 = b
+		}
+		if b > hi1 {
+			hi1 = b
+		}
+	}
+	if i < len(r) {
+		if v := r[i]; v < lo0 {
+			lo0 = v
+		} else if v > hi0 {
+			hi0 = v
+		}
+	}
+	if lo1 < lo0 {
+		lo0 = lo1
+	}
+	if hi1 > hi0 {
+		hi0 = hi1
+	}
+	return lo0, hi0
 }
 
 // innerNode is an inner node's bounds from its children, and its error: the children's error
@@ -145,28 +186,38 @@ func (t *lodTree) innerNode(row func(j int) []float32, l, ci, cj, n, step, span 
 // wholly inside the grid: no clamping, rows read once.
 func innerError(row func(j int) []float32, x0, z0, step int) float32 {
 	half := step / 2
-	var d float32
+	// Three accumulators (the row's, the diagonal's, the column's midpoints) and plain
+	// comparisons: the differences are finite, and one max chain would serialise the loop.
+	var dr, dd, dc float32
 	for b := 0; b < chunkCells; b++ {
 		r0, rm, r1 := row(z0+b*step), row(z0+b*step+half), row(z0+b*step+step)
 		for a := 0; a <= chunkCells; a++ {
 			ax := x0 + a*step
 			if a < chunkCells {
 				// The child vertex between two of this level's on its row (b even) …
-				d = max(d, abs32(r0[ax+half]-(r0[ax]+r0[ax+step])/2))
+				if v := abs32(r0[ax+half] - (r0[ax]+r0[ax+step])/2); v > dr {
+					dr = v
+				}
 				// … and the diagonal's midpoint on the row between (both odd).
-				d = max(d, abs32(rm[ax+half]-(r0[ax]+r1[ax+step])/2))
+				if v := abs32(rm[ax+half] - (r0[ax]+r1[ax+step])/2); v > dd {
+					dd = v
+				}
 			}
 			// The child vertex between two of this level's on its column (a even, b odd).
-			d = max(d, abs32(rm[ax]-(r0[ax]+r1[ax])/2))
+			if v := abs32(rm[ax] - (r0[ax]+r1[ax])/2); v > dc {
+				dc = v
+			}
 		}
 	}
 	// The node's last row of vertices (b = 64: even), between its columns.
 	r := row(z0 + chunkCells*step)
 	for a := 0; a < chunkCells; a++ {
 		ax := x0 + a*step
-		d = max(d, abs32(r[ax+half]-(r[ax]+r[ax+step])/2))
+		if v := abs32(r[ax+half] - (r[ax]+r[ax+step])/2); v > dr {
+			dr = v
+		}
 	}
-	return d
+	return max(dr, dd, dc)
 }
 
 func abs32(v float32) float32 {
