@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -117,6 +118,7 @@ func placeWindow(g *field.Geometry, spacing float32, r scatter.SiteRange) image.
 type placeBand struct {
 	tiles []int
 	win   image.Rectangle
+	buf   *Buffer // the resident window that serves it (holdWindows)
 }
 
 // placeBands cuts the tiles with sites into bands, in the job's order, each band's height window
@@ -160,21 +162,35 @@ type placeState struct {
 	count    int // instances in pools[cur]
 	capacity int // instances pools[cur] (and the next pool) hold; 0 until the first run
 	grows    int
-	// heightOf is the grid whose heightWin texels the height buffer holds (nil: none or
-	// unknown), at heightW×heightH.
-	heightOf      *field.Grid
-	heightW       int
-	heightH       int
-	heightWin     image.Rectangle
+	// wins are the height windows kept on the device, least recently used first: a re-placement
+	// whose bands' windows are held (and whose height is unchanged) uploads nothing.
+	wins          []*placeWin
 	heightUploads int
-	// window is the most bytes of height one submission uploads (DefaultPlaceWindow; the tests
-	// make it small to cut small fields into bands).
+	// window is the most bytes of height one band reads (DefaultPlaceWindow; the tests make it
+	// small to cut small fields into bands).
 	window int64
+	// resident is the most bytes of windows kept between runs (DefaultPlaceResident).
+	resident int64
 }
+
+// DefaultPlaceResident is the most bytes of height windows a scatter kernel keeps between runs: a
+// 16K height (1 GiB) stays on the device in its bands, as the whole height stayed before it was
+// cut, so re-placing after a release uploads nothing.
+const DefaultPlaceResident = 1280 << 20
+
+// placeWin is one window of a height grid held in a buffer of its own.
+type placeWin struct {
+	buf  *Buffer
+	of   *field.Grid
+	w, h int
+	win  image.Rectangle
+}
+
+func (w *placeWin) bytes() int64 { return int64(w.win.Dx()) * int64(w.win.Dy()) * 4 }
 
 func (s *placeState) init(d *Device) error {
 	s.dev = d
-	s.window = DefaultPlaceWindow
+	s.window, s.resident = DefaultPlaceWindow, DefaultPlaceResident
 	if lim := int64(d.Limits.MaxStorageBufferBindingSize); lim > 0 {
 		s.window = min(s.window, lim)
 	}
@@ -191,7 +207,6 @@ func (s *placeState) init(d *Device) error {
 		return b
 	}
 	s.params = mk("scatter place params", placeParamsWords*4, wgpu.BufferUsageStorage)
-	s.height = mk("scatter place height", 4, wgpu.BufferUsageStorage)
 	s.counter = mk("scatter pool counter", 4, wgpu.BufferUsageStorage)
 	s.dirty = mk("scatter dirty tiles", 4, wgpu.BufferUsageStorage)
 	for i := range s.pools {
@@ -202,7 +217,11 @@ func (s *placeState) init(d *Device) error {
 }
 
 func (s *placeState) release() {
-	for _, b := range []*Buffer{s.params, s.height, s.counter, s.dirty, s.pools[0], s.pools[1], s.tags[0], s.tags[1]} {
+	for _, w := range s.wins {
+		w.buf.Release()
+	}
+	s.wins = nil
+	for _, b := range []*Buffer{s.params, s.counter, s.dirty, s.pools[0], s.pools[1], s.tags[0], s.tags[1]} {
 		b.Release()
 	}
 	s.pipe.Release()
@@ -302,18 +321,11 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		maxTile = max(maxTile, t.Index)
 	}
 	bands := placeBands(g, job.Params.Spacing, ranges, s.window)
-	if len(bands) == 1 {
-		// One band: its window stays resident for the next run (the whole height when it fits).
-		whole := image.Rect(0, 0, g.HeightW, g.HeightH)
-		if int64(g.HeightW)*int64(g.HeightH)*4 <= s.window {
-			bands[0].win = whole
-		}
-		if !job.HeightUnchanged || s.heightOf != job.Height || s.heightW != g.HeightW || s.heightH != g.HeightH || !bands[0].win.In(s.heightWin) {
-			if err := k.uploadWindow(job.Height, bands[0].win); err != nil {
-				return 0, err
-			}
-		}
-		bands[0].win = s.heightWin
+	if len(bands) == 1 && int64(g.HeightW)*int64(g.HeightH)*4 <= s.window {
+		bands[0].win = image.Rect(0, 0, g.HeightW, g.HeightH) // the whole height, kept for the next run
+	}
+	if err := k.holdWindows(job, bands); err != nil {
+		return 0, err
 	}
 	keepCount := 0
 	if keep && s.keep == nil {
@@ -340,10 +352,12 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		}
 		total, err := k.placeOnce(&job, ranges, bands, capacity, keepCount)
 		if err != nil {
+			s.trimWindows()
 			return 0, err
 		}
 		if total <= capacity {
 			s.cur, s.count, s.capacity = 1-s.cur, total, capacity
+			s.trimWindows()
 			return total, nil
 		}
 		capacity = total
@@ -351,10 +365,94 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 	}
 }
 
-// uploadWindow writes window win of the height grid h into the height buffer (its rows packed).
-func (k *ScatterKernel) uploadWindow(h *field.Grid, win image.Rectangle) error {
+// holdWindows makes every band's height window resident and sets each band's win and buf to the
+// window that serves it: a held window of the same grid that covers it when the job's height is
+// unchanged, else a fresh upload (an unchanged promise about another grid is not trusted). Held
+// windows past the resident budget are let go after the run (trimWindows).
+func (k *ScatterKernel) holdWindows(job PlaceJob, bands []placeBand) error {
 	s := &k.place
-	s.heightOf = nil
+	h := job.Height
+	if !job.HeightUnchanged {
+		for _, w := range s.wins {
+			if w.of == h {
+				w.of = nil // its values may have changed in place
+			}
+		}
+	}
+	used := map[*placeWin]bool{}
+	for bi := range bands {
+		b := &bands[bi]
+		var hit *placeWin
+		for _, w := range s.wins {
+			if w.of == h && w.w == h.W && w.h == h.H && b.win.In(w.win) {
+				hit = w
+				break
+			}
+		}
+		if hit == nil {
+			w, err := k.uploadWindow(h, b.win, used)
+			if err != nil {
+				return err
+			}
+			hit = w
+		}
+		used[hit] = true
+		b.win, b.buf = hit.win, hit.buf
+		// Most recently used last.
+		s.wins = append(slices.DeleteFunc(s.wins, func(w *placeWin) bool { return w == hit }), hit)
+	}
+	return nil
+}
+
+// trimWindows lets go of held windows past the resident budget, least recently used first (after
+// a run's submission: a released buffer lives on until the work reading it is done).
+func (s *placeState) trimWindows() {
+	var held int64
+	for _, w := range s.wins {
+		held += w.bytes()
+	}
+	for len(s.wins) > 0 && held > s.resident {
+		held -= s.wins[0].bytes()
+		s.wins[0].buf.Release()
+		s.wins = s.wins[1:]
+	}
+}
+
+// uploadWindow writes window win of the height grid h (its rows packed) into a buffer: a held
+// one of another grid or rect that this job does not read, or a new one.
+func (k *ScatterKernel) uploadWindow(h *field.Grid, win image.Rectangle, used map[*placeWin]bool) (*placeWin, error) {
+	s := &k.place
+	need := uint64(win.Dx() * win.Dy() * 4)
+	var held int64
+	for _, c := range s.wins {
+		held += c.bytes()
+	}
+	// A stale buffer (a changed or other grid) first; a valid one of another rect only when a
+	// new buffer would pass the resident budget.
+	var w *placeWin
+	for _, c := range s.wins {
+		if !used[c] && (c.of == nil || c.of != h) && c.buf.Cap >= need {
+			w = c
+			break
+		}
+	}
+	if w == nil && held+int64(need) > s.resident {
+		for _, c := range s.wins {
+			if !used[c] && c.buf.Cap >= need {
+				w = c
+				break
+			}
+		}
+	}
+	if w == nil {
+		b, err := s.dev.NewBuffer("scatter place height window", uint64(max(win.Dx()*win.Dy()*4, 4)), wgpu.BufferUsageStorage)
+		if err != nil {
+			return nil, err
+		}
+		w = &placeWin{buf: b}
+		s.wins = append(s.wins, w)
+	}
+	w.of = nil
 	var vals []float32
 	if win.Min.X == 0 && win.Dx() == h.W {
 		vals = h.Data[win.Min.Y*h.W : win.Max.Y*h.W]
@@ -364,12 +462,12 @@ func (k *ScatterKernel) uploadWindow(h *field.Grid, win image.Rectangle) error {
 			vals = append(vals, h.Data[j*h.W+win.Min.X:j*h.W+win.Max.X]...)
 		}
 	}
-	if _, err := s.height.Upload(k.scratch.floats(vals)); err != nil {
-		return err
+	if _, err := w.buf.Upload(k.scratch.floats(vals)); err != nil {
+		return nil, err
 	}
-	s.heightOf, s.heightW, s.heightH, s.heightWin = h, h.W, h.H, win
+	w.of, w.w, w.h, w.win = h, h.W, h.H, win
 	s.heightUploads++
-	return nil
+	return w, nil
 }
 
 // uploadDirty writes the bitmask of tile indices being re-placed (the keep pass drops them).
@@ -384,10 +482,10 @@ func (k *ScatterKernel) uploadDirty(tiles []field.Tile, maxTile int) error {
 }
 
 // placeOnce runs the keep pass (when keepCount > 0) and every band's tiles into the spare pool
-// sized for capacity instances, and returns the counter's total. A band is one submission after
-// its height window's upload (a single band's window is resident already); its tiles go in one
-// dispatch for up to placeBatch tiles (each tile's params are one element of the params array,
-// picked by workgroup_id.z). The keep pass rides with the first submission.
+// sized for capacity instances, all in one submission, and returns the counter's total. Each
+// band reads its resident height window (holdWindows); its tiles go in one dispatch for up to
+// placeBatch tiles (each tile's params are one element of the params array, picked by
+// workgroup_id.z).
 func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, bands []placeBand, capacity, keepCount int) (int, error) {
 	s := &k.place
 	dst, src := 1-s.cur, s.cur
@@ -474,21 +572,14 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, ban
 			})
 		})
 	}
+	var batches []batch
 	for bi, band := range bands {
 		first := starts[bi]
-		if len(bands) > 1 {
-			// Written on the queue after the previous band's submission: that band has read
-			// the buffer by the time this write lands.
-			if err := k.uploadWindow(job.Height, band.win); err != nil {
-				return 0, err
-			}
-		}
-		var batches []batch
 		for t0 := 0; t0 < len(band.tiles); t0 += placeBatch {
 			n := min(len(band.tiles)-t0, placeBatch)
 			bg, err := s.pipe.BindGroup(fmt.Sprintf("terrain_scatter_place band %d group0", bi),
 				wgpu.BindGroupEntry{Binding: 0, Buffer: s.params.Buf, Offset: uint64(first+t0) * placeParamsWords * 4, Size: uint64(n) * placeParamsWords * 4},
-				BufferEntry(1, k.grid), BufferEntry(2, s.height),
+				BufferEntry(1, k.grid), BufferEntry(2, band.buf),
 				BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
 			if err != nil {
 				return 0, err
@@ -496,14 +587,9 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, ban
 			groups = append(groups, bg)
 			batches = append(batches, batch{bg, uint32(n)})
 		}
-		if err := submit(batches); err != nil {
-			return 0, err
-		}
 	}
-	if keepBG != nil { // no band: the keep pass alone
-		if err := submit(nil); err != nil {
-			return 0, err
-		}
+	if err := submit(batches); err != nil { // every band (and the keep pass) in one submission
+		return 0, err
 	}
 	b, err := k.dev.ReadBuffer(s.counter, 0, 4)
 	if err != nil {

@@ -302,6 +302,22 @@ func TestScatterPlaceBands(t *testing.T) {
 	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
 		t.Fatalf("banded place differs from the Go reference at float %d", i)
 	}
+	// Placed again, the height unchanged: every band's window is held, nothing is uploaded.
+	job.HeightUnchanged = true
+	u1 := ss.k.HeightUploads()
+	if _, err := ss.k.Place(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if n := ss.k.HeightUploads() - u1; n != 0 {
+		t.Errorf("a re-place with every window held uploaded %d times", n)
+	}
+	if got, err = ss.k.ReadMatrices(); err != nil {
+		t.Fatal(err)
+	}
+	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
+		t.Fatalf("re-place from held windows differs from the Go reference at float %d", i)
+	}
+	job.HeightUnchanged = false
 	// Two tiles at opposite corners: two bands, the others kept.
 	job.Tiles = []field.Tile{tiles[0], tiles[len(tiles)-1]}
 	if _, err := ss.k.PlaceTiles(context.Background(), job); err != nil {
@@ -315,7 +331,7 @@ func TestScatterPlaceBands(t *testing.T) {
 	}
 	// The last tile again, its window held: no upload.
 	job.Tiles, job.HeightUnchanged = []field.Tile{tiles[len(tiles)-1]}, true
-	u1 := ss.k.HeightUploads()
+	u1 = ss.k.HeightUploads()
 	if _, err := ss.k.PlaceTiles(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
@@ -327,6 +343,26 @@ func TestScatterPlaceBands(t *testing.T) {
 	}
 	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
 		t.Errorf("PlaceTiles from the held window differs from the Go reference at float %d", i)
+	}
+	// A resident budget of two bands: after a whole place the kernel keeps at most that, and
+	// the instances are still exact.
+	ss.k.place.resident = 2 * budget
+	job.Tiles, job.HeightUnchanged = tiles, false
+	if _, err := ss.k.Place(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	var held int64
+	for _, w := range ss.k.place.wins {
+		held += w.bytes()
+	}
+	if held > 2*budget {
+		t.Errorf("%d windows, %d bytes held after a place, budget %d", len(ss.k.place.wins), held, 2*budget)
+	}
+	if got, err = ss.k.ReadMatrices(); err != nil {
+		t.Fatal(err)
+	}
+	if i := scatter.FirstDifference(scatter.SortMatrices(got), want); i >= 0 {
+		t.Errorf("place under a small resident budget differs from the Go reference at float %d", i)
 	}
 }
 
