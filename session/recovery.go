@@ -210,10 +210,10 @@ func (r *recoverer) write() (info RecoveryInfo, ok bool) {
 		p.passMu.Unlock()
 		return info, false
 	}
+	// The document and the edits queued up to it are taken together: a step the artist takes
+	// while this write applies them (its channel list changed at once, its field edit queued
+	// after these) belongs to the next write, so the list written always matches the field read.
 	ops, st := p.takeOps(), s.doc.stack
-	s.mu.Unlock()
-	p.applyFieldOps(ops, st) // what the artist sees, as a save does
-	s.mu.Lock()
 	doc := s.doc
 	position := len(s.hist.done) + s.hist.dropped
 	label := ""
@@ -221,6 +221,7 @@ func (r *recoverer) write() (info RecoveryInfo, ok bool) {
 		label = o.label()
 	}
 	s.mu.Unlock()
+	p.applyFieldOps(ops, st) // what the artist sees, as a save does
 	var removed error
 	wasKept := r.w != nil
 	if doc.recGen != r.gen {
@@ -290,6 +291,13 @@ func (r *recoverer) write() (info RecoveryInfo, ok bool) {
 			delete(r.fresh, c)
 			delete(r.ever, c)
 			delete(dirty, c)
+		}
+	}
+	// Marks of a channel the list does not have (made and undone between two writes, so never
+	// known): its blocks have no place in the copy, whose reader refuses them.
+	for t := range dirty {
+		if t != "" && t != recovery.Holes && !slices.Contains(doc.channels, t) {
+			delete(dirty, t)
 		}
 	}
 	if first && doc.recBase.inline && l.Holes != nil {

@@ -114,7 +114,19 @@ func sameDocument(t *testing.T, s *Session, l *landscape.Landscape) {
 	}
 	for _, c := range want {
 		if !slices.Equal(l.Field.Channels[c].Data, snap.Field.Channels[c].Data) {
-			t.Errorf("channel %s differs", c)
+			n, nz, nzw := 0, 0, 0
+			for i, v := range snap.Field.Channels[c].Data {
+				if v != l.Field.Channels[c].Data[i] {
+					n++
+				}
+				if l.Field.Channels[c].Data[i] != 0 {
+					nz++
+				}
+				if v != 0 {
+					nzw++
+				}
+			}
+			t.Errorf("channel %s differs at %d texels (non-zero: %d in the copy, %d in the document)", c, n, nz, nzw)
 		}
 	}
 	if !slices.Equal(l.Field.Height.Data, snap.Field.Height.Data) {
