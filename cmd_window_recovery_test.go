@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -99,27 +98,11 @@ func TestEditorWindowRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two editors in a real window under Xvfb, driven with xdotool: a minute (the full suite runs it: make test)")
 	}
-	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (scripts/setup.sh installs it): %v", tool, err)
-		}
-	}
-	dir := t.TempDir()
-	display := startXvfb(t)
+	dir, display, x := windowSetup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	env := []string{"DISPLAY=" + display, "HOME=" + dir, "LANGUAGE=en", "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "STRATA_TRACE=frames,recovery"}
-	x := func(args ...string) string {
-		t.Helper()
-		c := exec.Command("xdotool", args...)
-		c.Env = append(os.Environ(), "DISPLAY="+display)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("xdotool %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	focus := func() string {
 		win := strings.Fields(x("search", "--sync", "--name", "Strata — dunes"))[0]
 		x("windowfocus", "--sync", win)

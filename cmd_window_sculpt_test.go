@@ -21,27 +21,11 @@ func TestEditorWindowSculpt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the editor in a real window under Xvfb and drives it with xdotool, tens of seconds (the full suite runs it: make test)")
 	}
-	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (scripts/setup.sh installs it): %v", tool, err)
-		}
-	}
-	dir := t.TempDir()
-	display := startXvfb(t)
+	dir, display, x := windowSetup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	env := []string{"DISPLAY=" + display, "HOME=" + dir, "LANGUAGE=en", "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
 		"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "STRATA_TRACE=frames"}
-	x := func(args ...string) string {
-		t.Helper()
-		c := exec.Command("xdotool", args...)
-		c.Env = append(os.Environ(), "DISPLAY="+display)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("xdotool %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	e := startEditor(t, ctx, env, dir)
 	e.await(t, "the first frame", func(l string) bool { return strings.Contains(l, "first frame after") })
 	win := strings.Fields(x("search", "--sync", "--name", "Strata — dunes"))[0]

@@ -25,13 +25,7 @@ func TestEditorWindow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the editor in a real window under Xvfb and drives it with xdotool, tens of seconds (the full suite runs it: make test)")
 	}
-	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (scripts/setup.sh installs it): %v", tool, err)
-		}
-	}
-	dir := t.TempDir()
-	display := startXvfb(t)
+	dir, display, x := windowSetup(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	// The test binary as strata (TestMain), with no arguments: the editor on the sample.
@@ -98,16 +92,6 @@ func TestEditorWindow(t *testing.T) {
 		t.Log(line)
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("no first frame within 2 minutes; stderr:\n%s", stderrText())
-	}
-	x := func(args ...string) string {
-		t.Helper()
-		c := exec.Command("xdotool", args...)
-		c.Env = append(os.Environ(), "DISPLAY="+display)
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("xdotool %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
 	}
 	win := strings.Fields(x("search", "--sync", "--name", "Strata — dunes"))[0]
 	x("windowfocus", "--sync", win)
@@ -290,4 +274,29 @@ func differing(a, b image.Image) int {
 		}
 	}
 	return n
+}
+
+// windowSetup is what every real-window test starts with: the tools checked (scripts/setup.sh
+// installs them), a temporary home, a virtual display, and x, which runs xdotool on it and
+// returns its trimmed output (failing the test on an error).
+func windowSetup(t *testing.T) (dir, display string, x func(args ...string) string) {
+	t.Helper()
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed (scripts/setup.sh installs it): %v", tool, err)
+		}
+	}
+	dir = t.TempDir()
+	display = startXvfb(t)
+	x = func(args ...string) string {
+		t.Helper()
+		c := exec.Command("xdotool", args...)
+		c.Env = append(os.Environ(), "DISPLAY="+display)
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("xdotool %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	return dir, display, x
 }
