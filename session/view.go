@@ -119,6 +119,9 @@ type viewState struct {
 	brush   bool
 	brushAt [2]float64
 	radius  float64
+	// level, when levelOn, is the height a flatten or set-height dab moves the ground toward.
+	level   float64
+	levelOn bool
 	flashes []viewport.TileFlash
 }
 
@@ -148,11 +151,25 @@ func (s *Session) SetBrushCursor(on bool, x, z, radius float64) {
 	s.rend.request(true)
 }
 
+// SetBrushLevel shows (on) or hides the level of a flatten or set-height brush inside its ring:
+// the ground above it tinted warm, below it cool, and its contour drawn (viewport.Overlay
+// BrushLevel). The level is metres of height.
+func (s *Session) SetBrushLevel(on bool, level float64) {
+	s.mu.Lock()
+	same := s.viewSt.levelOn == on && (!on || s.viewSt.level == level)
+	s.viewSt.level, s.viewSt.levelOn = level, on
+	s.mu.Unlock()
+	if !same {
+		s.applyOverlay()
+	}
+}
+
 // applyOverlay hands the composed overlay to the viewport.
 func (s *Session) applyOverlay() {
 	s.mu.Lock()
 	v := s.viewSt
-	o := viewport.Overlay{Mode: v.overlay.Mode, Layer: v.overlay.Layer, Brush: v.brush, BrushCenter: v.brushAt, BrushRadius: v.radius}
+	o := viewport.Overlay{Mode: v.overlay.Mode, Layer: v.overlay.Layer, Brush: v.brush, BrushCenter: v.brushAt, BrushRadius: v.radius,
+		BrushLevel: v.level, BrushLevelOn: v.levelOn}
 	if v.overlay.Tiles {
 		o.TileSize = s.opts.TileSize
 		o.Flashes = v.flashes
@@ -286,4 +303,11 @@ func (s *Session) BrushCursor() [2]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.viewSt.brushAt
+}
+
+// BrushLevel is the level shown inside the brush ring (SetBrushLevel), and whether one is.
+func (s *Session) BrushLevel() (float64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.viewSt.level, s.viewSt.levelOn
 }

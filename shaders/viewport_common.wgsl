@@ -15,6 +15,7 @@ struct Frame {
     misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, instance stride
     lod: vec4<f32>,        // metres of footprint per metre of distance (1 / pixels per radian), the map's metres per pixel, 0, 0
     wgrid: vec4<f32>,      // weights texel X, Z (metres); weights grid W, H
+    brush_level: vec4<f32>, // the level a flatten / set-height brush moves toward (metres), on (1/0), 0, 0
 };
 
 @group(0) @binding(0) var<uniform> frame: Frame;

@@ -129,6 +129,9 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
     let tfw = max(fwidth(tc), vec2<f32>(1e-9));
     let bd = distance(xz, frame.brush.xy);
     let bfw = max(fwidth(bd), 1e-9);
+    // The ground's height against the brush's level, in pixels (the level's contour line).
+    let ld = in.world.y - frame.brush_level.x;
+    let lfw = max(fwidth(in.world.y), 1e-6);
 
     let hs = height_payload(xz, in.world);
     if (hs.a < 0.5) {
@@ -245,6 +248,17 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
         let r = frame.brush.z;
         if (bd < r) {
             col = col * 1.12 + vec3<f32>(0.015);
+            if (frame.brush_level.y > 0.5) {
+                // A flatten / set-height level: warm where a dab cuts the ground down to it, cool
+                // where it fills up to it, and its contour (the plateau's edge) drawn bright.
+                if (abs(ld) / lfw < 1.0) {
+                    col = vec3<f32>(1.0, 0.96, 0.75);
+                } else if (ld > 0.0) {
+                    col = mix(col, vec3<f32>(0.95, 0.45, 0.2), 0.28);
+                } else {
+                    col = mix(col, vec3<f32>(0.2, 0.5, 0.95), 0.28);
+                }
+            }
         }
         let ring = abs(bd - r) / bfw;   // pixels from the circle
         if (ring < 1.2) {

@@ -440,7 +440,7 @@ func (ed *editor) setTool(t Tool) {
 		ed.s.SetBrushCursor(false, 0, 0, 0)
 	}
 	if t != ToolFlatten && t != ToolSetHeight {
-		ed.view.level.Hide()
+		ed.view.hideLevel()
 	}
 	ed.tools.refresh()
 }

@@ -178,6 +178,9 @@ func TestSculptNewToolsThroughTheViewport(t *testing.T) {
 	if !strings.Contains(ed.tools.levelInfo.Text, fmt.Sprintf("%.2f m", ed.flatLevel)) {
 		t.Errorf("the brush panel says %q", ed.tools.levelInfo.Text)
 	}
+	if lv, on := ed.s.BrushLevel(); !on || lv != ed.flatLevel {
+		t.Errorf("the ring shows level %v (on %v), want the picked %v", lv, on, ed.flatLevel)
+	}
 	// The label is drawn: the window's picture differs with it hidden.
 	shown := ed.win.Canvas().Capture()
 	v.level.Hide()
@@ -189,6 +192,9 @@ func TestSculptNewToolsThroughTheViewport(t *testing.T) {
 	ed.setTool(ToolTerrace)
 	if v.level.Visible() {
 		t.Error("the level label stays with the terrace tool")
+	}
+	if _, on := ed.s.BrushLevel(); on {
+		t.Error("the ring keeps showing a level with the terrace tool")
 	}
 
 	// Shift+drag with raise lowers.

@@ -168,7 +168,7 @@ func (v *viewportWidget) MouseOut() {
 	v.endGesture()
 	v.ed.s.SetBrushCursor(false, 0, 0, 0)
 	v.ed.status.setProbe(session.Probe{})
-	v.level.Hide()
+	v.hideLevel()
 }
 
 func (v *viewportWidget) MouseMoved(e *desktop.MouseEvent) {
@@ -211,7 +211,7 @@ func (v *viewportWidget) hover(p fyne.Position) {
 	if !ok {
 		v.ed.status.setProbe(session.Probe{})
 		v.ed.s.SetBrushCursor(false, 0, 0, 0)
-		v.level.Hide()
+		v.hideLevel()
 		return
 	}
 	v.ed.status.setProbe(v.ed.s.ProbeAt(hit.X, hit.Z))
@@ -224,35 +224,50 @@ func (v *viewportWidget) hover(p fyne.Position) {
 // levelText is what the label beside the ring says with the cursor over ground of height here:
 // the height a flatten or set-height dab moves the ground toward ("" for the other tools).
 func (ed *editor) levelText(here float64, stroking bool, pressLevel float64) string {
+	text, _, _ := ed.brushLevel(here, stroking, pressLevel)
+	return text
+}
+
+// brushLevel is the level a flatten or set-height dab moves the ground toward with the cursor
+// over ground of height here, and the label's words for it (ok false for the other tools).
+func (ed *editor) brushLevel(here float64, stroking bool, pressLevel float64) (text string, level float64, ok bool) {
 	switch ed.tool {
 	case ToolFlatten:
 		switch {
 		case ed.hasFlatLevel:
-			return fmt.Sprintf("flatten to %.2f m (picked)", ed.flatLevel)
+			return fmt.Sprintf("flatten to %.2f m (picked)", ed.flatLevel), ed.flatLevel, true
 		case stroking:
-			return fmt.Sprintf("flatten to %.2f m", pressLevel)
+			return fmt.Sprintf("flatten to %.2f m", pressLevel), pressLevel, true
 		}
-		return fmt.Sprintf("flatten to %.2f m (here)", here)
+		return fmt.Sprintf("flatten to %.2f m (here)", here), here, true
 	case ToolSetHeight:
-		return fmt.Sprintf("set to %.2f m", ed.brush.Height)
+		return fmt.Sprintf("set to %.2f m", ed.brush.Height), ed.brush.Height, true
 	}
-	return ""
+	return "", 0, false
 }
 
-// showLevel puts the level label beside the cursor at p (hidden for tools without a level).
+// showLevel puts the level label beside the cursor at p and the level inside the ring (its
+// contour, the ground above and below it tinted), or hides both for tools without a level.
 func (v *viewportWidget) showLevel(p fyne.Position, here float64) {
-	text := v.ed.levelText(here, v.stroking && v.hasPressLevel, v.pressLevel)
-	if text == "" {
-		if v.level.Visible() {
-			v.level.Hide()
-		}
+	text, level, ok := v.ed.brushLevel(here, v.stroking && v.hasPressLevel, v.pressLevel)
+	if !ok {
+		v.hideLevel()
 		return
 	}
+	v.ed.s.SetBrushLevel(true, level)
 	v.level.Text = text
 	v.level.Move(p.AddXY(14, -22))
 	v.level.Resize(v.level.MinSize())
 	v.level.Show()
 	v.level.Refresh()
+}
+
+// hideLevel hides the level label and the level inside the ring.
+func (v *viewportWidget) hideLevel() {
+	v.ed.s.SetBrushLevel(false, 0)
+	if v.level.Visible() {
+		v.level.Hide()
+	}
 }
 
 // pick is the ground under viewport point (u, w): seen through the holes with the camera tool, the

@@ -574,3 +574,55 @@ func countDiffering(a, b *image.RGBA) int {
 	}
 	return n
 }
+
+// TestBrushLevelTint: a flatten brush's level tints the ground inside the ring cool where the
+// ground lies below it (a dab fills) and warm where it lies above (a dab cuts), draws its contour
+// where the ground crosses it, and leaves the picture outside the ring alone.
+func TestBrushLevelTint(t *testing.T) {
+	s := dunesScene(128, 512)
+	r := newTestRenderer(t, goldenW, goldenH, s)
+	r.SetCamera(MapCamera(s.Placement, s.HeightRange, float64(goldenW)/goldenH))
+	ring := Overlay{Brush: true, BrushCenter: [2]float64{0, 0}, BrushRadius: 150}
+	shot := func(o Overlay) *image.RGBA {
+		r.SetOverlay(o)
+		return render(t, r)
+	}
+	// coolness sums blue minus red over the picture's pixels.
+	coolness := func(img *image.RGBA) int {
+		n := 0
+		for i := 0; i < len(img.Pix); i += 4 {
+			n += int(img.Pix[i+2]) - int(img.Pix[i])
+		}
+		return n
+	}
+	lo, hi := s.HeightRange[0], s.HeightRange[1]
+	off := shot(ring)
+	above, below, mid := ring, ring, ring
+	above.BrushLevel, above.BrushLevelOn = hi+100, true // all ground below the level: filled
+	below.BrushLevel, below.BrushLevelOn = lo-100, true // all ground above it: cut
+	mid.BrushLevel, mid.BrushLevelOn = (lo+hi)/2, true
+	fill, cut, half := shot(above), shot(below), shot(mid)
+	if c0, cf, cc := coolness(off), coolness(fill), coolness(cut); !(cf > c0 && c0 > cc) {
+		t.Errorf("blue minus red: no level %d, level above the ground %d, below it %d; want the fill coolest and the cut warmest", c0, cf, cc)
+	}
+	// Outside the ring nothing changes: the corners are far from the centre.
+	for _, img := range []*image.RGBA{fill, cut, half} {
+		for _, p := range []image.Point{{2, 2}, {goldenW - 3, 2}, {2, goldenH - 3}, {goldenW - 3, goldenH - 3}} {
+			if img.RGBAAt(p.X, p.Y) != off.RGBAAt(p.X, p.Y) {
+				t.Errorf("pixel %v outside the ring changed with the level: %v, was %v", p, img.RGBAAt(p.X, p.Y), off.RGBAAt(p.X, p.Y))
+			}
+		}
+	}
+	// A level through the ground draws its contour: pixels near the line's pale yellow that
+	// neither the fill nor the cut picture has.
+	contour := 0
+	for i := 0; i < len(half.Pix); i += 4 {
+		pale := func(p []uint8) bool { return p[0] > 235 && p[1] > 225 && p[2] > 170 && p[2] < 235 }
+		if pale(half.Pix[i:i+4]) && !pale(fill.Pix[i:i+4]) && !pale(cut.Pix[i:i+4]) {
+			contour++
+		}
+	}
+	if contour < 10 {
+		t.Errorf("a level through the ground drew %d contour pixels", contour)
+	}
+}

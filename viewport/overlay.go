@@ -72,6 +72,12 @@ type Overlay struct {
 	Brush       bool
 	BrushCenter [2]float64 // world X, Z
 	BrushRadius float64    // metres
+	// BrushLevel, when BrushLevelOn, is the height (metres) a flatten or set-height dab moves the
+	// ground toward: inside the ring the ground above it is tinted warm (a dab cuts it down), the
+	// ground below cool (a dab fills it), and a contour line is drawn where the ground crosses it
+	// (the edge of the plateau a stroke would make). docs/editor.md "Sculpt".
+	BrushLevel   float64
+	BrushLevelOn bool
 }
 
 func (o *Overlay) fade() time.Duration {

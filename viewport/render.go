@@ -23,14 +23,16 @@ type frameUniforms struct {
 	Misc     [4]float32
 	Lod      [4]float32
 	Wgrid    [4]float32
+	// BrushLevel: the level of a flatten / set-height brush (metres), on (1/0), 0, 0.
+	BrushLevel [4]float32
 }
 
-const frameUniformSize = 64 + 11*16
+const frameUniformSize = 64 + 12*16
 
 func (u *frameUniforms) floats() []float32 {
 	out := make([]float32, 0, frameUniformSize/4)
 	out = append(out, u.ViewProj[:]...)
-	for _, v := range [][4]float32{u.Eye, u.Sun, u.Ambient, u.Field, u.Grid, u.Overlay, u.Tiles, u.Brush, u.Misc, u.Lod, u.Wgrid} {
+	for _, v := range [][4]float32{u.Eye, u.Sun, u.Ambient, u.Field, u.Grid, u.Overlay, u.Tiles, u.Brush, u.Misc, u.Lod, u.Wgrid, u.BrushLevel} {
 		out = append(out, v[:]...)
 	}
 	return out
@@ -134,6 +136,9 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	}
 	if o.Brush {
 		u.Brush = [4]float32{float32(o.BrushCenter[0]), float32(o.BrushCenter[1]), float32(o.BrushRadius), 1}
+		if o.BrushLevelOn {
+			u.BrushLevel = [4]float32{float32(o.BrushLevel), 1, 0, 0}
+		}
 	}
 	u.Misc = [4]float32{float32(max(len(s.Layers), 1)), 0, 0, float32(r.instanceStride())}
 	if r.terrain.hasAtlas[0] {
