@@ -79,6 +79,8 @@ type Device struct {
 	staging *Buffer    // grow-only MapRead buffer for readback
 
 	mem memory // bytes held by buffers and textures (memory.go)
+
+	pipes pipeCache // compute pipelines shared by the kernels (pipeline.go)
 }
 
 // Open creates an instance, picks an adapter (discrete, then integrated, then anything, Vulkan /

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -18,17 +19,95 @@ type ComputePipeline struct {
 
 	pipeLayout *wgpu.PipelineLayout
 	dev        *Device
+	// key is where the device's pipeline cache holds it (nil: not shared); refs counts its users
+	// (guarded by the cache's mutex).
+	key  *pipeKey
+	refs int
+}
+
+// pipeKey names a pipeline the device's cache shares: the embedded shader, its entry point and
+// the bind group 0 layout asked for (printed).
+type pipeKey struct{ name, entry, layout string }
+
+// pipeCache is a device's compute pipelines built from embedded shaders, shared by every kernel
+// that loads the same shader, entry point and layout: a driver compiles a large kernel in hundreds
+// of milliseconds the first time (the weights kernel's noise variant took about 470 ms on a fresh
+// H200), and each population's scatter kernel loads the same two. A pipeline is freed with its
+// last user; Prewarm holds one of each until it is let go.
+type pipeCache struct {
+	mu sync.Mutex
+	m  map[pipeKey]*pipeEntry
+}
+
+// pipeEntry is a pipeline in the cache, or one being built (p nil until done closes): a second
+// kernel asking for it waits for that build rather than compiling it again. The cache's mutex is
+// never held while a pipeline is built or freed (both run inside Do, whose callers may release
+// pipelines).
+type pipeEntry struct {
+	p    *ComputePipeline
+	done chan struct{}
 }
 
 // LoadComputePipeline builds the pipeline of the embedded shader file name (includes expanded;
 // see package shaders) with entry point entry. layout describes bind group 0 explicitly; nil
 // asks wgpu for the layout it derives from the shader (which drops unused bindings).
+//
+// The device shares it (pipeCache): a second load of the same shader, entry and layout returns the
+// pipeline the first built, and each user's Release lets go of its share.
 func (d *Device) LoadComputePipeline(name, entry string, layout []wgpu.BindGroupLayoutEntry) (*ComputePipeline, error) {
+	if d == nil {
+		return nil, fmt.Errorf("gpu: pipeline %s: nil device", name)
+	}
+	key := pipeKey{name, entry, fmt.Sprint(layout)}
+	c := &d.pipes
+	for {
+		c.mu.Lock()
+		e := c.m[key]
+		if e == nil {
+			break // c.mu held: this call builds it
+		}
+		if e.p != nil {
+			e.p.refs++
+			c.mu.Unlock()
+			return e.p, nil
+		}
+		done := e.done
+		c.mu.Unlock()
+		<-done // built by another call (or failed there: then built here)
+	}
+	if c.m == nil {
+		c.m = map[pipeKey]*pipeEntry{}
+	}
+	e := &pipeEntry{done: make(chan struct{})}
+	c.m[key] = e
+	c.mu.Unlock()
+	p, err := d.buildPipeline(name, entry, layout)
+	c.mu.Lock()
+	if err != nil {
+		delete(c.m, key)
+	} else {
+		p.key, p.refs = &key, 1
+		e.p = p
+	}
+	close(e.done)
+	c.mu.Unlock()
+	return p, err
+}
+
+// buildPipeline builds the pipeline of the embedded shader file name.
+func (d *Device) buildPipeline(name, entry string, layout []wgpu.BindGroupLayoutEntry) (*ComputePipeline, error) {
 	src, err := shaders.Load(name)
 	if err != nil {
 		return nil, fmt.Errorf("gpu: pipeline %s: %w", name, err)
 	}
 	return d.NewComputePipeline(name, src, entry, layout)
+}
+
+// SharedPipelines is how many pipelines the device's cache holds now (tests).
+func (d *Device) SharedPipelines() int {
+	d.pipes.mu.Lock()
+	defer d.pipes.mu.Unlock()
+	return len(d.pipes.m)
 }
 
 // NewComputePipeline builds a compute pipeline from WGSL source; a compile or validation error
@@ -90,10 +169,26 @@ func (p *ComputePipeline) BindGroup(label string, entries ...wgpu.BindGroupEntry
 	return bg, err
 }
 
-// Release frees the pipeline, its layouts and its module. Safe on nil and twice.
+// Release frees the pipeline, its layouts and its module — for a pipeline the device shares, once
+// its last user has let go of it. Safe on nil and twice (a user releases its share once: kernels
+// drop their pointer after Release).
 func (p *ComputePipeline) Release() {
 	if p == nil {
 		return
+	}
+	if p.key != nil {
+		c := &p.dev.pipes
+		c.mu.Lock()
+		if p.refs > 1 {
+			p.refs--
+			c.mu.Unlock()
+			return
+		}
+		if e := c.m[*p.key]; e != nil && e.p == p {
+			delete(c.m, *p.key)
+		}
+		p.refs, p.key = 0, nil
+		c.mu.Unlock()
 	}
 	if p.Pipeline != nil {
 		p.Pipeline.Release()

@@ -49,21 +49,25 @@ type ScatterKernel struct {
 	scratch scratch
 }
 
-// NewScatterKernel compiles both scatter shaders and allocates the buffers they re-use (grown
-// only when a grid, a tile or a pool needs more). Create it once per device and population.
-func (d *Device) NewScatterKernel() (*ScatterKernel, error) {
+// densityLayout is bind group 0 of terrain_scatter_density.
+func densityLayout() []wgpu.BindGroupLayoutEntry {
 	texLayout := func(b uint32) wgpu.BindGroupLayoutEntry {
 		return wgpu.BindGroupLayoutEntry{Binding: b, Visibility: wgpu.ShaderStageCompute,
 			Texture: wgpu.TextureBindingLayout{SampleType: wgpu.TextureSampleTypeUnfilterableFloat, ViewDimension: wgpu.TextureViewDimension2D}}
 	}
-	layout := []wgpu.BindGroupLayoutEntry{
+	return []wgpu.BindGroupLayoutEntry{
 		StorageLayout(0, true), StorageLayout(1, true),
 		StorageLayout(2, true), StorageLayout(3, true), StorageLayout(4, true), StorageLayout(5, true),
 		texLayout(6), texLayout(7), StorageLayout(8, false),
 	}
+}
+
+// NewScatterKernel compiles both scatter shaders and allocates the buffers they re-use (grown
+// only when a grid, a tile or a pool needs more). Create it once per device and population.
+func (d *Device) NewScatterKernel() (*ScatterKernel, error) {
 	k := &ScatterKernel{dev: d, bricks: brickPass{label: "scatter density brick params"}}
 	var err error
-	if k.densPipe, err = d.LoadComputePipeline("terrain_scatter_density", "main", layout); err != nil {
+	if k.densPipe, err = d.LoadComputePipeline("terrain_scatter_density", "main", densityLayout()); err != nil {
 		return nil, err
 	}
 	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {

@@ -171,17 +171,21 @@ func (k *WeightsKernel) pipeline(v int) (*ComputePipeline, error) {
 	if k.pipes[v] != nil {
 		return k.pipes[v], nil
 	}
-	layout := []wgpu.BindGroupLayoutEntry{
-		StorageLayout(0, true), StorageLayout(1, true),
-		StorageLayout(2, true), StorageLayout(3, true), StorageLayout(4, true), StorageLayout(5, true),
-		StorageTextureLayout(6, wgpu.TextureFormatRGBA8Unorm), StorageTextureLayout(7, wgpu.TextureFormatRGBA8Unorm),
-	}
-	p, err := k.dev.LoadComputePipeline(weightsShaders[v], "main", layout)
+	p, err := k.dev.LoadComputePipeline(weightsShaders[v], "main", weightsLayout())
 	if err != nil {
 		return nil, err
 	}
 	k.pipes[v] = p
 	return p, nil
+}
+
+// weightsLayout is bind group 0 of both weights variants.
+func weightsLayout() []wgpu.BindGroupLayoutEntry {
+	return []wgpu.BindGroupLayoutEntry{
+		StorageLayout(0, true), StorageLayout(1, true),
+		StorageLayout(2, true), StorageLayout(3, true), StorageLayout(4, true), StorageLayout(5, true),
+		StorageTextureLayout(6, wgpu.TextureFormatRGBA8Unorm), StorageTextureLayout(7, wgpu.TextureFormatRGBA8Unorm),
+	}
 }
 
 // variantFor is the pipeline a tile of params runs: the lattice cache only for stacks that draw

@@ -85,8 +85,10 @@ type Session struct {
 	opts   Options
 	dev    *gpu.Device
 	ownDev bool
-	view   *viewport.Renderer
-	now    func() time.Time
+	// warm holds the live loop's pipelines, built in the background from New on (a real GPU).
+	warm *gpu.Warmup
+	view *viewport.Renderer
+	now  func() time.Time
 
 	// Lock order. A goroutine that holds more than one of the session's locks takes them in this
 	// order (outer first) and never the other way round:
@@ -231,6 +233,10 @@ func New(ctx context.Context, o Options) (*Session, error) {
 		o.GPUBudget = int64(b)
 		s.opts.GPUBudget = o.GPUBudget
 	}
+	if !s.dev.Info.HostMemory() && o.Evaluator != CPU {
+		// The kernels' pipelines build while the first file is read (gpu.Device.Prewarm).
+		s.warm = s.dev.Prewarm()
+	}
 	v, err := viewport.New(s.dev, o.Width, o.Height)
 	if err != nil {
 		s.Close()
@@ -271,6 +277,7 @@ func (s *Session) Close() {
 	if s.pipe != nil {
 		s.pipe.release()
 	}
+	s.warm.Release()
 	s.view.Release()
 	if s.ownDev {
 		s.dev.Release()
