@@ -34,6 +34,9 @@ func Each(ctx context.Context, n, workers int, fn func(k int), done func(finishe
 					return
 				}
 				fn(k)
+				if b := between.Load(); b != nil {
+					(*b)()
+				}
 				if d := finished.Add(1); done != nil {
 					done(int(d))
 				}
@@ -45,4 +48,19 @@ func Each(ctx context.Context, n, workers int, fn func(k int), done func(finishe
 		return ctx.Err()
 	}
 	return nil
+}
+
+// between is called by every worker after each item when set (SetBetween).
+var between atomic.Pointer[func()]
+
+// SetBetween has every worker call fn after each item (nil: nothing): sysmem's residency check,
+// so a pass over memory-mapped planes on every core trims them as it goes, where a timer's
+// goroutine would wait for a core behind the workers. fn must be cheap and safe for concurrent
+// use.
+func SetBetween(fn func()) {
+	if fn == nil {
+		between.Store(nil)
+		return
+	}
+	between.Store(&fn)
 }
