@@ -215,8 +215,8 @@ type gridOut struct {
 	cnt atomic.Int64 // rows converted, for a check that every row was written
 }
 
-func newGridOut(w, h int, lut []float32) *gridOut {
-	return &gridOut{g: &Grid{W: w, H: h, Data: make([]float32, w*h)}, lut: lut, st: newStats()}
+func newGridOut(g *Grid, lut []float32) *gridOut {
+	return &gridOut{g: g, lut: lut, st: newStats()}
 }
 
 // add merges a worker's findings about rows rows.
