@@ -8,7 +8,8 @@ set -u
 "$@" &
 pid=$!
 max_rss=0 max_anon=0 max_file=0
-while kill -0 "$pid" 2>/dev/null; do
+# Until the process has exited (a zombie, State Z, no longer has a resident set to sample).
+while [ -r "/proc/$pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; do
 	if s=$(awk '/^VmRSS:/{r=$2} /^RssAnon:/{a=$2} /^RssFile:/{f=$2} END{print r+0, a+0, f+0}' "/proc/$pid/status" 2>/dev/null); then
 		read -r r a f <<<"$s"
 		((r > max_rss)) && max_rss=$r
