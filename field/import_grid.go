@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"strata/internal/pool"
 )
 
 // The streaming import writes every format straight into the output grid: the decoders hand
@@ -300,6 +302,7 @@ func eachTask(ctx context.Context, n int, fn func(worker, k int) error) error {
 				err := ctx.Err()
 				if err == nil {
 					err = fn(w, k)
+					pool.Between() // planes on disk: the residency check (sysmem)
 				}
 				if err != nil {
 					once.Do(func() { first = err })

@@ -34,9 +34,7 @@ func Each(ctx context.Context, n, workers int, fn func(k int), done func(finishe
 					return
 				}
 				fn(k)
-				if b := between.Load(); b != nil {
-					(*b)()
-				}
+				Between()
 				if d := finished.Add(1); done != nil {
 					done(int(d))
 				}
@@ -52,6 +50,14 @@ func Each(ctx context.Context, n, workers int, fn func(k int), done func(finishe
 
 // between is called by every worker after each item when set (SetBetween).
 var between atomic.Pointer[func()]
+
+// Between runs the SetBetween function, if any: Each calls it after every item, and a loop of its
+// own over a large grid (the import's eachTask) calls it after each of its items too.
+func Between() {
+	if b := between.Load(); b != nil {
+		(*b)()
+	}
+}
 
 // SetBetween has every worker call fn after each item (nil: nothing): sysmem's residency check,
 // so a pass over memory-mapped planes on every core trims them as it goes, where a timer's

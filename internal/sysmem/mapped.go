@@ -126,11 +126,9 @@ func mapDir() (string, error) {
 
 // Mapping is n bytes of a memory-mapped, unlinked file: the backing of planes on disk.
 type Mapping struct {
-	mu      sync.Mutex
-	data    []byte
-	f       *os.File
-	writing atomic.Bool    // a write-back started by Trim is under way
-	wb      sync.WaitGroup // that write-back
+	mu   sync.Mutex
+	data []byte
+	f    *os.File
 }
 
 // live is every mapping not yet released, for the governor and MappedBytes.
@@ -206,16 +204,19 @@ func (m *Mapping) Release() error {
 	live.bytes -= uint64(len(data))
 	live.Unlock()
 	err := unmap(data)
-	m.wb.Wait()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// Trim drops the mapping's pages from the process's resident set and starts writing the dirty
-// ones back: the data stays (in the page cache, or on disk once the kernel reclaims it) and the
-// next touch of a page maps it again. It is nil-safe; a released mapping is left alone.
+// Trim drops the mapping's pages from the process's resident set: the data stays (in the page
+// cache, dirty pages marked so, or on disk once the kernel has written them back and reclaimed
+// them) and the next touch of a page maps it again. Write-back is left to the kernel: starting
+// it at every trim (sync_file_range) wrote the Go evaluator's weights again and again while it
+// was writing them, and writes to a page under write-back wait for it (a release → settled of 49 s
+// instead of 5 in bench live's stress case under 300MiB). It is nil-safe; a released mapping is
+// left alone.
 func (m *Mapping) Trim() {
 	if m == nil {
 		return
@@ -224,16 +225,6 @@ func (m *Mapping) Trim() {
 	defer m.mu.Unlock()
 	if m.data != nil {
 		trim(m.data)
-		if m.writing.CompareAndSwap(false, true) {
-			// The write-back may wait on the disk's queue: the governor does not wait with it,
-			// and Release waits for it before closing the file.
-			m.wb.Add(1)
-			go func(f *os.File) {
-				defer m.wb.Done()
-				writeBack(f)
-				m.writing.Store(false)
-			}(m.f)
-		}
 	}
 }
 
@@ -265,6 +256,7 @@ func TrimAll() {
 // cache pages, which the kernel can take back at any time), not by what the process needs.
 const (
 	TrimAt    = 0.6
+	TrimMin   = 1.0 / 16
 	governMin = 5 * time.Millisecond
 	governMax = 40 * time.Millisecond
 )
@@ -326,11 +318,13 @@ func pollResidency() {
 	TrimOver(limit)
 }
 
-// TrimOver trims every mapping when the resident set is over TrimAt of limit and holds mapped
-// pages (file-backed resident pages beyond the program's own); it reports whether it trimmed.
+// TrimOver trims every mapping when the resident set is over TrimAt of limit and the planes'
+// pages in it (file-backed resident pages beyond the program's own) are at least TrimMin of
+// limit: when the process's private memory alone is over TrimAt, trimming whatever few pages a
+// pass just touched would only make it touch them again. It reports whether it trimmed.
 func TrimOver(limit uint64) bool {
 	rss, file, ok := residentSet()
-	if !ok || float64(rss) <= TrimAt*float64(limit) || file <= fileBase() {
+	if !ok || float64(rss) <= TrimAt*float64(limit) || float64(file) < float64(fileBase())+TrimMin*float64(limit) {
 		return false
 	}
 	TrimAll()

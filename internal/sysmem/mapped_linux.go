@@ -13,8 +13,6 @@ import (
 const (
 	tmpfsMagic = 0x01021994
 	ramfsMagic = 0x858458f6
-	// syncFileRangeWrite is SYNC_FILE_RANGE_WRITE: start write-back, do not wait.
-	syncFileRangeWrite = 2
 )
 
 // mapFile creates an unlinked file of n reserved bytes in dir and maps it shared.
@@ -57,10 +55,6 @@ func unmap(b []byte) error { return syscall.Munmap(b) }
 // trim drops b's pages from the resident set (MADV_DONTNEED: on a shared file mapping the dirty
 // pages stay in the page cache, marked dirty).
 func trim(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }
-
-// writeBack starts writing f's dirty pages to disk, so the kernel can reclaim them without
-// waiting for it (it may block while the disk's queue is full).
-func writeBack(f *os.File) { syscall.SyncFileRange(int(f.Fd()), 0, 0, syncFileRangeWrite) }
 
 // diskFree is the space an unprivileged process may still write on dir's filesystem.
 func diskFree(dir string) (uint64, bool) {

@@ -2,10 +2,7 @@
 
 package sysmem
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
 // Planes on disk are built on Linux's mmap, fallocate and madvise; elsewhere Map refuses (with
 // ErrMapping) and the planes stay on the heap unless STRATA_MAP_PLANES=always asks otherwise.
@@ -16,7 +13,6 @@ func mapFile(dir string, n int) (*Mapping, error) {
 
 func unmap(b []byte) error                     { return nil }
 func trim(b []byte)                            {}
-func writeBack(f *os.File)                     {}
 func diskFree(dir string) (uint64, bool)       { return 0, false }
 func inMemoryFS(dir string) bool               { return false }
 func residentSet() (rss, file uint64, ok bool) { return 0, 0, false }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sysmem
 
 import (
@@ -149,8 +151,8 @@ func TestPlanesOnDisk(t *testing.T) {
 	}
 }
 
-// The governor's check trims when the resident set is over TrimAt of the cap and holds mapped
-// pages, and leaves it alone otherwise.
+// The governor's check trims when the resident set is over TrimAt of the cap and holds at least
+// TrimMin of it in mapped pages, and leaves it alone otherwise.
 func TestTrimOver(t *testing.T) {
 	base := fileBase() // the real program's, read before the fixture
 	old := statusPath
@@ -160,13 +162,17 @@ func TestTrimOver(t *testing.T) {
 		os.WriteFile(statusPath, fmt.Appendf(nil, "Name:\tx\nVmRSS:\t%d kB\nRssAnon:\t1 kB\nRssFile:\t%d kB\n", rss>>10, file>>10), 0o600)
 	}
 	const limit = 1 << 30
-	write(limit, base+64<<20)
+	write(limit, base+limit/8)
 	if !TrimOver(limit) {
 		t.Error("over the cap with mapped pages: no trim")
 	}
-	write(limit/2, base+64<<20)
+	write(limit/2, base+limit/8)
 	if TrimOver(limit) {
 		t.Error("under TrimAt of the cap: trimmed")
+	}
+	write(limit, base+limit/32)
+	if TrimOver(limit) {
+		t.Error("fewer mapped pages than TrimMin of the cap: trimmed")
 	}
 	write(limit, base)
 	if TrimOver(limit) {
