@@ -213,10 +213,9 @@ func (m *Mapping) Release() error {
 // Trim drops the mapping's pages from the process's resident set: the data stays (in the page
 // cache, dirty pages marked so, or on disk once the kernel has written them back and reclaimed
 // them) and the next touch of a page maps it again. Write-back is left to the kernel: starting
-// it at every trim (sync_file_range) wrote the Go evaluator's weights again and again while it
-// was writing them, and writes to a page under write-back wait for it (a release → settled of 49 s
-// instead of 5 in bench live's stress case under 300MiB). It is nil-safe; a released mapping is
-// left alone.
+// it at every trim (sync_file_range) would write the Go evaluator's weights again and again while
+// it writes them, and a write to a page under write-back waits for it. It is nil-safe; a released
+// mapping is left alone.
 func (m *Mapping) Trim() {
 	if m == nil {
 		return
