@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 	"strata/erode"
 	"strata/field"
 	"strata/gpu"
+	"strata/landscape"
 	"strata/noise"
 	"strata/session"
+	"strata/stack"
 )
 
 func init() {
@@ -25,7 +28,7 @@ func init() {
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
-       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--out PATH]
+       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--heightmap FILE] [--out PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -56,7 +59,10 @@ func init() {
              populations) and with the sample's own stack: each dab to the first frame showing
              it and to the frame with the touched tiles' weights and instances final (median,
              p95), each release to the settled frame; the viewport 968x704 unless --frame (the
-             editor's in a 1600×1000 window). --case sample|stress16 runs one of the two.
+             editor's in a 1600×1000 window). --case sample|stress16 runs one of the two;
+             --heightmap FILE sculpts that heightmap instead, read as File → New → From a
+             heightmap reads it (the starter stack, one metre per texel; its planes on disk
+             when they would pass half the memory budget, docs/field.md)
              --out PATH saves the stress16 landscape (with --case, that case's) after the
              strokes (--strokes 0: as opened) as the editor's Save does
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
@@ -409,6 +415,7 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	frame := fs.String("frame", "968x704", "")
 	out := fs.String("out", "", "")
 	only := fs.String("case", "", "")
+	heightmap := fs.String("heightmap", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -420,9 +427,19 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	}
 	var cases []session.SculptCase
 	for _, sc := range session.SculptCases(*size) {
-		if *only == "" || *only == sc.Name {
+		if *heightmap == "" && (*only == "" || *only == sc.Name) {
 			cases = append(cases, sc)
 		}
+	}
+	if *heightmap != "" {
+		f, _, err := landscape.LoadFieldContext(context.Background(), *heightmap, field.ImportOptions{}, nil, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			return exitFail
+		}
+		cases = []session.SculptCase{{Name: filepath.Base(*heightmap), Landscape: func() *landscape.Landscape {
+			return &landscape.Landscape{Stack: stack.Starter(), Field: f}
+		}}}
 	}
 	if len(cases) == 0 {
 		return usageError(c, stderr, "--case %q: want sample or stress16", *only)

@@ -160,7 +160,11 @@ func (g *GPU) newBakeRun(l *landscape.Landscape, opt Options, withScatter bool, 
 	}
 	// Layers 4–7 exist only in stacks of more than four layers: otherwise Hi is all zero by
 	// construction and not read back, so its pages are never touched (1 GiB at 16384²).
-	r.w = landscape.NewWeights(W, H)
+	// On disk with the field's planes when they would pass half the memory budget (checkMemory
+	// counted them so).
+	if r.w, err = landscape.NewWeightsFor(l.Field, W, H); err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
 	r.dens = make([]*field.Grid, pops)
 	r.maxD = make([]float32, pops)
 	for p := range r.dens {

@@ -25,9 +25,18 @@ import (
 func TestBakeMemoryBudget(t *testing.T) {
 	l := &landscape.Landscape{Stack: stack.SampleDunes(), Field: field.SampleDunesSized(64)}
 	t.Setenv(sysmem.EnvLimit, "1MiB")
+	t.Setenv(sysmem.EnvMapPlanes, "never")
 	_, err := Evaluate(context.Background(), l, EvalOptions{CPU: true, Options: Options{Resolution: 0.5}})
 	if !errors.Is(err, sysmem.ErrInsufficient) || !strings.Contains(err.Error(), "a bake of 8000×8000 weights over a 64×64 height with 1 population(s) needs about 1.2 GiB, 1 MiB is available (STRATA_MEMORY_LIMIT=1MiB)") {
 		t.Errorf("got %v", err)
+	}
+	// With the weights on disk (auto: 512 MB of them pass half of 1 MiB) they are checked
+	// against the disk, and the rest of the working set still against memory.
+	t.Setenv(sysmem.EnvMapPlanes, "auto")
+	t.Setenv(sysmem.EnvMapDir, t.TempDir())
+	_, err = Evaluate(context.Background(), l, EvalOptions{CPU: true, Options: Options{Resolution: 0.5}})
+	if !errors.Is(err, sysmem.ErrInsufficient) || !strings.Contains(err.Error(), "with 1 population(s) needs about 732 MiB, 1 MiB is available") {
+		t.Errorf("weights on disk: got %v", err)
 	}
 }
 

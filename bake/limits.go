@@ -26,8 +26,21 @@ func checkMemory(l *landscape.Landscape) error {
 	wt := uint64(fg.WeightsW) * uint64(fg.WeightsH)
 	ht := uint64(fg.HeightW) * uint64(fg.HeightH)
 	pops := uint64(len(l.Stack.Populations))
-	need := wt*(bakeBytesPerWeightsTexel+pops*bakeBytesPerPopulationTexel) + ht*bakeBytesPerHeightTexel
 	what := fmt.Sprintf("a bake of %d×%d weights over a %d×%d height with %d population(s)", fg.WeightsW, fg.WeightsH, fg.HeightW, fg.HeightH, pops)
+	// The two weight images go on disk with the field's planes when together they would pass
+	// half the budget (landscape.NewWeightsFor): they are then checked against the disk.
+	perWeights := uint64(bakeBytesPerWeightsTexel)
+	onDisk, err := sysmem.PlanesOnDisk(landscape.FieldPlaneBytes(l.Field) + 8*wt)
+	if err != nil {
+		return fmt.Errorf("bake: %w", err)
+	}
+	if onDisk {
+		perWeights -= 8
+		if err := sysmem.CheckPlanes(8*wt, true, what+": its weights"); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+	}
+	need := wt*(perWeights+pops*bakeBytesPerPopulationTexel) + ht*bakeBytesPerHeightTexel
 	if err := sysmem.Check(need, what); err != nil {
 		return fmt.Errorf("bake: %w (lower --resolution or the heightmap's size, or free memory)", err)
 	}

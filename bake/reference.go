@@ -57,7 +57,10 @@ func Reference(ctx context.Context, s *stack.Stack, f *field.Field, opt Options)
 	if err != nil {
 		return nil, err
 	}
-	w := landscape.NewWeights(g.Field.WeightsW, g.Field.WeightsH)
+	w, err := landscape.NewWeightsFor(f, g.Field.WeightsW, g.Field.WeightsH) // on disk with f's planes when they are
+	if err != nil {
+		return nil, fmt.Errorf("bake: %w", err)
+	}
 	if err := referenceTiles(ctx, s, f, &g, w, g.Tiles(opt.TileSize), opt, true); err != nil {
 		return nil, err
 	}

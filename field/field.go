@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"strata/internal/sysmem"
 )
 
 // MaxSide is the largest grid side accepted anywhere (import, validation). It bounds what a
@@ -74,6 +76,9 @@ func (p Placement) Validate() error {
 type Grid struct {
 	W, H int
 	Data []float32
+
+	// mem is the mapping Data lies in for a plane on disk (NewPlane, plane.go); nil on the heap.
+	mem *sysmem.Mapping
 }
 
 // NewGrid returns a zeroed w×h grid. It returns nil when the size is out of range, so a caller

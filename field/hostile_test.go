@@ -65,14 +65,24 @@ func TestImportMemoryBudget(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.png")
 	os.WriteFile(path, b.Bytes(), 0o644)
 	t.Setenv(sysmem.EnvLimit, "32MiB")
+	t.Setenv(sysmem.EnvMapPlanes, "never") // the grid on the heap, as before planes on disk
 	_, err := LoadHeight(path, ImportOptions{})
 	if !errors.Is(err, sysmem.ErrInsufficient) || !strings.Contains(err.Error(), path) ||
 		!strings.Contains(err.Error(), "decoding a 3000×3000 8-bit grayscale PNG needs about 36 MiB, 32 MiB is available (STRATA_MEMORY_LIMIT=32MiB)") {
 		t.Errorf("%d-byte PNG of 3000²: %v", b.Len(), err)
 	}
+	// Planes on disk (the default, auto): the grid needs disk, not memory, so only the decoder's
+	// rows are held to the budget and the same file is read into a mapped plane.
+	t.Setenv(sysmem.EnvMapPlanes, "auto")
+	t.Setenv(sysmem.EnvMapDir, t.TempDir())
+	g, err := LoadHeight(path, ImportOptions{})
+	if err != nil || !g.OnDisk() {
+		t.Errorf("auto under 32MiB: %v (on disk %v), want a plane on disk", err, g.OnDisk())
+	}
+	g.Release()
 	t.Setenv(sysmem.EnvLimit, "1GiB")
-	if _, err := LoadHeight(path, ImportOptions{}); err != nil {
-		t.Errorf("within the budget: %v", err)
+	if g, err := LoadHeight(path, ImportOptions{}); err != nil || g.OnDisk() {
+		t.Errorf("within the budget: %v (on disk %v)", err, g.OnDisk())
 	}
 }
 

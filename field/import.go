@@ -146,21 +146,27 @@ func importFrom(ctx context.Context, path string, r io.ReaderAt, size int64, ext
 		return fail(fmt.Errorf("%s is %d×%d but the height is %d×%d: a channel's grid must match the height's", src.kind(), w, h, spec.must[0], spec.must[1]))
 	}
 	extra, what := src.memory()
-	if err := sysmem.Check(4*uint64(w)*uint64(h)+extra, what); err != nil {
+	g, err := newImportPlane(w, h, extra, what)
+	if err != nil {
 		return fail(err)
 	}
 	var lut []float32
 	if mc := src.maxCode(); mc > 0 {
 		lut = codeLUT(spec.lo, spec.hi, mc)
 	}
-	out := newGridOut(w, h, lut)
+	out := newGridOut(g, lut)
 	if err := src.decode(ctx, out, newProgress(progress, src.rows())); err != nil {
+		g.Release()
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
 		}
 		return fail(err)
 	}
-	return out.finish(path, src.kind())
+	got, rng, err := out.finish(path, src.kind())
+	if err != nil {
+		g.Release()
+	}
+	return got, rng, err
 }
 
 // openSource reads the header of the format r is read by.

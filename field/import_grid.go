@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"strata/internal/pool"
 )
 
 // The streaming import writes every format straight into the output grid: the decoders hand
@@ -215,8 +217,8 @@ type gridOut struct {
 	cnt atomic.Int64 // rows converted, for a check that every row was written
 }
 
-func newGridOut(w, h int, lut []float32) *gridOut {
-	return &gridOut{g: &Grid{W: w, H: h, Data: make([]float32, w*h)}, lut: lut, st: newStats()}
+func newGridOut(g *Grid, lut []float32) *gridOut {
+	return &gridOut{g: g, lut: lut, st: newStats()}
 }
 
 // add merges a worker's findings about rows rows.
@@ -300,6 +302,7 @@ func eachTask(ctx context.Context, n int, fn func(worker, k int) error) error {
 				err := ctx.Err()
 				if err == nil {
 					err = fn(w, k)
+					pool.Between() // planes on disk: the residency check (sysmem)
 				}
 				if err != nil {
 					once.Do(func() { first = err })

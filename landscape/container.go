@@ -16,6 +16,7 @@ import (
 
 	"strata/field"
 	"strata/internal/safeio"
+	"strata/internal/sysmem"
 	"strata/stack"
 	"strata/terraindata"
 )
@@ -43,6 +44,9 @@ type Landscape struct {
 	// Script is set for a landscape a procgen script generated: Write keeps a copy of the script
 	// (and of what it read) inside the container instead of a stack.yaml (script.go).
 	Script *Script
+
+	// holesMem is the mapping Holes lies in when the landscape's planes are on disk (planes.go).
+	holesMem *sysmem.Mapping
 }
 
 // Population is one baked scatter population: its density over the weights grid and the

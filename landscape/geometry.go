@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"strata/field"
+	"strata/internal/sysmem"
 	"strata/stack"
 )
 
@@ -72,6 +73,9 @@ func (g *Geometry) Tiles(tileSize int) []field.Tile {
 type Weights struct {
 	W, H   int
 	Lo, Hi []byte // W*H*4 each
+
+	// mem is the mapping Lo and Hi lie in for weights on disk (NewWeightsOn); nil on the heap.
+	mem *sysmem.Mapping
 }
 
 // NewWeights allocates zeroed weights for a w×h grid.

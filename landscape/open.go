@@ -40,29 +40,45 @@ func Open(path string) (*Landscape, error) {
 		return nil, fmt.Errorf("bake: %s cannot be opened:\n%w", path, probs)
 	}
 	m := c.Manifest()
-	h, err := ContainerHeight(c)
+	onDisk, err := containerOnDisk(c, len(m.Channels))
+	if err != nil {
+		return nil, fmt.Errorf("bake: %s: %w", path, err)
+	}
+	h, err := containerHeight(c, onDisk)
 	if err != nil {
 		return nil, err
 	}
 	f, err := field.New(field.Placement{Size: m.Size, Origin: m.Origin}, h)
 	if err != nil {
+		h.Release()
 		return nil, fmt.Errorf("bake: %s: %w", path, err)
 	}
 	l := &Landscape{Field: f, GUID: m.GUID, StackDir: path}
-	if l.Holes, err = containerHoles(c, h.W, h.H); err != nil {
+	// A failed open releases the planes it read (their files' blocks go back at once).
+	ok := false
+	defer func() {
+		if !ok {
+			l.Release()
+		}
+	}()
+	holes, holesMem, err := containerHoles(c, h.W, h.H, onDisk)
+	if err != nil {
 		return nil, err
 	}
+	l.Holes = holes
+	l.setHolesMem(holesMem)
 	names := make([]string, 0, len(m.Channels))
 	for name := range m.Channels {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		g, err := readR32F(c.Channel(name), h.W, h.H)
+		g, err := readR32F(c.Channel(name), h.W, h.H, onDisk)
 		if err != nil {
 			return nil, err
 		}
 		if err := f.AddChannel(name, g); err != nil {
+			g.Release()
 			return nil, fmt.Errorf("bake: %s: channels.%s: %w", path, name, err)
 		}
 	}
@@ -76,7 +92,7 @@ func Open(path string) (*Landscape, error) {
 	if l.Script, err = openScript(c, m.Script); err != nil {
 		return nil, err
 	}
-	if l.Weights, err = ContainerWeights(c); err != nil {
+	if l.Weights, err = containerWeights(c, onDisk); err != nil {
 		return nil, err
 	}
 	resolution := 0.0
@@ -95,14 +111,40 @@ func Open(path string) (*Landscape, error) {
 			path, l.Weights.W, l.Weights.H, m.Size[0], m.Size[1])
 	}
 	for i, mp := range m.Scatter {
-		dens, err := readR32F(c.ScatterDensity(mp.Name), l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH)
+		dens, err := readR32F(c.ScatterDensity(mp.Name), l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH, false)
 		if err != nil {
 			return nil, fmt.Errorf("bake: %s: scatter[%d] %q: %w", path, i, mp.Name, err)
 		}
 		l.Scatter = append(l.Scatter, Population{Name: mp.Name, Mesh: mp.Mesh, Seed: mp.Seed, Scale: mp.Scale,
 			Density: dens, Spacing: float32(mp.Spacing), Count: mp.Count})
 	}
+	ok = true
 	return l, nil
+}
+
+// containerOnDisk reports whether a container's planes go on disk (field.PlanesOnDisk): its
+// height and channels (4 bytes a height texel each), holes (1) and controls (8 bytes a weights
+// texel). A child whose size cannot be read counts nothing here: its read reports it.
+func containerOnDisk(c *terraindata.Container, channels int) (bool, error) {
+	ref := c.Height()
+	if ref == nil {
+		return false, nil
+	}
+	info, err := ref.Info()
+	if err != nil {
+		return false, nil
+	}
+	w, h := info.Width, info.Height
+	var extra uint64
+	if c.Holes() != nil {
+		extra += uint64(w) * uint64(h)
+	}
+	if refs := c.Controls(); len(refs) > 0 && refs[0] != nil {
+		if ci, err := refs[0].Info(); err == nil {
+			extra += 8 * uint64(ci.Width) * uint64(ci.Height)
+		}
+	}
+	return field.PlanesOnDisk(w, h, 1+channels, extra)
 }
 
 // Resolution is the metres per weights texel the landscape was evaluated at, 0 when the weights
@@ -118,12 +160,20 @@ func (l *Landscape) Resolution() float64 {
 // ContainerHeight reads a container's height child back into a grid of metres (its R channel),
 // streamed block by block into the grid: the whole RGBA payload (4 GiB at 16384²) is never held.
 func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
+	return containerHeight(c, false)
+}
+
+// containerHeight is ContainerHeight on disk when onDisk is set.
+func containerHeight(c *terraindata.Container, onDisk bool) (*field.Grid, error) {
 	ref := c.Height()
 	if ref == nil {
 		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
 	}
 	var g *field.Grid
-	err := streamChild(ref, terraindata.RGBA32F, "a height", func(w, h int) { g = field.NewGrid(w, h) },
+	err := streamChild(ref, terraindata.RGBA32F, "a height", onDisk, func(w, h int) (err error) {
+		g, err = field.NewPlane(w, h, onDisk)
+		return err
+	},
 		func(b terraindata.Block) {
 			row := g.Data[b.Y0*g.W : (b.Y0+b.N)*g.W]
 			for i := range row {
@@ -131,6 +181,7 @@ func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
 			}
 		})
 	if err != nil {
+		g.Release()
 		return nil, err
 	}
 	return g, nil
@@ -139,8 +190,9 @@ func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
 // streamChild streams ref's payload through every check terraindata.Stream makes, after checking
 // its format: alloc is called once with the size, before any block (with the memory a grid of
 // float32 of that size needs checked against what the machine has), then each block goes to put
-// (called one at a time; blocks in any order, each carrying its rows).
-func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, alloc func(w, h int), put func(terraindata.Block)) error {
+// (called one at a time; blocks in any order, each carrying its rows). onDisk says alloc maps its
+// plane: the disk's free space is checked instead of memory (sysmem.CheckPlanes).
+func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, onDisk bool, alloc func(w, h int) error, put func(terraindata.Block)) error {
 	s, err := ref.Stream()
 	if err != nil {
 		return err
@@ -150,32 +202,36 @@ func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, all
 	if info.Format != want {
 		return fmt.Errorf("bake: %s: %s: %s, want %s", ref.Dir, ref.Field, info.Format, want)
 	}
-	if err := sysmem.Check(uint64(info.Width)*uint64(info.Height)*4, fmt.Sprintf("reading %s %s (%dx%d)", what, ref.Field, info.Width, info.Height)); err != nil {
+	if err := sysmem.CheckPlanes(uint64(info.Width)*uint64(info.Height)*4, onDisk, fmt.Sprintf("reading %s %s (%dx%d)", what, ref.Field, info.Width, info.Height)); err != nil {
 		return fmt.Errorf("bake: %s: %w", ref.Dir, err)
 	}
-	alloc(info.Width, info.Height)
+	if err := alloc(info.Width, info.Height); err != nil {
+		return fmt.Errorf("bake: %s: %s: %w", ref.Dir, ref.Field, err)
+	}
 	return s.Each(func(b terraindata.Block) error {
 		put(b)
 		return nil
 	})
 }
 
-// readR32F reads an r32f child of size w×h.
-func readR32F(ref *terraindata.Ref, w, h int) (*field.Grid, error) {
+// readR32F reads an r32f child of size w×h, on disk when onDisk is set.
+func readR32F(ref *terraindata.Ref, w, h int, onDisk bool) (*field.Grid, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("the manifest names no child")
 	}
 	var g *field.Grid
-	err := streamChild(ref, terraindata.R32F, "a grid", func(cw, ch int) {
+	err := streamChild(ref, terraindata.R32F, "a grid", onDisk, func(cw, ch int) (err error) {
 		if cw == w && ch == h {
-			g = field.NewGrid(w, h)
+			g, err = field.NewPlane(w, h, onDisk)
 		}
+		return err
 	}, func(b terraindata.Block) {
 		if g != nil {
 			copy(g.Data[b.Y0*w:(b.Y0+b.N)*w], b.Float)
 		}
 	})
 	if err != nil {
+		g.Release()
 		return nil, err
 	}
 	if g == nil {
@@ -186,17 +242,20 @@ func readR32F(ref *terraindata.Ref, w, h int) (*field.Grid, error) {
 }
 
 // containerHoles reads the holes child into a mask (true = no ground); nil when there is none.
-func containerHoles(c *terraindata.Container, w, h int) ([]bool, error) {
+// On disk (onDisk) the mask lies in the mapping returned, which the caller owns.
+func containerHoles(c *terraindata.Container, w, h int, onDisk bool) ([]bool, *sysmem.Mapping, error) {
 	ref := c.Holes()
 	if ref == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var holes []bool
+	var mem *sysmem.Mapping
 	var got [2]int
-	err := streamChild(ref, terraindata.RGBA8, "holes", func(cw, ch int) {
+	err := streamChild(ref, terraindata.RGBA8, "holes", onDisk, func(cw, ch int) (err error) {
 		if got = [2]int{cw, ch}; cw == w && ch == h {
-			holes = make([]bool, w*h)
+			holes, mem, err = newHoles(w*h, onDisk)
 		}
+		return err
 	}, func(b terraindata.Block) {
 		if holes == nil {
 			return
@@ -207,17 +266,23 @@ func containerHoles(c *terraindata.Container, w, h int) ([]bool, error) {
 		}
 	})
 	if err != nil {
-		return nil, err
+		mem.Release()
+		return nil, nil, err
 	}
 	if holes == nil {
-		return nil, fmt.Errorf("bake: %s: holes are %dx%d, the height is %dx%d", ref.Dir, got[0], got[1], w, h)
+		return nil, nil, fmt.Errorf("bake: %s: holes are %dx%d, the height is %dx%d", ref.Dir, got[0], got[1], w, h)
 	}
-	return holes, nil
+	return holes, mem, nil
 }
 
 // ContainerWeights reads the control textures into Weights (a missing control1 is zero; nil when
 // there are none), each streamed row by row into its plane.
 func ContainerWeights(c *terraindata.Container) (*Weights, error) {
+	return containerWeights(c, false)
+}
+
+// containerWeights is ContainerWeights on disk when onDisk is set.
+func containerWeights(c *terraindata.Container, onDisk bool) (*Weights, error) {
 	refs := c.Controls()
 	if len(refs) == 0 || refs[0] == nil {
 		return nil, nil
@@ -229,10 +294,12 @@ func ContainerWeights(c *terraindata.Container) (*Weights, error) {
 		}
 		var dst []byte
 		var got [2]int
-		err := streamChild(ref, terraindata.RGBA8, "a control", func(cw, ch int) {
+		err := streamChild(ref, terraindata.RGBA8, "a control", onDisk, func(cw, ch int) (err error) {
 			got = [2]int{cw, ch}
 			if w == nil {
-				w = NewWeights(cw, ch)
+				if w, err = NewWeightsOn(cw, ch, onDisk); err != nil {
+					return err
+				}
 			}
 			if cw == w.W && ch == w.H {
 				dst = w.Lo
@@ -240,15 +307,18 @@ func ContainerWeights(c *terraindata.Container) (*Weights, error) {
 					dst = w.Hi
 				}
 			}
+			return nil
 		}, func(b terraindata.Block) {
 			if dst != nil {
 				copy(dst[b.Y0*w.W*4:(b.Y0+b.N)*w.W*4], b.Bytes)
 			}
 		})
 		if err != nil {
+			w.Release()
 			return nil, err
 		}
 		if dst == nil {
+			w.Release()
 			return nil, fmt.Errorf("bake: %s: control %d is %dx%d, control 0 is %dx%d", ref.Dir, i, got[0], got[1], w.W, w.H)
 		}
 	}

@@ -174,7 +174,12 @@ type cpuEval struct {
 
 func (e *cpuEval) run(ctx context.Context, st *stack.Stack, f *field.Field, geo *landscape.Geometry, tiles []field.Tile) error {
 	if e.w == nil || e.w.W != geo.Field.WeightsW || e.w.H != geo.Field.WeightsH {
-		e.w = landscape.NewWeights(geo.Field.WeightsW, geo.Field.WeightsH)
+		// On disk when the field's planes and the weights would take more than their share.
+		w, err := landscape.NewWeightsFor(f, geo.Field.WeightsW, geo.Field.WeightsH)
+		if err != nil {
+			return err
+		}
+		e.w = w
 	}
 	slopes, err := e.slopesFor(ctx, st, f, geo)
 	if err != nil {

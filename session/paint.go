@@ -319,7 +319,9 @@ func (p *pipeline) targetAccess(target string) (get func(int) float32, set func(
 	l := p.s.land
 	if target == HolesTarget {
 		if l.Holes == nil {
-			l.Holes = make([]bool, l.Field.Height.W*l.Field.Height.H)
+			if err := l.MakeHoles(); err != nil { // on disk with the other planes when they are
+				l.Holes = make([]bool, l.Field.Height.W*l.Field.Height.H)
+			}
 		}
 		return func(k int) float32 {
 				if l.Holes[k] {
@@ -475,8 +477,11 @@ func (s *Session) NewMask(name string) error {
 	if err != nil {
 		return fmt.Errorf("session: new mask: %w", err)
 	}
-	w, h := s.landSize()
-	op := &channelOp{name: full, grid: field.NewGrid(w, h)}
+	g, err := s.newPlane()
+	if err != nil {
+		return fmt.Errorf("session: new mask: %w", err)
+	}
+	op := &channelOp{name: full, grid: g}
 	s.hist.push(op)
 	op.redo(s)
 	s.changed()
@@ -509,14 +514,15 @@ func (s *Session) maskChannel(name string) (string, error) {
 	return full, nil
 }
 
-// landSize is the height grid's size (fixed for a landscape's life).
-func (s *Session) landSize() (int, int) {
+// newPlane is a zeroed plane of the height grid's size (fixed for a landscape's life), on disk
+// with the landscape's other planes when they are (landscape.Landscape.NewPlane).
+func (s *Session) newPlane() (*field.Grid, error) {
 	s.fmu.RLock()
 	defer s.fmu.RUnlock()
 	if s.land == nil {
-		return 0, 0
+		return nil, errNoLandscape
 	}
-	return s.land.Field.Height.W, s.land.Field.Height.H
+	return s.land.NewPlane()
 }
 
 func removeString(list []string, v string) []string {

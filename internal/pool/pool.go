@@ -34,6 +34,7 @@ func Each(ctx context.Context, n, workers int, fn func(k int), done func(finishe
 					return
 				}
 				fn(k)
+				Between()
 				if d := finished.Add(1); done != nil {
 					done(int(d))
 				}
@@ -45,4 +46,27 @@ func Each(ctx context.Context, n, workers int, fn func(k int), done func(finishe
 		return ctx.Err()
 	}
 	return nil
+}
+
+// between is called by every worker after each item when set (SetBetween).
+var between atomic.Pointer[func()]
+
+// Between runs the SetBetween function, if any: Each calls it after every item, and a loop of its
+// own over a large grid (the import's eachTask) calls it after each of its items too.
+func Between() {
+	if b := between.Load(); b != nil {
+		(*b)()
+	}
+}
+
+// SetBetween has every worker call fn after each item (nil: nothing): sysmem's residency check,
+// so a pass over memory-mapped planes on every core trims them as it goes, where a timer's
+// goroutine would wait for a core behind the workers. fn must be cheap and safe for concurrent
+// use.
+func SetBetween(fn func()) {
+	if fn == nil {
+		between.Store(nil)
+		return
+	}
+	between.Store(&fn)
 }
