@@ -53,10 +53,11 @@ func NewPlane(w, h int, onDisk bool) (*Grid, error) {
 	}
 	b := m.Bytes()
 	g := &Grid{W: w, H: h, Data: unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), w*h), mem: m}
-	// The safety net: a plane dropped without Release is unmapped once the collector finds it
-	// unreachable. Nothing may keep g.Data without g (a view is a new Grid over the same Data only
-	// while g lives).
-	runtime.AddCleanup(g, func(m *sysmem.Mapping) { m.Release() }, m)
+	// The safety net: a plane dropped without Release gives its disk blocks and pages back once
+	// the collector finds it unreachable. It is retired, not unmapped (sysmem.Mapping.Retire): a
+	// goroutine may still read a slice of its Data that the collector does not count as a
+	// reference to g (a save's rows, a sampler), and reads zeros there rather than faulting.
+	runtime.AddCleanup(g, func(m *sysmem.Mapping) { m.Retire() }, m)
 	return g, nil
 }
 

@@ -210,6 +210,30 @@ func (m *Mapping) Release() error {
 	return err
 }
 
+// Retire is Release for a mapping whose memory something may still hold a slice of (a plane the
+// collector found unreachable while a goroutine still reads its Data, which the collector does not
+// see): the file's blocks go back to the disk and the pages are dropped, but the memory stays
+// mapped — a late reader gets zeros, never a fault. The address range is kept until the process
+// ends (address space, not memory). Nil-safe and idempotent, and after Release a no-op.
+func (m *Mapping) Retire() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	data, f := m.data, m.f
+	m.data, m.f = nil, nil
+	m.mu.Unlock()
+	if data == nil {
+		return
+	}
+	live.Lock()
+	delete(live.set, m)
+	live.bytes -= uint64(len(data))
+	live.Unlock()
+	retire(data, f)
+	f.Close() // the mapping keeps the file open
+}
+
 // Trim drops the mapping's pages from the process's resident set: the data stays (in the page
 // cache, dirty pages marked so, or on disk once the kernel has written them back and reclaimed
 // them) and the next touch of a page maps it again. Write-back is left to the kernel: starting

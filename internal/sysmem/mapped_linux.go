@@ -52,6 +52,18 @@ func mapFile(dir string, n int) (*Mapping, error) {
 
 func unmap(b []byte) error { return syscall.Munmap(b) }
 
+// retire gives f's blocks back to the disk (a hole punched over the whole file) and drops b's
+// pages, leaving b mapped: a reader that still holds b reads zeros instead of faulting.
+func retire(b []byte, f *os.File) {
+	const punchHole, keepSize = 0x02, 0x01 // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+	for {
+		if err := syscall.Fallocate(int(f.Fd()), punchHole|keepSize, 0, int64(len(b))); err != syscall.EINTR {
+			break
+		}
+	}
+	syscall.Madvise(b, syscall.MADV_DONTNEED)
+}
+
 // trim drops b's pages from the resident set (MADV_DONTNEED: on a shared file mapping the dirty
 // pages stay in the page cache, marked dirty).
 func trim(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }

@@ -2,7 +2,10 @@
 
 package sysmem
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // Planes on disk are built on Linux's mmap, fallocate and madvise; elsewhere Map refuses (with
 // ErrMapping) and the planes stay on the heap unless STRATA_MAP_PLANES=always asks otherwise.
@@ -12,6 +15,7 @@ func mapFile(dir string, n int) (*Mapping, error) {
 }
 
 func unmap(b []byte) error                     { return nil }
+func retire(b []byte, f *os.File)              {}
 func trim(b []byte)                            {}
 func diskFree(dir string) (uint64, bool)       { return 0, false }
 func inMemoryFS(dir string) bool               { return false }

@@ -74,6 +74,39 @@ func TestMapRelease(t *testing.T) {
 	}
 }
 
+// Retire gives a mapping's blocks and pages back but leaves its memory readable: a slice still
+// held reads zeros instead of faulting.
+func TestMapRetire(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvMapDir, dir)
+	t.Setenv(EnvLimit, "")
+	before := MappedBytes()
+	m, err := Map(1<<20, "a test plane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.Bytes()
+	for i := range b {
+		b[i] = 0x5a
+	}
+	m.Retire()
+	if MappedBytes() != before || m.Bytes() != nil {
+		t.Errorf("after Retire: %d mapped bytes counted (want %d), Bytes %v", MappedBytes(), before, m.Bytes() != nil)
+	}
+	if !mapsHas(t, uintptr(unsafe.Pointer(&b[0]))) {
+		t.Error("Retire unmapped the memory a slice still holds")
+	}
+	for i, v := range b {
+		if v != 0 {
+			t.Fatalf("byte %d reads %#x after Retire, want 0 (the blocks given back)", i, v)
+		}
+	}
+	m.Retire()
+	if err := m.Release(); err != nil {
+		t.Errorf("Release after Retire: %v", err)
+	}
+}
+
 // Trim takes the pages of a written mapping out of the resident set.
 func TestTrimLowersResidentSet(t *testing.T) {
 	t.Setenv(EnvMapDir, t.TempDir())
