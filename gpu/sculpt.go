@@ -18,7 +18,7 @@ import (
 // height rows. A dab is one submission: one dispatch a brick whose block holds texels of the
 // dab's rectangle (the copies in the neighbours' aprons get the same value), preceded for a smooth
 // by a gather of the rectangle and its box's apron into a source copy (the heights before the
-// dab). Nothing is read back unless ReadHeight asks. Make one per device; it is not safe for
+// dab). Nothing is read back unless FieldBuffers.ReadHeight asks. Make one per device; it is not safe for
 // concurrent use.
 type SculptKernel struct {
 	dev    *Device
@@ -390,15 +390,12 @@ func (k *SculptKernel) buffers(n int, rect, src image.Rectangle, smooth bool, d 
 }
 
 // ReadHeight reads the heights of rect (height texels) back from the bricks on the device: for
-// tests, and for whoever wants the device's copy on the host. Every copy of a texel (a brick's
-// core and its neighbours' aprons) is read, and copies that disagree are an error, as is a texel
-// no brick on the device holds.
-func (k *SculptKernel) ReadHeight(fb *FieldBuffers, rect image.Rectangle) (*field.Grid, error) {
-	if k == nil || k.dev == nil {
-		return nil, errors.New("gpu: sculpt: no kernel (nil or released)")
-	}
+// tests, and for whoever wants the device's copy on the host (a sculpt kernel's dabs are never
+// read back otherwise). Every copy of a texel (a brick's core and its neighbours' aprons) is read,
+// and copies that disagree are an error, as is a texel no brick on the device holds.
+func (fb *FieldBuffers) ReadHeight(rect image.Rectangle) (*field.Grid, error) {
 	if fb == nil || fb.dev == nil {
-		return nil, errors.New("gpu: sculpt: no field buffers")
+		return nil, errors.New("gpu: field buffers: nil")
 	}
 	fb.mu.Lock()
 	defer fb.mu.Unlock()
@@ -442,4 +439,42 @@ func (k *SculptKernel) ReadHeight(fb *FieldBuffers, rect image.Rectangle) (*fiel
 		}
 	}
 	return out, nil
+}
+
+// RewriteHeight rewrites the height texels of rect in the bricks on the device from the host's
+// grid the buffers hold (the channels are left as they are): what brings the device's copy back
+// to the host's after a sculpt stroke (session: the stroke's end).
+func (fb *FieldBuffers) RewriteHeight(rect image.Rectangle) error {
+	if fb == nil || fb.dev == nil {
+		return errors.New("gpu: field buffers: nil")
+	}
+	fb.mu.Lock()
+	defer fb.mu.Unlock()
+	g := fb.grids[0]
+	if !fb.cut || g == nil {
+		return errors.New("gpu: field buffers: no field (Upload and Cut first)")
+	}
+	rect = rect.Intersect(image.Rect(0, 0, g.W, g.H))
+	if rect.Empty() {
+		return nil
+	}
+	return fb.dev.Do("rewrite height bricks", func() error {
+		for bi := range fb.bricks {
+			buf := fb.bricks[bi].planes[0]
+			br := fb.brickRect(bi)
+			r := rect.Intersect(br)
+			if buf == nil || r.Empty() {
+				continue
+			}
+			for j := r.Min.Y; j < r.Max.Y; j++ {
+				row := g.Data[j*g.W+r.Min.X : j*g.W+r.Max.X]
+				off := 4 * uint64((j-br.Min.Y)*br.Dx()+r.Min.X-br.Min.X)
+				if err := fb.dev.Queue.WriteBuffer(buf.Buf, off, wgpu.ToBytes(row)); err != nil {
+					return fmt.Errorf("%s: %w", buf.Label, err)
+				}
+				fb.Uploaded += int64(4 * len(row))
+			}
+		}
+		return nil
+	})
 }

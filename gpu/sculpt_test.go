@@ -53,7 +53,7 @@ func newSculptSetup(t *testing.T, n int, budget int64) *sculptSetup {
 // device is the whole height as the bricks on the device hold it (every copy agreeing).
 func (s *sculptSetup) device(t *testing.T) *field.Grid {
 	t.Helper()
-	g, err := s.k.ReadHeight(s.fb, image.Rect(0, 0, s.f.Height.W, s.f.Height.H))
+	g, err := s.fb.ReadHeight(image.Rect(0, 0, s.f.Height.W, s.f.Height.H))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestSculptKernelRefuses(t *testing.T) {
 	if _, err := s.k.Apply(s.fb, &inOne); err != nil {
 		t.Fatalf("a dab inside one brick under a one-brick budget: %v", err)
 	}
-	g, err := s.k.ReadHeight(s.fb, image.Rect(10, 10, 30, 30))
+	g, err := s.fb.ReadHeight(image.Rect(10, 10, 30, 30))
 	if err != nil {
 		t.Fatal(err)
 	}
