@@ -1,7 +1,8 @@
 // Package sculpt is the one definition of what a height brush does to the ground: raise/lower,
 // smooth, flatten, set height, terrace, noise and stamp, texel by texel. The editor's brushes
 // (package session: a Dab per quarter radius along a stroke) and procgen's terrain.sculpt node (the
-// same operations weighted by a mask) both call it, and a GPU kernel would be its twin.
+// same operations weighted by a mask) both call it, and gpu.SculptKernel (shaders/sculpt.wgsl) is
+// its twin on the GPU evaluator's resident field (docs/design.md "GPU sculpt twin").
 //
 // Every operation reads the heights as they were before it (a smooth reads its box from a copy
 // taken first; the others read only the texel they write), so the result does not depend on the
