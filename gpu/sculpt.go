@@ -458,23 +458,5 @@ func (fb *FieldBuffers) RewriteHeight(rect image.Rectangle) error {
 	if rect.Empty() {
 		return nil
 	}
-	return fb.dev.Do("rewrite height bricks", func() error {
-		for bi := range fb.bricks {
-			buf := fb.bricks[bi].planes[0]
-			br := fb.brickRect(bi)
-			r := rect.Intersect(br)
-			if buf == nil || r.Empty() {
-				continue
-			}
-			for j := r.Min.Y; j < r.Max.Y; j++ {
-				row := g.Data[j*g.W+r.Min.X : j*g.W+r.Max.X]
-				off := 4 * uint64((j-br.Min.Y)*br.Dx()+r.Min.X-br.Min.X)
-				if err := fb.dev.Queue.WriteBuffer(buf.Buf, off, wgpu.ToBytes(row)); err != nil {
-					return fmt.Errorf("%s: %w", buf.Label, err)
-				}
-				fb.Uploaded += int64(4 * len(row))
-			}
-		}
-		return nil
-	})
+	return fb.writeRows(rect, true)
 }

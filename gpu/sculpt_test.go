@@ -427,3 +427,39 @@ func TestSculptParamsLayout(t *testing.T) {
 		t.Errorf("struct Dab is %d bytes, the Go packs %d", s.size, 4*sculptWords)
 	}
 }
+
+// RewriteHeight puts the host's rows back in every copy of the height over a rectangle and
+// uploads nothing else.
+func TestRewriteHeight(t *testing.T) {
+	s := newSculptSetup(t, 96, 0)
+	mn, ts := s.f.Placement.Min(), s.f.TexelSize()[0]
+	d := sculpt.Dab{Params: sculpt.Params{Mode: sculpt.Raise, Strength: 1, Lift: 2}, X: mn[0] + 47*ts, Z: mn[1] + 49*ts, Radius: 9 * ts}
+	rect, err := s.k.Apply(s.fb, &d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if equalGrids(s.device(t), s.f.Height) {
+		t.Fatal("the dab changed nothing on the device")
+	}
+	before := s.fb.Uploaded
+	if err := s.fb.RewriteHeight(rect); err != nil {
+		t.Fatal(err)
+	}
+	if !equalGrids(s.device(t), s.f.Height) {
+		t.Error("after RewriteHeight the device's height is not the host's")
+	}
+	copies := int64(0)
+	for i := range s.fb.bricks {
+		copies += int64(s.fb.brickRect(i).Intersect(rect).Dx() * s.fb.brickRect(i).Intersect(rect).Dy())
+	}
+	if got := s.fb.Uploaded - before; got != 4*copies {
+		t.Errorf("RewriteHeight uploaded %d bytes, want %d (the height's copies of the rectangle only)", got, 4*copies)
+	}
+	var nilFB *FieldBuffers
+	if err := nilFB.RewriteHeight(rect); err == nil {
+		t.Error("RewriteHeight on nil buffers")
+	}
+	if _, err := nilFB.ReadHeight(rect); err == nil {
+		t.Error("ReadHeight on nil buffers")
+	}
+}

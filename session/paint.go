@@ -655,15 +655,22 @@ func (p *pipeline) reflow(st *stack.Stack, rect image.Rectangle) bool {
 		return false
 	}
 	p.flowChanged = p.flowChanged.Union(changed)
+	p.markReaders(changed)
+	return true
+}
+
+// markReaders marks what reads the height texels of rect to be evaluated again: the
+// full-resolution tiles, the view's pages (stale) and the cached GPU tile blocks.
+func (p *pipeline) markReaders(rect image.Rectangle) {
+	f := p.s.land.Field
 	mn, ts := f.Placement.Min(), f.TexelSize()
-	x0, z0 := mn[0]+float64(changed.Min.X)*ts[0], mn[1]+float64(changed.Min.Y)*ts[1]
-	x1, z1 := mn[0]+float64(changed.Max.X)*ts[0], mn[1]+float64(changed.Max.Y)*ts[1]
+	x0, z0 := mn[0]+float64(rect.Min.X)*ts[0], mn[1]+float64(rect.Min.Y)*ts[1]
+	x1, z1 := mn[0]+float64(rect.Max.X)*ts[0], mn[1]+float64(rect.Max.Y)*ts[1]
 	if p.dirty != nil {
 		p.dirty.MarkRect(x0, z0, x1, z1)
 	}
 	p.staleRect(x0, z0, x1, z1)
 	p.forgetTiles(x0, z0, x1, z1)
-	return true
 }
 
 // forgetTiles drops cached GPU tile blocks that read the world rectangle.

@@ -176,19 +176,11 @@ func (p *pipeline) markResynced() bool {
 	if len(rects) == 0 || p.res.fb == nil {
 		return false
 	}
-	f := p.s.land.Field
-	mn, ts := f.Placement.Min(), f.TexelSize()
 	for _, rc := range rects {
 		if err := p.res.fb.RewriteHeight(rc); err != nil {
 			p.res.edited = p.res.edited.Union(rc) // the next sync uploads it with the rest
 		}
-		x0, z0 := mn[0]+float64(rc.Min.X)*ts[0], mn[1]+float64(rc.Min.Y)*ts[1]
-		x1, z1 := mn[0]+float64(rc.Max.X)*ts[0], mn[1]+float64(rc.Max.Y)*ts[1]
-		if p.dirty != nil {
-			p.dirty.MarkRect(x0, z0, x1, z1)
-		}
-		p.staleRect(x0, z0, x1, z1)
-		p.forgetTiles(x0, z0, x1, z1)
+		p.markReaders(rc)
 	}
 	return true
 }
