@@ -28,7 +28,7 @@ type resident struct {
 	began  time.Time
 	cancel context.CancelFunc
 	// sculpt is the sculpt kernel that rewrites fb's height under a dab (made at the first dab;
-	// sculptErr: it could not be made, the dabs are uploaded by rows).
+	// sculptErr: it could not be made or it failed, said once; the dabs are uploaded by rows).
 	sculpt    *gpu.SculptKernel
 	sculptErr error
 	// resynced are the height rects a stroke's end brings back to the host's (markResynced).

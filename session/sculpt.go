@@ -1,10 +1,13 @@
 package session
 
 import (
+	"errors"
+	"fmt"
 	"image"
 	"math"
 
 	"strata/field"
+	"strata/gpu"
 	"strata/sculpt"
 )
 
@@ -119,10 +122,11 @@ func (o *dabOp) sculpt(p *pipeline, rect image.Rectangle) (fieldChange, error) {
 // (gpu.SculptKernel) and reports whether it did: on the GPU evaluator with the field landed on the
 // device and its copy current under the texels the dab reads. Otherwise (the Go evaluator, the
 // field still on its way, rows edited since the last sync under the dab, the bricks past the
-// budget, a kernel error) the caller's host dab is uploaded by rows as any edit is.
+// budget, a kernel error — said once, and the kernel is not used again) the caller's host dab is
+// uploaded by rows as any edit is.
 func (p *pipeline) sculptOnDevice(d *sculpt.Dab, pl sculpt.Place) bool {
 	r := &p.res
-	if p.gpu == nil || r.fb == nil || !sculptOnGPU {
+	if p.gpu == nil || r.fb == nil {
 		return false
 	}
 	g := p.s.land.Field.Height
@@ -138,16 +142,20 @@ func (p *pipeline) sculptOnDevice(d *sculpt.Dab, pl sculpt.Place) bool {
 			return false
 		}
 		if r.sculpt, r.sculptErr = p.s.dev.NewSculptKernel(); r.sculptErr != nil {
+			go p.s.emit(Event{Kind: EventError, Err: fmt.Errorf("session: no GPU sculpt kernel (the dabs are uploaded): %w", r.sculptErr)})
 			return false
 		}
 	}
 	_, err := r.sculpt.Apply(r.fb, d)
+	if err != nil && !errors.Is(err, gpu.ErrSculptNotResident) {
+		// Not the budget: the kernel is at fault. Said once; the dabs go the upload way from now.
+		r.sculptErr = err
+		r.sculpt.Release()
+		r.sculpt = nil
+		go p.s.emit(Event{Kind: EventError, Err: fmt.Errorf("session: the GPU sculpt kernel failed (the dabs are uploaded from now on): %w", err)})
+	}
 	return err == nil
 }
-
-// sculptOnGPU lets a dab on the GPU evaluator run the sculpt kernel (a test turns it off to
-// compare with the upload path).
-var sculptOnGPU = true
 
 // resync queues the blocks a sculpt stroke changed for bringing the device's copy of the height
 // back to the host's (resident.resynced, done by markResynced once the field's lock is let go),
