@@ -159,12 +159,12 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	if rect.Empty() || !fb.cut {
 		return dropped, nil
 	}
-	return dropped, fb.writeRows(rect)
+	return dropped, fb.writeRows(rect, false)
 }
 
-// writeRows rewrites the texels of rect in every plane of the bricks on the device whose blocks
-// hold them. fb.mu is held.
-func (fb *FieldBuffers) writeRows(rect image.Rectangle) error {
+// writeRows rewrites the texels of rect in every plane (heightOnly: the height's) of the bricks on
+// the device whose blocks hold them. fb.mu is held.
+func (fb *FieldBuffers) writeRows(rect image.Rectangle, heightOnly bool) error {
 	return fb.dev.Do("write field bricks", func() error {
 		for bi := range fb.bricks {
 			b := &fb.bricks[bi]
@@ -174,7 +174,7 @@ func (fb *FieldBuffers) writeRows(rect image.Rectangle) error {
 				continue
 			}
 			for p, buf := range b.planes {
-				if buf == nil {
+				if buf == nil || heightOnly && p > 0 {
 					continue
 				}
 				g := fb.grids[p]

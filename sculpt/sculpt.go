@@ -1,7 +1,8 @@
 // Package sculpt is the one definition of what a height brush does to the ground: raise/lower,
 // smooth, flatten, set height, terrace, noise and stamp, texel by texel. The editor's brushes
 // (package session: a Dab per quarter radius along a stroke) and procgen's terrain.sculpt node (the
-// same operations weighted by a mask) both call it, and a GPU kernel would be its twin.
+// same operations weighted by a mask) both call it, and gpu.SculptKernel (shaders/sculpt.wgsl) is
+// its twin on the GPU evaluator's resident field (docs/design.md "GPU sculpt twin").
 //
 // Every operation reads the heights as they were before it (a smooth reads its box from a copy
 // taken first; the others read only the texel they write), so the result does not depend on the
@@ -223,8 +224,9 @@ func (d *Dab) Rect(w, h int, pl Place) image.Rectangle {
 	).Intersect(image.Rect(0, 0, w, h))
 }
 
-// resolved is d's Params with the radius-derived defaults filled in.
-func (d *Dab) resolved(pl Place) Params {
+// Resolved is d's Params with the radius-derived defaults filled in (Lift, HalfWidth): what Apply
+// and the GPU twin (gpu.SculptKernel) apply.
+func (d *Dab) Resolved(pl Place) Params {
 	p := d.Params
 	if p.Mode == Raise && p.Lift == 0 {
 		p.Lift = RaiseRate * d.Radius
@@ -262,7 +264,7 @@ func (d *Dab) Apply(g *field.Grid, pl Place) (image.Rectangle, error) {
 	if rect.Empty() {
 		return image.Rectangle{}, nil
 	}
-	p := d.resolved(pl)
+	p := d.Resolved(pl)
 	k := newKernel(&p, g, pl, rect, d)
 	var changed image.Rectangle
 	for j := rect.Min.Y; j < rect.Max.Y; j++ {
@@ -367,20 +369,37 @@ func newKernel(p *Params, g *field.Grid, pl Place, rect image.Rectangle, d *Dab)
 			}
 		}
 	case Stamp:
-		img := p.Image
-		geo, err := field.NewGeometry(field.Placement{Size: [2]float64{float64(img.W), float64(img.H)}}, img.W, img.H, img.W, img.H)
-		if err == nil {
-			k.stamp = geo.Sampler(img)
+		if geo, err := StampGeometry(p.Image); err == nil {
+			k.stamp = geo.Sampler(p.Image)
 		}
-		k.ps = 2 * d.Radius / float64(max(img.W, img.H))
-		a := p.Angle * math.Pi / 180
-		k.cos, k.sin = math.Cos(a), math.Sin(a)
+		fr := d.StampFrame()
+		k.ps, k.cos, k.sin, k.halfW, k.hfH = fr.PS, fr.Cos, fr.Sin, fr.HalfW, fr.HalfH
 		k.cx, k.cz = d.X, d.Z
-		k.halfW, k.hfH = float64(img.W)/2, float64(img.H)/2
 	case Noise:
 		k.noiseFS = float32(p.FeatureSize)
 	}
 	return k
+}
+
+// StampFrame is where a stamp's image lies under a dab: PS metres per image texel (the image's
+// larger side across the diameter), the rotation's cosine and sine (Angle counter-clockwise from
+// +X toward +Z) and the image's half extent in texels. The GPU twin takes these very numbers.
+type StampFrame struct {
+	PS, Cos, Sin, HalfW, HalfH float64
+}
+
+// StampFrame is d's stamp frame (d.Image set).
+func (d *Dab) StampFrame() StampFrame {
+	img := d.Image
+	a := d.Angle * math.Pi / 180
+	return StampFrame{PS: 2 * d.Radius / float64(max(img.W, img.H)), Cos: math.Cos(a), Sin: math.Sin(a),
+		HalfW: float64(img.W) / 2, HalfH: float64(img.H) / 2}
+}
+
+// StampGeometry places a stamp image with its texels 1 unit apart and its centre on 0: the frame
+// stampAt reads it in (its Sampler; the GPU twin's FieldMin and InvHTexel).
+func StampGeometry(img *field.Grid) (field.Geometry, error) {
+	return field.NewGeometry(field.Placement{Size: [2]float64{float64(img.W), float64(img.H)}}, img.W, img.H, img.W, img.H)
 }
 
 // boxMean is the mean height of the (2·HalfWidth+1)² box around (i, j), clipped to the grid.

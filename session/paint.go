@@ -107,6 +107,9 @@ type strokeRec struct {
 	// worker at that dab.
 	flat    float64
 	hasFlat bool
+	// onDevice: a dab of the stroke ran on the device (the sculpt kernel): its end brings the
+	// device's copy back to the host's (resync).
+	onDevice bool
 	// bytes is what the record holds (its blocks before and after), kept by the worker as it
 	// touches blocks and read by the history on the editing side: a stroke pushed before the
 	// worker reached its dabs grows afterwards, and the history's bound follows it.
@@ -250,6 +253,9 @@ type fieldOp interface {
 type fieldChange struct {
 	target string // channel name, HolesTarget, or "" for the height
 	rect   image.Rectangle
+	// resident: the change is on the resident field's device copy already (the sculpt kernel), no
+	// row is uploaded for it.
+	resident bool
 }
 
 func (p *pipeline) queue(op fieldOp) {
@@ -397,6 +403,7 @@ func (o *endStrokeOp) apply(p *pipeline) (fieldChange, error) {
 	}
 	o.rec.touched = nil
 	o.rec.countBlocks()
+	o.rec.resync(p)
 	return fieldChange{}, nil
 }
 
@@ -558,10 +565,16 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		}
 		if !c.rect.Empty() {
 			changes = append(changes, c)
+			if c.target != HolesTarget && !c.resident {
+				// The resident field's rows to upload, marked before the next op (a dab on the
+				// device reads the device's copy: sculptOnDevice).
+				p.res.edited = p.res.edited.Union(c.rect)
+			}
 		}
 		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
 	}
 	s.fmu.Unlock()
+	resynced := p.markResynced() // a sculpt stroke's end on the device (sculpt.go)
 	ranged := map[string]image.Rectangle{}
 	for _, c := range changes {
 		if c.target != HolesTarget {
@@ -582,9 +595,6 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	var holes image.Rectangle
 	any := false
 	for _, c := range changes {
-		if c.target != HolesTarget {
-			p.res.edited = p.res.edited.Union(c.rect) // the resident field's rows to upload
-		}
 		switch {
 		case c.target == HolesTarget:
 			holes = holes.Union(c.rect)
@@ -627,7 +637,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	if !holes.Empty() {
 		p.showHeight(holes)
 	}
-	return any
+	return any || resynced
 }
 
 // reflow routes the flow again after the height changed inside rect (height texels), when the
@@ -651,15 +661,22 @@ func (p *pipeline) reflow(st *stack.Stack, rect image.Rectangle) bool {
 		return false
 	}
 	p.flowChanged = p.flowChanged.Union(changed)
+	p.markReaders(changed)
+	return true
+}
+
+// markReaders marks what reads the height texels of rect to be evaluated again: the
+// full-resolution tiles, the view's pages (stale) and the cached GPU tile blocks.
+func (p *pipeline) markReaders(rect image.Rectangle) {
+	f := p.s.land.Field
 	mn, ts := f.Placement.Min(), f.TexelSize()
-	x0, z0 := mn[0]+float64(changed.Min.X)*ts[0], mn[1]+float64(changed.Min.Y)*ts[1]
-	x1, z1 := mn[0]+float64(changed.Max.X)*ts[0], mn[1]+float64(changed.Max.Y)*ts[1]
+	x0, z0 := mn[0]+float64(rect.Min.X)*ts[0], mn[1]+float64(rect.Min.Y)*ts[1]
+	x1, z1 := mn[0]+float64(rect.Max.X)*ts[0], mn[1]+float64(rect.Max.Y)*ts[1]
 	if p.dirty != nil {
 		p.dirty.MarkRect(x0, z0, x1, z1)
 	}
 	p.staleRect(x0, z0, x1, z1)
 	p.forgetTiles(x0, z0, x1, z1)
-	return true
 }
 
 // forgetTiles drops cached GPU tile blocks that read the world rectangle.

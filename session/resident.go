@@ -27,6 +27,12 @@ type resident struct {
 	done   chan error
 	began  time.Time
 	cancel context.CancelFunc
+	// sculpt is the sculpt kernel that rewrites fb's height under a dab (made at the first dab;
+	// sculptErr: it could not be made or it failed, said once; the dabs are uploaded by rows).
+	sculpt    *gpu.SculptKernel
+	sculptErr error
+	// resynced are the height rects a stroke's end brings back to the host's (markResynced).
+	resynced []image.Rectangle
 }
 
 // start begins filling the device's bricks with l's field over geo, nearest the view's centre
@@ -117,5 +123,6 @@ func (r *resident) release() {
 	}
 	r.upload.Release()
 	r.fb.Release()
+	r.sculpt.Release()
 	*r = resident{}
 }

@@ -1,10 +1,13 @@
 package session
 
 import (
+	"errors"
+	"fmt"
 	"image"
 	"math"
 
 	"strata/field"
+	"strata/gpu"
 	"strata/sculpt"
 )
 
@@ -101,11 +104,93 @@ func (o *dabOp) sculpt(p *pipeline, rect image.Rectangle) (fieldChange, error) {
 		o.rec.flat, o.rec.hasFlat = float64(g.At(i, j)), true
 	}
 	d := b.sculptDab(o.x, o.z, o.rec.flat)
+	// On the GPU evaluator the kernel rewrites the resident bricks first (submitted, not waited
+	// for); the host's grid, the document, takes the same dab from the Go twin while the device
+	// works, and no row is uploaded for it.
+	resident := p.sculptOnDevice(&d, pl)
 	changed, err := d.Apply(g, pl)
 	if err != nil {
 		return fieldChange{}, err
 	}
-	return fieldChange{target: "", rect: changed}, nil
+	if resident {
+		o.rec.onDevice = true
+	}
+	return fieldChange{target: "", rect: changed, resident: resident}, nil
+}
+
+// sculptOnDevice applies d to the resident field's height bricks with the GPU twin
+// (gpu.SculptKernel) and reports whether it did: on the GPU evaluator with the field landed on the
+// device and its copy current under the texels the dab reads. Otherwise (the Go evaluator, the
+// field still on its way, rows edited since the last sync under the dab, the bricks past the
+// budget, a kernel error — said once, and the kernel is not used again) the caller's host dab is
+// uploaded by rows as any edit is.
+func (p *pipeline) sculptOnDevice(d *sculpt.Dab, pl sculpt.Place) bool {
+	r := &p.res
+	if p.gpu == nil || r.fb == nil {
+		return false
+	}
+	g := p.s.land.Field.Height
+	reads := d.Rect(g.W, g.H, pl)
+	if rp := d.Resolved(pl); rp.Mode == sculpt.Smooth {
+		reads = reads.Inset(-rp.HalfWidth)
+	}
+	if reads.Overlaps(r.edited) {
+		return false // the device's copy is behind there until the next sync
+	}
+	if r.sculpt == nil {
+		if r.sculptErr != nil {
+			return false
+		}
+		if r.sculpt, r.sculptErr = p.s.dev.NewSculptKernel(); r.sculptErr != nil {
+			go p.s.emit(Event{Kind: EventError, Err: fmt.Errorf("session: no GPU sculpt kernel (the dabs are uploaded): %w", r.sculptErr)})
+			return false
+		}
+	}
+	_, err := r.sculpt.Apply(r.fb, d)
+	if err != nil && !errors.Is(err, gpu.ErrSculptNotResident) {
+		// Not the budget: the kernel is at fault. Said once; the dabs go the upload way from now.
+		r.sculptErr = err
+		r.sculpt.Release()
+		r.sculpt = nil
+		go p.s.emit(Event{Kind: EventError, Err: fmt.Errorf("session: the GPU sculpt kernel failed (the dabs are uploaded from now on): %w", err)})
+	}
+	return err == nil
+}
+
+// resync queues the blocks a sculpt stroke changed for bringing the device's copy of the height
+// back to the host's (resident.resynced, done by markResynced once the field's lock is let go),
+// when any of the stroke's dabs ran on the device: the twins agree to the tolerance docs/design.md
+// "GPU sculpt twin" states, not always bit for bit, and the host's grid is the document.
+func (r *strokeRec) resync(p *pipeline) {
+	if !r.onDevice {
+		return
+	}
+	r.onDevice = false
+	for _, b := range r.blocks {
+		if !b.changed.Empty() {
+			p.res.resynced = append(p.res.resynced, b.changed)
+		}
+	}
+}
+
+// markResynced rewrites the queued blocks' rows in the bricks from the host's grid and marks the
+// weights that read them to be evaluated again, so that after a stroke the live weights are a
+// fresh evaluation of the saved heights. It runs after the stroke's end (off the dabs' path) and
+// outside the field's lock (staleRect takes the viewport's, which a frame holds while it waits for
+// the field's). It reports whether it marked anything.
+func (p *pipeline) markResynced() bool {
+	rects := p.res.resynced
+	p.res.resynced = nil
+	if len(rects) == 0 || p.res.fb == nil {
+		return false
+	}
+	for _, rc := range rects {
+		if err := p.res.fb.RewriteHeight(rc); err != nil {
+			p.res.edited = p.res.edited.Union(rc) // the next sync uploads it with the rest
+		}
+		p.markReaders(rc)
+	}
+	return true
 }
 
 // LoadStamp reads a stamp brush's image (sculpt.LoadStamp: PNG 8/16-bit codes onto 0 … 1, float

@@ -161,8 +161,11 @@ func TestSculptInstancesFreshAndUndoRedo(t *testing.T) {
 // The saved height payload of a sculpted landscape: R the sculpted heights, G and B their central
 // differences (one-sided at the edges, docs/terraindata.md), and a heightRange grown to the raise
 // that went above the ground's range.
-func TestSculptSavedHeightPayload(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+func TestSculptSavedHeightPayload(t *testing.T) { onEvaluators(t, testSculptSavedHeightPayload) }
+
+func testSculptSavedHeightPayload(t *testing.T, ev Evaluator) {
+	h, _ := openSample(t, Options{Evaluator: ev}, 128, nil, true)
+	landIfGPU(t, h, ev)
 	f0 := fieldNow(t, h)
 	before := h.s.Field().HeightRange
 	for _, s := range sculptStrokes(f0) {
@@ -233,6 +236,7 @@ func TestSculptSavedHeightPayload(t *testing.T) {
 func TestSculptInstancesFreshGPU(t *testing.T) {
 	const tile = 32
 	h, _ := openSample(t, Options{Evaluator: GPU, TileSize: tile}, 128, nil, true)
+	landed(t, h) // the dabs run the sculpt kernel on the resident field
 	for _, s := range sculptStrokes(fieldNow(t, h)) {
 		sculptAt(t, h, s.b, s.pts...)
 	}

@@ -54,7 +54,12 @@ func insideOnly(t *testing.T, f *field.Field, a, b []float32, radius float64, ce
 // Raise raises and lower lowers the ground only inside the brush's radius; each stroke is one
 // undo step named for its tool.
 func TestSculptRaiseLowerInsideRadius(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+	onEvaluators(t, testSculptRaiseLowerInsideRadius)
+}
+
+func testSculptRaiseLowerInsideRadius(t *testing.T, ev Evaluator) {
+	h, _ := openSample(t, Options{Evaluator: ev}, 128, nil, true)
+	landIfGPU(t, h, ev)
 	f0 := fieldNow(t, h)
 	ts := f0.TexelSize()[0]
 	r := 6 * ts
@@ -100,8 +105,11 @@ func TestSculptRaiseLowerInsideRadius(t *testing.T) {
 // A flatten stroke levels the pressed area to the height under the press, within 1 cm after
 // enough dabs, and a smooth stroke reduces the variance inside its radius; neither changes a
 // texel outside it.
-func TestSculptFlattenSmooth(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+func TestSculptFlattenSmooth(t *testing.T) { onEvaluators(t, testSculptFlattenSmooth) }
+
+func testSculptFlattenSmooth(t *testing.T, ev Evaluator) {
+	h, _ := openSample(t, Options{Evaluator: ev}, 128, nil, true)
+	landIfGPU(t, h, ev)
 	f0 := fieldNow(t, h)
 	ts := f0.TexelSize()[0]
 	r := 8 * ts
@@ -266,7 +274,12 @@ func sculptWeightsAndUndo(t *testing.T, st *stack.Stack) {
 
 // A sculpt stroke keeps only the 64² blocks it touched, before and after.
 func TestSculptStepHoldsTouchedBlocks(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 256, nil, true)
+	onEvaluators(t, testSculptStepHoldsTouchedBlocks)
+}
+
+func testSculptStepHoldsTouchedBlocks(t *testing.T, ev Evaluator) {
+	h, _ := openSample(t, Options{Evaluator: ev}, 256, nil, true)
+	landIfGPU(t, h, ev)
 	f0 := fieldNow(t, h)
 	ts := f0.TexelSize()[0]
 	x, z := texelCentre(f0, 100, 100) // a 10-texel brush inside block (1, 1)
@@ -310,8 +323,11 @@ func testStamp() *field.Grid {
 // Set, terrace, noise and stamp strokes change the ground only inside their radius, as one undo
 // step each named for its tool; set at full strength reaches the typed height, terrace at
 // sharpness 1 leaves the step heights, a stamp is laid once however far the stroke drags.
-func TestSculptNewModesInsideRadius(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+func TestSculptNewModesInsideRadius(t *testing.T) { onEvaluators(t, testSculptNewModesInsideRadius) }
+
+func testSculptNewModesInsideRadius(t *testing.T, ev Evaluator) {
+	h, _ := openSample(t, Options{Evaluator: ev}, 128, nil, true)
+	landIfGPU(t, h, ev)
 	f0 := fieldNow(t, h)
 	ts := f0.TexelSize()[0]
 	r := 7 * ts
@@ -361,8 +377,11 @@ func TestSculptNewModesInsideRadius(t *testing.T) {
 
 // A flatten stroke with a picked height (Shift+click in the editor) levels the pressed area to
 // it, within 1 cm, wherever the stroke began.
-func TestSculptFlattenToPickedHeight(t *testing.T) {
-	h, _ := openSample(t, Options{Evaluator: CPU}, 128, nil, true)
+func TestSculptFlattenToPickedHeight(t *testing.T) { onEvaluators(t, testSculptFlattenToPickedHeight) }
+
+func testSculptFlattenToPickedHeight(t *testing.T, ev Evaluator) {
+	h, _ := openSample(t, Options{Evaluator: ev}, 128, nil, true)
+	landIfGPU(t, h, ev)
 	f0 := fieldNow(t, h)
 	ts := f0.TexelSize()[0]
 	r := 8 * ts
