@@ -45,8 +45,8 @@ func TestPipelinesShared(t *testing.T) {
 
 	w := d.Prewarm()
 	w.Wait()
-	if w.Built != 5 || d.SharedPipelines() != 5 {
-		t.Fatalf("Prewarm built %d pipelines, %d shared; want 5", w.Built, d.SharedPipelines())
+	if w.Built != 7 || d.SharedPipelines() != 7 {
+		t.Fatalf("Prewarm built %d pipelines, %d shared; want 7", w.Built, d.SharedPipelines())
 	}
 	k, err := d.NewWeightsKernel()
 	if err != nil {
@@ -56,15 +56,15 @@ func TestPipelinesShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := d.SharedPipelines(); n != 5 {
-		t.Errorf("kernels made after Prewarm built their own pipelines: %d shared, want 5", n)
+	if n := d.SharedPipelines(); n != 7 {
+		t.Errorf("kernels made after Prewarm built their own pipelines: %d shared, want 7", n)
 	}
 	if k.pipes[variantPlain] != w.pipes[0] || sk.densPipe != w.pipes[2] {
 		t.Error("a kernel made after Prewarm does not hold the prewarmed pipeline")
 	}
 	k.Release()
 	sk.Release()
-	if d.SharedPipelines() != 5 {
+	if d.SharedPipelines() != 7 {
 		t.Errorf("the kernels' release freed pipelines the warmup holds: %d shared", d.SharedPipelines())
 	}
 	w.Release()

@@ -17,7 +17,8 @@ type Warmup struct {
 }
 
 // Prewarm builds, in the background, the pipelines an editor's live loop needs first — the weights
-// kernel in both its variants, a population's density, placement and keep passes — and holds them
+// kernel in both its variants, a population's density, placement and keep passes, the sculpt
+// dab — and holds them
 // until Release. The device shares pipelines (LoadComputePipeline), so a landscape opened while
 // its file is still being read finds them built: a driver compiles the weights kernel's noise
 // variant in about half a second the first time (518 ms of a 16384² open's "choose the
@@ -36,6 +37,8 @@ func (d *Device) Prewarm() *Warmup {
 		{"terrain_scatter_density", "main", densityLayout()},
 		{"terrain_scatter_place", "main", nil},
 		{"terrain_scatter_place", "keep", nil},
+		{"sculpt", "gather", nil},
+		{"sculpt", "dab", nil},
 	}
 	go func() {
 		defer close(w.done)
