@@ -400,6 +400,37 @@ func (s *sim) waterErodeRow(j int) {
 // rowOf is row j of plane p (w texels).
 func rowOf(p []float32, j, w int) []float32 { return p[j*w:][:w] }
 
+// divisor divides by a constant: by multiplying with its reciprocal where that is exact (the
+// constant a power of two — 1 on square texels —, whose reciprocal is one too: both are then the
+// same real number, rounded once, so the bytes are the division's), else by dividing.
+type divisor struct {
+	d, r  float64
+	exact bool
+}
+
+func newDivisor(d float64) divisor {
+	frac, exp := math.Frexp(d)
+	r := 1 / d
+	return divisor{d: d, r: r, exact: frac == 0.5 && exp > -1000 && exp < 1000 && r*d == 1}
+}
+
+// pick is a where cond holds, else b: a conditional move of the bits, no branch.
+func pick(cond bool, a, b float64) float64 {
+	ab, bb := math.Float64bits(a), math.Float64bits(b)
+	if cond {
+		bb = ab
+	}
+	return math.Float64frombits(bb)
+}
+
+// of is x / d.
+func (v divisor) of(x float64) float64 {
+	if v.exact {
+		return x * v.r
+	}
+	return x / v.d
+}
+
 // fluxRow updates row j's outflows (Mei et al. eq. 2–4; the pipe to a neighbour outside the
 // field is closed: the edge is a wall). The water is the water before the iteration plus its
 // rain (the rain pass added it); outflows are scaled so they never take more than the texel holds.
@@ -424,15 +455,19 @@ func (s *sim) fluxRow(j int) {
 	if hasUp {
 		gU, dbU, waU = rowOf(s.ground, j+1, w), rowOf(s.db, j+1, w), rowOf(s.water, j+1, w)
 	}
+	n := len(g)
+	db, wa, sed, conc = db[:n], wa[:n], sed[:n], conc[:n]
+	fl, fr, fd, fu = fl[:n], fr[:n], fd[:n], fu[:n]
+	gD, dbD, waD, gU, dbU, waU = gD[:n], dbD[:n], waD[:n], gU[:n], dbU[:n], waU[:n]
 	// The water surface of the texel, its left and right neighbours, slid along the row.
 	prev, cur := 0.0, float64(g[0])+float64(db[0])+float64(wa[0])
-	for i := 0; i < w; i++ {
+	for i := range g {
 		d := float64(wa[i])
 		var next, a, b, c, e float64 // outflows left, right, down, up
 		if i > 0 {
 			a = max(0, float64(fl[i])+cx*(cur-prev))
 		}
-		if i < w-1 {
+		if i+1 < len(g) {
 			next = float64(g[i+1]) + float64(db[i+1]) + float64(wa[i+1])
 			b = max(0, float64(fr[i])+cx*(cur-next))
 		}
@@ -471,7 +506,7 @@ const minDepth = 1e-6
 func (s *sim) waterRow(j int) {
 	w, h := s.w, s.h
 	dt := s.o.TimeStep
-	px, pz := s.px, s.pz
+	byPx, byPz := newDivisor(s.px), newDivisor(s.pz)
 	wa, sed := rowOf(s.water, j, w), rowOf(s.sed, j, w)
 	wn, sn, conc := rowOf(s.waterNext, j, w), rowOf(s.sedNext, j, w), rowOf(s.hgtNext, j, w)
 	fl, fr := rowOf(s.flux[left], j, w), rowOf(s.flux[right], j, w)
@@ -488,20 +523,29 @@ func (s *sim) waterRow(j int) {
 	if hasUp {
 		fdU, concU = rowOf(s.flux[down], j+1, w), rowOf(s.hgtNext, j+1, w)
 	}
-	for i := 0; i < w; i++ {
+	n := len(wa)
+	sed, wn, sn, conc, fl, fr, fd, fu = sed[:n], wn[:n], sn[:n], conc[:n], fl[:n], fr[:n], fd[:n], fu[:n]
+	speed, acc, fuD, concD, fdU, concU = speed[:n], acc[:n], fuD[:n], concD[:n], fdU[:n], concU[:n]
+	// Slid along the row: the left neighbour's right pipe and load, the texel's own pipes along
+	// X and load (a float32's float64 is exact: the values are those read in place).
+	var frL, concL float64
+	ol, or, concC := float64(fl[0]), float64(fr[0]), float64(conc[0])
+	for i := range wa {
 		d1 := float64(wa[i])
-		ol, or, od, ou := float64(fl[i]), float64(fr[i]), float64(fd[i]), float64(fu[i])
+		od, ou := float64(fd[i]), float64(fu[i])
 		fout := ol + or + od + ou
 		// Inflows: the left neighbour's right pipe, etc. Sediment comes with each: the water it
 		// takes times the neighbour's load per unit of water.
 		var il, ir, id, iu, sin float64
+		var flR, frR, concR float64 // the right neighbour's
 		if i > 0 {
-			il = float64(fr[i-1])
-			sin += dt * il * float64(conc[i-1])
+			il = frL
+			sin += dt * il * concL
 		}
-		if i < w-1 {
-			ir = float64(fl[i+1])
-			sin += dt * ir * float64(conc[i+1])
+		if i+1 < len(wa) {
+			flR, frR, concR = float64(fl[i+1]), float64(fr[i+1]), float64(conc[i+1])
+			ir = flR
+			sin += dt * ir * concR
 		}
 		if hasDown {
 			id = float64(fuD[i])
@@ -514,17 +558,19 @@ func (s *sim) waterRow(j int) {
 		d2 := max(0, d1+dt*(il+ir+id+iu-fout))
 		wn[i] = float32(d2)
 		// Sediment: what the outflows take leaves, what the inflows bring arrives.
-		sn[i] = float32(max(0, float64(sed[i])-dt*fout*float64(conc[i])+sin))
+		sn[i] = float32(max(0, float64(sed[i])-dt*fout*concC+sin))
 		// Velocity from the net flux through the texel (eq. 8, 9), over the mean depth.
 		var v float64
 		if dbar := (d1 + d2) / 2; dbar > 1e-6 {
 			inv := 0.5 / dbar
-			u := (il - ol + or - ir) * inv / pz
-			vz := (id - od + ou - iu) * inv / px
+			u := byPz.of((il - ol + or - ir) * inv)
+			vz := byPx.of((id - od + ou - iu) * inv)
 			v = math.Sqrt(u*u + vz*vz)
 		}
 		speed[i] = float32(v)
 		acc[i] += float32(dt * fout)
+		frL, concL = or, concC
+		ol, or, concC = flR, frR, concR
 	}
 }
 
@@ -540,40 +586,46 @@ func (s *sim) erodeRow(j int) {
 	rain, jitter, seed := p.Rain, p.RainJitter, s.o.Seed
 	capacity, minTilt, kErode, kDeposit := p.Capacity, p.MinTilt, p.Erosion, p.Deposition
 	keep := 1 - p.Evaporation
-	px := s.px
 	jd, ju := max(j-1, 0), min(j+1, h-1)
-	dz := float64(ju-jd) * s.pz
+	// The differences' lengths: one texel at an edge, two inside.
+	byDx1, byDx2, byDz := newDivisor(1*s.px), newDivisor(2*s.px), newDivisor(float64(ju-jd)*s.pz)
 	g, db := rowOf(s.ground, j, w), rowOf(s.db, j, w)
 	gD, dbD := rowOf(s.ground, jd, w), rowOf(s.db, jd, w)
 	gU, dbU := rowOf(s.ground, ju, w), rowOf(s.db, ju, w)
 	speed, sed, water, dbNext := rowOf(s.speed, j, w), rowOf(s.sedNext, j, w), rowOf(s.waterNext, j, w), rowOf(s.dbNext, j, w)
+	n := len(g)
+	db, gD, dbD, gU, dbU = db[:n], gD[:n], dbD[:n], gU[:n], dbU[:n]
+	speed, sed, water, dbNext = speed[:n], sed[:n], water[:n], dbNext[:n]
 	row := j * w
-	for i := 0; i < w; i++ {
-		il, ir := i-1, i+1
-		if i == 0 {
-			il = 0
+	// The ground (L) left of, at and right of the texel, slid along the row.
+	hl, hc := 0.0, float64(g[0])+float64(db[0])
+	for i := range g {
+		var gx float64
+		switch {
+		case i == 0:
+			hr := float64(g[1]) + float64(db[1]) // w ≥ 2
+			gx = byDx1.of(hr - hc)
+			hl, hc = hc, hr
+		case i+1 < len(g):
+			hr := float64(g[i+1]) + float64(db[i+1])
+			gx = byDx2.of(hr - hl)
+			hl, hc = hc, hr
+		default:
+			gx = byDx1.of(hc - hl)
 		}
-		if i == w-1 {
-			ir = w - 1
-		}
-		gx := ((float64(g[ir]) + float64(db[ir])) - (float64(g[il]) + float64(db[il]))) / (float64(ir-il) * px)
-		gz := ((float64(gU[i]) + float64(dbU[i])) - (float64(gD[i]) + float64(dbD[i]))) / dz
+		gz := byDz.of((float64(gU[i]) + float64(dbU[i])) - (float64(gD[i]) + float64(dbD[i])))
 		g2 := gx*gx + gz*gz
 		sinA := math.Sqrt(g2 / (1 + g2))
 		c := capacity * max(sinA, minTilt) * float64(speed[i])
 		sd := float64(sed[i])
 		d := float64(db[i])
-		if c > sd {
-			a := kErode * (c - sd)
-			d -= a
-			sd += a
-		} else {
-			a := kDeposit * (sd - c)
-			d += a
-			sd -= a
-		}
-		dbNext[i] = float32(d)
-		sed[i] = float32(sd)
+		// Where the capacity exceeds the load, erode·(C − s) is taken up, else deposit·(s − C)
+		// laid down: both computed, one chosen by a conditional move (a branch would wait on
+		// the capacity's division and square root, and guesses wrong often).
+		aE, aD := kErode*(c-sd), kDeposit*(sd-c)
+		up := c > sd
+		dbNext[i] = float32(pick(up, d-aE, d+aD))
+		sed[i] = float32(pick(up, sd+aE, sd-aD))
 		wv := float64(water[i]) * keep
 		if rainNext { // the next iteration's rain (s.rain)
 			r := rain
