@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"strata/bake"
@@ -26,8 +27,8 @@ func init() {
 		name:    "bench",
 		summary: "time the GPU and the Go reference side by side (weights, scatter, edit, live, bake, erode)",
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
-                    [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
-       strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
+                    [--steps N] [--frame WxH] [--case C] [--out PATH] [--compare PATH]
+       strata bench erode [--size N] [--preset P] [--iterations N] [--cpu | --gpu]
        strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--heightmap FILE] [--out PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
@@ -40,7 +41,9 @@ func init() {
              sample and the stress stack over an N×N field: open → first frame and → settled
              view, a stack edit → settled, a slider drag of a rule with each step timed to the
              first viewport frame that shows it (median, p95; a draft where the machine needs
-             one) and each release to the settled frame; peak RSS and device memory
+             one) and each release to the settled frame; peak RSS and device memory.
+             --case sample|stress16|aspect runs one case; aspect is the sample with a layer
+             reading aspect (a north-facing band) on top, the same drag
   open PATH  the same figures for a heightmap (.png .r16 .f32 .tif .exr; the starter stack, one
              metre per texel unless --size-m, integer codes over 0…1000 m unless --height-range)
              or a .terrainData container, opened as the editor opens it, timed from the read
@@ -50,8 +53,10 @@ func init() {
   erode      an erosion of an N×N mountain ground (terrain_fbm, 4 m texels, about 600 m of
              relief) with the preset (default "default"): time per iteration (mean, median,
              p95), the hydraulic iterations' total and cells/s, the thermal settle, the total.
-             On the GPU's erosion kernels, or the Go reference on every core with --cpu;
-             --iterations N replaces the preset's
+             On the evaluator strata erode chooses (the GPU's erosion kernels on a hardware
+             adapter; the Go reference on every core on a software one such as lavapipe, where
+             it is the faster, or without a GPU), the Go reference with --cpu, the kernels on
+             any adapter with --gpu; --iterations N replaces the preset's
   sculpt     K strokes (default 12) of raise, smooth and flatten in turn, 8 dabs each, with the
              editor's brush (a fiftieth of the field, strength 0.6, falloff 0.6), through the
              session the window runs, headless, over the dunes field at N×N height texels
@@ -71,6 +76,7 @@ func init() {
   --steps N  drag steps for live (default 40)
   --frame WxH  the viewport for live (default 1280x720)
   --cpu      measure the Go reference only (live: the Go evaluator)
+  --case C   live: run case C alone (sample, stress16 or aspect); sculpt: sample or stress16
   --out PATH   bake: keep the container at PATH (default: a temporary folder, removed);
              sculpt: save the sculpted stress16 landscape there
   --compare PATH  bake: afterwards, compare the controls with those of the container at PATH`,
@@ -103,6 +109,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	frame := fs.String("frame", "1280x720", "")
 	out := fs.String("out", "", "")
 	compare := fs.String("compare", "", "")
+	liveCase := fs.String("case", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -133,6 +140,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if (*out != "" || *compare != "") && !onlyBake {
 		return usageError(c, stderr, "--out and --compare go with bench bake alone")
 	}
+	if *liveCase != "" {
+		if !slices.Contains(which, "live") {
+			return usageError(c, stderr, "--case goes with bench live (or bench sculpt)")
+		}
+		if _, err := session.LiveCaseNamed(*liveCase, *size); err != nil {
+			return usageError(c, stderr, "--case: %v", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var g *bake.GPU
@@ -161,7 +176,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			}
 			continue
 		}
-		if err := benches[w](ctx, g, gpuName, cases, benchArgs{tile: *tile, strokes: *strokes, size: *size, steps: *steps, frame: [2]int{fw, fh}, cpu: *cpuOnly}, stdout); err != nil {
+		if err := benches[w](ctx, g, gpuName, cases, benchArgs{tile: *tile, strokes: *strokes, size: *size, steps: *steps, frame: [2]int{fw, fh}, cpu: *cpuOnly, liveCase: *liveCase}, stdout); err != nil {
 			fmt.Fprintf(stderr, "strata bench %s: %v\n", w, err)
 			return exitFail
 		}
@@ -173,6 +188,7 @@ type benchArgs struct {
 	tile, strokes, size, steps int
 	frame                      [2]int
 	cpu                        bool
+	liveCase                   string // live: the one case to run ("": LiveCases)
 }
 
 type benchFunc func(ctx context.Context, g *bake.GPU, gpuName string, cases []bake.BenchCase, a benchArgs, out io.Writer) error
@@ -205,7 +221,15 @@ var benches = map[string]benchFunc{
 		if g != nil {
 			dev = g.Dev
 		}
-		for _, c := range session.LiveCases(a.size) {
+		cases := session.LiveCases(a.size)
+		if a.liveCase != "" {
+			c, err := session.LiveCaseNamed(a.liveCase, a.size)
+			if err != nil {
+				return err
+			}
+			cases = []session.LiveCase{c}
+		}
+		for _, c := range cases {
 			f, err := session.BenchLive(ctx, dev, c, ev, a.steps, a.frame[0], a.frame[1])
 			if err != nil {
 				return err
@@ -316,11 +340,15 @@ func runBenchErode(extra, args []string, stdout, stderr io.Writer) int {
 	preset := fs.String("preset", erode.DefaultPreset, "")
 	iterations := fs.Int("iterations", -1, "")
 	cpu := fs.Bool("cpu", false, "")
+	gpuOnly := fs.Bool("gpu", false, "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
 	if extra = append(extra, fs.Args()...); len(extra) > 0 {
 		return usageError(c, stderr, "unexpected argument %q", extra[0])
+	}
+	if *cpu && *gpuOnly {
+		return usageError(c, stderr, "--cpu and --gpu: choose one")
 	}
 	if *size < 16 || *size > 16384 {
 		return usageError(c, stderr, "--size %d: must be 16…16384", *size)
@@ -338,14 +366,19 @@ func runBenchErode(extra, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s)\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(stderr, "preparing a %d² ground…\n", *size)
 	g, texel := benchErodeGround(*size)
-	// The evaluator every program erodes with (bake.Evaluator.Erode): the GPU kernels, or the Go
-	// reference with --cpu. A first erosion of a small ground opens the device and compiles the
-	// kernels before the timing, and says which evaluator runs. The GPU is asked for (ModeGPU) so that a software adapter is
-	// measured too (ModeAuto erodes with the Go reference there); without any, the Go reference.
+	// The evaluator every program erodes with (bake.Evaluator.Erode), chosen as they choose it
+	// (ModeAuto: the GPU kernels on a hardware adapter, the Go reference on a software one —
+	// lavapipe runs the kernels on the cores Go runs on, slower — or without any); --cpu the Go
+	// reference, --gpu the kernels on any adapter (ModeGPU: lavapipe measured too). A first
+	// erosion of a small ground opens the device and compiles the kernels before the timing,
+	// and says which evaluator runs.
 	warn := func(msg string) { fmt.Fprintf(stderr, "strata bench erode: warning: %s\n", msg) }
-	choice := bake.Choice{Mode: bake.ModeGPU, Warn: warn}
-	if *cpu {
+	choice := bake.Choice{Mode: bake.ModeAuto, Warn: warn}
+	switch {
+	case *cpu:
 		choice.Mode = bake.ModeCPU
+	case *gpuOnly:
+		choice.Mode = bake.ModeGPU
 	}
 	ev, err := bake.NewEvaluator(ctx, choice)
 	if err != nil {

@@ -318,15 +318,33 @@ func TestErodeCommandEvaluator(t *testing.T) {
 	}
 }
 
-// Without --cpu, strata bench erode times the GPU kernels (lavapipe here) and its flow line.
+// With --gpu, strata bench erode times the GPU kernels on any adapter (lavapipe here) and its
+// flow line; without a flag it erodes on the evaluator strata erode chooses — on a software
+// adapter (this machine) the Go reference, the faster there — and says so; --cpu and --gpu
+// together are a usage error.
 func TestBenchErodeGPU(t *testing.T) {
-	code, stdout, stderr := runCmd("bench", "erode", "--size", "32", "--iterations", "2")
+	code, stdout, stderr := runCmd("bench", "erode", "--size", "32", "--iterations", "2", "--gpu")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, w := range []string{`erode 32×32 (4×4 m texels), preset "default", GPU `, "hydraulic: 2 iterations in", "flow 32×32 (the ground before erosion), GPU "} {
 		if !strings.Contains(stdout, w) {
-			t.Errorf("output does not say %q:\n%s", w, stdout)
+			t.Errorf("--gpu: output does not say %q:\n%s", w, stdout)
 		}
+	}
+	software := strings.Contains(stdout, " (cpu, ") // the adapter's type, as the device names it
+	code, stdout, stderr = runCmd("bench", "erode", "--size", "32", "--iterations", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	want := `preset "default", GPU `
+	if software {
+		want = `preset "default", Go reference (faster than the software adapter `
+	}
+	if !strings.Contains(stdout, want) {
+		t.Errorf("default evaluator (software adapter %v): output does not say %q:\n%s", software, want, stdout)
+	}
+	if code, _, stderr := runCmd("bench", "erode", "--cpu", "--gpu"); code != exitUsage || !strings.Contains(stderr, "choose one") {
+		t.Errorf("--cpu --gpu: exit %d, want 2\n%s", code, stderr)
 	}
 }

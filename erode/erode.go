@@ -268,6 +268,10 @@ type sim struct {
 	hgt, hgtNext []float32
 	hgtStale     bool
 	it           int // the iteration running
+	// hydraulicStep is the thermal step every iteration takes (ThermalRate, no tolerance) and
+	// hydraulicRows its rows' state, reset for each: both made once, not per iteration.
+	hydraulicStep talusStep
+	hydraulicRows rowState
 }
 
 func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
@@ -288,6 +292,8 @@ func newSim(g *field.Grid, tx, tz float64, o Options) *sim {
 	s.speed, s.flowAcc = mk(), mk()
 	s.out, s.excess = mk(), mk()
 	s.hgt, s.hgtNext, s.hgtStale = mk(), mk(), true
+	s.hydraulicStep = s.talusStep(o.Talus, -1, o.ThermalRate)
+	s.hydraulicRows = newRowState(s.h)
 	return s
 }
 
@@ -361,28 +367,68 @@ func (s *sim) iterate(ctx context.Context, it int) error {
 	if err := s.rows(ctx, s.fluxRow); err != nil {
 		return err
 	}
-	// 2. Water and sediment move along the fluxes.
-	if err := s.rows(ctx, s.waterRow); err != nil {
-		return err
-	}
-	s.water, s.waterNext = s.waterNext, s.water
-	s.sed, s.sedNext = s.sedNext, s.sed
-	// 3. Erosion and deposition, evaporation, and the first pass of a thermal step, all from
-	// the ground before the iteration; then the thermal step's second pass adds its transfers
-	// (from that same ground) to the eroded ground. Both are Jacobi updates of one state.
+	// 2. Water and sediment move along the fluxes (into the second buffers), and 3. erosion and
+	// deposition, evaporation and the next rain act on what they left, row by row in one pass:
+	// a texel's erosion reads only its own new water, sediment and speed and the ground before
+	// the iteration, so the row's water pass is all it waits for. Beside them runs the first
+	// pass of a thermal step, from the ground before the iteration; then the thermal step's
+	// second pass adds its transfers (from that same ground) to the eroded ground. Erosion and
+	// the thermal step are two Jacobi updates of one state.
 	if s.o.Talus > 0 && s.o.ThermalRate > 0 {
-		t := s.talusStep(s.o.Talus, -1, s.o.ThermalRate)
-		if _, err := s.thermalRows(ctx, t, s.erodeRow, s.dbNext, s.dbNext, nil); err != nil {
+		s.hydraulicRows.valid = false
+		if _, err := s.thermalRows(ctx, &s.hydraulicStep, s.waterErodeRow, s.dbNext, s.dbNext, &s.hydraulicRows); err != nil {
 			return err
 		}
 	} else {
-		if err := s.rows(ctx, s.erodeRow); err != nil {
+		if err := s.rows(ctx, s.waterErodeRow); err != nil {
 			return err
 		}
 		s.hgtStale = true
 	}
+	s.water, s.waterNext = s.waterNext, s.water
+	s.sed, s.sedNext = s.sedNext, s.sed
 	s.db, s.dbNext = s.dbNext, s.db
 	return nil
+}
+
+// waterErodeRow is the water pass, then the erosion pass, over row j.
+func (s *sim) waterErodeRow(j int) {
+	s.waterRow(j)
+	s.erodeRow(j)
+}
+
+// rowOf is row j of plane p (w texels).
+func rowOf(p []float32, j, w int) []float32 { return p[j*w:][:w] }
+
+// divisor divides by a constant: by multiplying with its reciprocal where that is exact (the
+// constant a power of two — 1 on square texels —, whose reciprocal is one too: both are then the
+// same real number, rounded once, so the bytes are the division's), else by dividing.
+type divisor struct {
+	d, r  float64
+	exact bool
+}
+
+func newDivisor(d float64) divisor {
+	frac, exp := math.Frexp(d)
+	r := 1 / d
+	return divisor{d: d, r: r, exact: frac == 0.5 && exp > -1000 && exp < 1000 && r*d == 1}
+}
+
+// pick is a where cond holds, else b: a conditional move of the bits, no branch.
+func pick(cond bool, a, b float64) float64 {
+	ab, bb := math.Float64bits(a), math.Float64bits(b)
+	if cond {
+		bb = ab
+	}
+	return math.Float64frombits(bb)
+}
+
+// of is x / d.
+func (v divisor) of(x float64) float64 {
+	if v.exact {
+		return x * v.r
+	}
+	return x / v.d
 }
 
 // fluxRow updates row j's outflows (Mei et al. eq. 2–4; the pipe to a neighbour outside the
@@ -393,43 +439,58 @@ func (s *sim) fluxRow(j int) {
 	dt := s.o.TimeStep
 	// the pipe along X has cross-section pz and length px; along Z pz and px swap (g = 1).
 	cx, cz := dt*s.pz/s.px, dt*s.px/s.pz
-	g, db, wa, sed := s.ground, s.db, s.water, s.sed
-	conc := s.out // scratch until the thermal step: the flux and water passes do not use it
-	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
-	row := j * w
+	g, db, wa, sed := rowOf(s.ground, j, w), rowOf(s.db, j, w), rowOf(s.water, j, w), rowOf(s.sed, j, w)
+	// The load per unit of water goes to hgtNext, scratch until the thermal step's second pass
+	// writes it: the water pass reads it, nothing else does before.
+	conc := rowOf(s.hgtNext, j, w)
+	fl, fr := rowOf(s.flux[left], j, w), rowOf(s.flux[right], j, w)
+	fd, fu := rowOf(s.flux[down], j, w), rowOf(s.flux[up], j, w)
+	// The rows below and above (this row's own where there is none: never read then).
 	hasDown, hasUp := j > 0, j < h-1
+	gD, dbD, waD := g, db, wa
+	if hasDown {
+		gD, dbD, waD = rowOf(s.ground, j-1, w), rowOf(s.db, j-1, w), rowOf(s.water, j-1, w)
+	}
+	gU, dbU, waU := g, db, wa
+	if hasUp {
+		gU, dbU, waU = rowOf(s.ground, j+1, w), rowOf(s.db, j+1, w), rowOf(s.water, j+1, w)
+	}
+	n := len(g)
+	db, wa, sed, conc = db[:n], wa[:n], sed[:n], conc[:n]
+	fl, fr, fd, fu = fl[:n], fr[:n], fd[:n], fu[:n]
+	gD, dbD, waD, gU, dbU, waU = gD[:n], dbD[:n], waD[:n], gU[:n], dbU[:n], waU[:n]
 	// The water surface of the texel, its left and right neighbours, slid along the row.
-	prev, cur := 0.0, surfAt(g, db, wa, row)
-	for i := range w {
-		k := row + i
-		d := float64(wa[k])
+	prev, cur := 0.0, float64(g[0])+float64(db[0])+float64(wa[0])
+	for i := range g {
+		d := float64(wa[i])
 		var next, a, b, c, e float64 // outflows left, right, down, up
 		if i > 0 {
-			a = max(0, float64(fl[k])+cx*(cur-prev))
+			a = max(0, float64(fl[i])+cx*(cur-prev))
 		}
-		if i < w-1 {
-			next = surfAt(g, db, wa, k+1)
-			b = max(0, float64(fr[k])+cx*(cur-next))
+		if i+1 < len(g) {
+			next = float64(g[i+1]) + float64(db[i+1]) + float64(wa[i+1])
+			b = max(0, float64(fr[i])+cx*(cur-next))
 		}
 		if hasDown {
-			c = max(0, float64(fd[k])+cz*(cur-surfAt(g, db, wa, k-w)))
+			c = max(0, float64(fd[i])+cz*(cur-(float64(gD[i])+float64(dbD[i])+float64(waD[i]))))
 		}
 		if hasUp {
-			e = max(0, float64(fu[k])+cz*(cur-surfAt(g, db, wa, k+w)))
+			e = max(0, float64(fu[i])+cz*(cur-(float64(gU[i])+float64(dbU[i])+float64(waU[i]))))
 		}
 		// K = min(1, d·area / (Σf·dt)), area = px·pz = 1.
 		if sum := a + b + c + e; sum*dt > d && sum > 0 {
 			kk := d / (sum * dt)
 			a, b, c, e = a*kk, b*kk, c*kk, e*kk
 		}
-		fl[k], fr[k], fd[k], fu[k] = float32(a), float32(b), float32(c), float32(e)
+		fl[i], fr[i], fd[i], fu[i] = float32(a), float32(b), float32(c), float32(e)
 		// The load per unit of water, which every outflow carries: 0 under minDepth (what
 		// little flows out of such a texel leaves its load behind; a vanishing film would
 		// otherwise carry a concentration beyond float32).
-		conc[k] = 0
+		var cc float32
 		if d > minDepth {
-			conc[k] = float32(float64(sed[k]) / d)
+			cc = float32(float64(sed[i]) / d)
 		}
+		conc[i] = cc
 		prev, cur = cur, next
 	}
 }
@@ -437,97 +498,143 @@ func (s *sim) fluxRow(j int) {
 // minDepth is the least water (L) that carries sediment out of a texel.
 const minDepth = 1e-6
 
-// surfAt is the water surface at texel k: ground, its change and the water (L).
-func surfAt(g, db, wa []float32, k int) float64 {
-	return float64(g[k]) + float64(db[k]) + float64(wa[k])
-}
-
-// waterRow moves water and sediment along the new fluxes (Mei et al. eq. 6–9). Sediment is
-// carried in proportion to the water each outflow takes from the texel — dt·f times the texel's
-// load per unit of water, computed by the flux pass (an upwind, conservative transport: what
-// leaves one texel is what its neighbour receives, so Σ sediment is kept) — not by Mei's
-// semi-Lagrangian step, which does not conserve it.
+// waterRow moves water and sediment along the new fluxes (Mei et al. eq. 6–9) into the second
+// buffers. Sediment is carried in proportion to the water each outflow takes from the texel —
+// dt·f times the texel's load per unit of water, computed by the flux pass (an upwind,
+// conservative transport: what leaves one texel is what its neighbour receives, so Σ sediment
+// is kept) — not by Mei's semi-Lagrangian step, which does not conserve it.
 func (s *sim) waterRow(j int) {
 	w, h := s.w, s.h
 	dt := s.o.TimeStep
-	wa, sed, wn, sn, conc := s.water, s.sed, s.waterNext, s.sedNext, s.out
-	fl, fr, fd, fu := s.flux[left], s.flux[right], s.flux[down], s.flux[up]
-	speed, acc := s.speed, s.flowAcc
-	row := j * w
+	byPx, byPz := newDivisor(s.px), newDivisor(s.pz)
+	wa, sed := rowOf(s.water, j, w), rowOf(s.sed, j, w)
+	wn, sn, conc := rowOf(s.waterNext, j, w), rowOf(s.sedNext, j, w), rowOf(s.hgtNext, j, w)
+	fl, fr := rowOf(s.flux[left], j, w), rowOf(s.flux[right], j, w)
+	fd, fu := rowOf(s.flux[down], j, w), rowOf(s.flux[up], j, w)
+	speed, acc := rowOf(s.speed, j, w), rowOf(s.flowAcc, j, w)
+	// The row below's up pipes and loads, the row above's down pipes and loads (this row's own
+	// where there is none: never read then).
 	hasDown, hasUp := j > 0, j < h-1
-	for i := range w {
-		k := row + i
-		d1 := float64(wa[k])
-		ol, or, od, ou := float64(fl[k]), float64(fr[k]), float64(fd[k]), float64(fu[k])
+	fuD, concD := fu, conc
+	if hasDown {
+		fuD, concD = rowOf(s.flux[up], j-1, w), rowOf(s.hgtNext, j-1, w)
+	}
+	fdU, concU := fd, conc
+	if hasUp {
+		fdU, concU = rowOf(s.flux[down], j+1, w), rowOf(s.hgtNext, j+1, w)
+	}
+	n := len(wa)
+	sed, wn, sn, conc, fl, fr, fd, fu = sed[:n], wn[:n], sn[:n], conc[:n], fl[:n], fr[:n], fd[:n], fu[:n]
+	speed, acc, fuD, concD, fdU, concU = speed[:n], acc[:n], fuD[:n], concD[:n], fdU[:n], concU[:n]
+	// Slid along the row: the left neighbour's right pipe and load, the texel's own pipes along
+	// X and load (a float32's float64 is exact: the values are those read in place).
+	var frL, concL float64
+	ol, or, concC := float64(fl[0]), float64(fr[0]), float64(conc[0])
+	for i := range wa {
+		d1 := float64(wa[i])
+		od, ou := float64(fd[i]), float64(fu[i])
 		fout := ol + or + od + ou
 		// Inflows: the left neighbour's right pipe, etc. Sediment comes with each: the water it
 		// takes times the neighbour's load per unit of water.
 		var il, ir, id, iu, sin float64
+		var flR, frR, concR float64 // the right neighbour's
 		if i > 0 {
-			il = float64(fr[k-1])
-			sin += dt * il * float64(conc[k-1])
+			il = frL
+			sin += dt * il * concL
 		}
-		if i < w-1 {
-			ir = float64(fl[k+1])
-			sin += dt * ir * float64(conc[k+1])
+		if i+1 < len(wa) {
+			flR, frR, concR = float64(fl[i+1]), float64(fr[i+1]), float64(conc[i+1])
+			ir = flR
+			sin += dt * ir * concR
 		}
 		if hasDown {
-			id = float64(fu[k-w])
-			sin += dt * id * float64(conc[k-w])
+			id = float64(fuD[i])
+			sin += dt * id * float64(concD[i])
 		}
 		if hasUp {
-			iu = float64(fd[k+w])
-			sin += dt * iu * float64(conc[k+w])
+			iu = float64(fdU[i])
+			sin += dt * iu * float64(concU[i])
 		}
 		d2 := max(0, d1+dt*(il+ir+id+iu-fout))
-		wn[k] = float32(d2)
+		wn[i] = float32(d2)
 		// Sediment: what the outflows take leaves, what the inflows bring arrives.
-		sn[k] = float32(max(0, float64(sed[k])-dt*fout*float64(conc[k])+sin))
+		sn[i] = float32(max(0, float64(sed[i])-dt*fout*concC+sin))
 		// Velocity from the net flux through the texel (eq. 8, 9), over the mean depth.
 		var v float64
 		if dbar := (d1 + d2) / 2; dbar > 1e-6 {
 			inv := 0.5 / dbar
-			u := (il - ol + or - ir) * inv / s.pz
-			vz := (id - od + ou - iu) * inv / s.px
+			u := byPz.of((il - ol + or - ir) * inv)
+			vz := byPx.of((id - od + ou - iu) * inv)
 			v = math.Sqrt(u*u + vz*vz)
 		}
-		speed[k] = float32(v)
-		acc[k] += float32(dt * fout)
+		speed[i] = float32(v)
+		acc[i] += float32(dt * fout)
+		frL, concL = or, concC
+		ol, or, concC = flR, frR, concR
 	}
 }
 
 // erodeRow picks up or lays down sediment against the water's capacity (Mei et al. eq. 10–12),
-// then evaporates (eq. 15) and adds the next iteration's rain. The ground's tilt is from central differences of the previous ground.
+// then evaporates (eq. 15) and adds the next iteration's rain, on the water and sediment the
+// water pass left (the second buffers); the ground's change goes to dbNext. The ground's tilt is
+// from central differences of the previous ground.
 func (s *sim) erodeRow(j int) {
 	w, h := s.w, s.h
-	p := s.o.Params
-	rainNext := s.it+1 < p.Iterations && s.raining(s.it+1)
-	for i := range w {
-		k := j*w + i
-		il, ir := max(i-1, 0), min(i+1, w-1)
-		jd, ju := max(j-1, 0), min(j+1, h-1)
-		gx := (s.height(j*w+ir) - s.height(j*w+il)) / (float64(ir-il) * s.px)
-		gz := (s.height(ju*w+i) - s.height(jd*w+i)) / (float64(ju-jd) * s.pz)
+	p := &s.o.Params
+	it := s.it + 1
+	rainNext := it < p.Iterations && s.raining(it)
+	rain, jitter, seed := p.Rain, p.RainJitter, s.o.Seed
+	capacity, minTilt, kErode, kDeposit := p.Capacity, p.MinTilt, p.Erosion, p.Deposition
+	keep := 1 - p.Evaporation
+	jd, ju := max(j-1, 0), min(j+1, h-1)
+	// The differences' lengths: one texel at an edge, two inside.
+	byDx1, byDx2, byDz := newDivisor(1*s.px), newDivisor(2*s.px), newDivisor(float64(ju-jd)*s.pz)
+	g, db := rowOf(s.ground, j, w), rowOf(s.db, j, w)
+	gD, dbD := rowOf(s.ground, jd, w), rowOf(s.db, jd, w)
+	gU, dbU := rowOf(s.ground, ju, w), rowOf(s.db, ju, w)
+	speed, sed, water, dbNext := rowOf(s.speed, j, w), rowOf(s.sedNext, j, w), rowOf(s.waterNext, j, w), rowOf(s.dbNext, j, w)
+	n := len(g)
+	db, gD, dbD, gU, dbU = db[:n], gD[:n], dbD[:n], gU[:n], dbU[:n]
+	speed, sed, water, dbNext = speed[:n], sed[:n], water[:n], dbNext[:n]
+	row := j * w
+	// The ground (L) left of, at and right of the texel, slid along the row.
+	hl, hc := 0.0, float64(g[0])+float64(db[0])
+	for i := range g {
+		var gx float64
+		switch {
+		case i == 0:
+			hr := float64(g[1]) + float64(db[1]) // w ≥ 2
+			gx = byDx1.of(hr - hc)
+			hl, hc = hc, hr
+		case i+1 < len(g):
+			hr := float64(g[i+1]) + float64(db[i+1])
+			gx = byDx2.of(hr - hl)
+			hl, hc = hc, hr
+		default:
+			gx = byDx1.of(hc - hl)
+		}
+		gz := byDz.of((float64(gU[i]) + float64(dbU[i])) - (float64(gD[i]) + float64(dbD[i])))
 		g2 := gx*gx + gz*gz
 		sinA := math.Sqrt(g2 / (1 + g2))
-		c := p.Capacity * max(sinA, p.MinTilt) * float64(s.speed[k])
-		sd := float64(s.sed[k])
-		db := float64(s.db[k])
-		if c > sd {
-			a := p.Erosion * (c - sd)
-			db -= a
-			sd += a
-		} else {
-			a := p.Deposition * (sd - c)
-			db += a
-			sd -= a
+		c := capacity * max(sinA, minTilt) * float64(speed[i])
+		sd := float64(sed[i])
+		d := float64(db[i])
+		// Where the capacity exceeds the load, erode·(C − s) is taken up, else deposit·(s − C)
+		// laid down: both computed, one chosen by a conditional move (a branch would wait on
+		// the capacity's division and square root, and guesses wrong often).
+		aE, aD := kErode*(c-sd), kDeposit*(sd-c)
+		up := c > sd
+		dbNext[i] = float32(pick(up, d-aE, d+aD))
+		sed[i] = float32(pick(up, sd+aE, sd-aD))
+		wv := float64(water[i]) * keep
+		if rainNext { // the next iteration's rain (s.rain)
+			r := rain
+			if jitter != 0 {
+				u := float64(hash(seed, uint32(it), uint32(row+i))>>8) / (1 << 24) // [0, 1)
+				r = rain * (1 + jitter*(2*u-1))
+			}
+			wv += r
 		}
-		s.dbNext[k] = float32(db)
-		s.sed[k] = float32(sd)
-		wv := float64(s.water[k]) * (1 - p.Evaporation)
-		if rainNext {
-			wv += s.rain(s.it+1, k) // the next iteration's rain
-		}
-		s.water[k] = float32(wv)
+		water[i] = float32(wv)
 	}
 }

@@ -38,6 +38,40 @@ func LiveCases(n int) []LiveCase {
 	}
 }
 
+// AspectLiveCase is the sample with an aspect rule in its stack: the dunes sample's stack plus a
+// layer "north" on the north-facing slopes (an `input: aspect` band 315°…45°, wrapping through
+// north, feathered by 10°) on top, the same drag of the rock layer's minimum slope. Every pass
+// then computes each texel's aspect beside its slope, which the plain sample never does: the
+// live loop's figures with and without it show what an aspect rule costs (docs/PERFORMANCE.md).
+// The band has no jitter: a jittered rule adds a noise per texel (its cost is any rule's, and
+// on two cores it outweighs the aspect's atan2 several times over).
+func AspectLiveCase() LiveCase {
+	return LiveCase{Name: "aspect", Landscape: func() *landscape.Landscape {
+		st := stack.SampleDunes()
+		north := stack.NewLayer("north")
+		north.Tint = stack.Color{0x9a, 0x8c, 0x70}
+		north.Rules = []stack.Rule{{Input: stack.InputAspect, Min: stack.F(315), Max: stack.F(45), Softness: 10}}
+		st.Layers = append(st.Layers, north)
+		return &landscape.Landscape{Stack: st, Field: field.SampleDunes()}
+	}, Drag: dragMin("rock", 10, 30)}
+}
+
+// LiveCaseNames are the cases `strata bench live --case` takes: LiveCases' and "aspect".
+var LiveCaseNames = []string{"sample", "stress16", "aspect"}
+
+// LiveCaseNamed is the case of that name (LiveCaseNames) over an n×n field where it has one.
+func LiveCaseNamed(name string, n int) (LiveCase, error) {
+	if name == "aspect" {
+		return AspectLiveCase(), nil
+	}
+	for _, c := range LiveCases(n) {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return LiveCase{}, fmt.Errorf("no live case %q (%s)", name, strings.Join(LiveCaseNames, ", "))
+}
+
 // dragMin drags the minimum of layer's first rule from lo to hi.
 func dragMin(layer string, lo, hi float64) func(*stack.Stack, int, int) *stack.Stack {
 	return func(base *stack.Stack, k, steps int) *stack.Stack {
