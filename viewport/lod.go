@@ -51,8 +51,19 @@ func (c *chunkInst) heightPage() PageKey {
 	return PageKey{m, i / PageSize, j / PageSize}
 }
 
+// newLODTree builds the tree over src (locked) at once: every row of nodes of a level on every
+// core, the leaves first.
 func newLODTree(src HeightSource) *lodTree {
-	w, h := src.GridSize()
+	t := allocLODTree(src.GridSize())
+	row := func(j int) []float32 { return src.HeightRow(min(j, t.h-1)) }
+	for l := t.levels - 1; l >= 0; l-- {
+		pool.Each(context.Background(), t.nodeRows(l), 0, func(cj int) { t.nodeRow(row, l, cj) }, nil)
+	}
+	return t
+}
+
+// allocLODTree is the tree over a w×h grid with no node computed.
+func allocLODTree(w, h int) *lodTree {
 	t := &lodTree{w: w, h: h}
 	cells := max(w, h) - 1
 	t.levels, t.rootCells = 1, chunkCells
@@ -69,8 +80,40 @@ func newLODTree(src HeightSource) *lodTree {
 		t.maxH[l] = make([]float32, n*n)
 		t.err[l] = make([]float32, n*n)
 	}
-	t.update(src, 0, 0, w, h)
 	return t
+}
+
+// nodeRows and nodeCols are how many rows and columns of level l's nodes are computed: those
+// whose vertices reach the grid (update's reach over the whole grid).
+func (t *lodTree) nodeRows(l int) int { return t.reach(l, t.h) }
+func (t *lodTree) nodeCols(l int) int { return t.reach(l, t.w) }
+
+func (t *lodTree) reach(l, v int) int {
+	n := 1 << l
+	step := (t.rootCells >> l) / chunkCells
+	return min(min(v/chunkCells, n*step-1)/step, n-1) + 1
+}
+
+// rowsUnder is how many of the grid's first rows node row cj of level l reads: through its last
+// vertex row, clamped to the grid (a node reads no row past it, however its error is found).
+func (t *lodTree) rowsUnder(l, cj int) int {
+	span := t.rootCells >> l
+	return min(cj*span+span, t.h-1) + 1
+}
+
+// nodeRow computes node row cj of level l (its children's rows computed before it), node by
+// node as update does.
+func (t *lodTree) nodeRow(row func(j int) []float32, l, cj int) {
+	n := 1 << l
+	step := (t.rootCells >> l) / chunkCells
+	span := chunkCells * step
+	for ci := range t.nodeCols(l) {
+		if l == t.levels-1 {
+			t.leafNode(row, ci, cj, n)
+		} else {
+			t.innerNode(row, l, ci, cj, n, step, span)
+		}
+	}
 }
 
 // update recomputes the nodes over height texels [x0, x1) × [z0, z1) (a stroke, a reload):
