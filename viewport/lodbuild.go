@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"strata/internal/pool"
@@ -135,6 +136,9 @@ func (b *TreeBuilder) run() {
 			}
 			if to-from == 1 {
 				t.nodeRow(b.row, l, from) // as the rows arrive: one row of nodes at a time
+				// The decode is what the open waits for: let its goroutines have the core
+				// first, and take what they leave.
+				runtime.Gosched()
 			} else if to > from && pool.Each(b.ctx, to-from, 0, func(k int) { t.nodeRow(b.row, l, from+k) }, nil) != nil {
 				b.err = errTreeStopped
 				return

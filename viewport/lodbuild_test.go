@@ -212,3 +212,24 @@ func TestTreeBuilderEachFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestLeafRow: a row of leaves computed row by row has leafNode's bounds, node by node, to the
+// bit — on grids whose last leaves reach past the edge and whose last rows are outside.
+func TestLeafRow(t *testing.T) {
+	for _, sz := range [][2]int{{2, 2}, {33, 34}, {64, 65}, {97, 41}, {300, 211}} {
+		g := roughGrid(sz[0], sz[1], 9)
+		a, b := allocLODTree(g.w, g.h), allocLODTree(g.w, g.h)
+		row := func(j int) []float32 { return g.HeightRow(min(j, g.h-1)) }
+		leaf := a.levels - 1
+		n := 1 << leaf
+		for cj := range a.nodeRows(leaf) {
+			a.leafRow(row, cj)
+			for ci := range a.nodeCols(leaf) {
+				b.leafNode(row, ci, cj, n)
+			}
+		}
+		if err := sameTree(a, b); err != nil {
+			t.Errorf("%d×%d: %v", g.w, g.h, err)
+		}
+	}
+}
