@@ -83,16 +83,12 @@ func allocLODTree(w, h int) *lodTree {
 	return t
 }
 
-// nodeRows and nodeCols are how many rows and columns of level l's nodes are computed: those
-// whose vertices reach the grid (update's reach over the whole grid).
-func (t *lodTree) nodeRows(l int) int { return t.reach(l, t.h) }
-func (t *lodTree) nodeCols(l int) int { return t.reach(l, t.w) }
-
-func (t *lodTree) reach(l, v int) int {
-	n := 1 << l
-	step := (t.rootCells >> l) / chunkCells
-	return min(min(v/chunkCells, n*step-1)/step, n-1) + 1
-}
+// nodeRows and nodeCols are how many rows and columns of level l's nodes a whole build computes:
+// all of them. A node wholly outside the grid (the root's square is a power of two, the grid
+// need not be) gets empty bounds, min > max, which the walk skips and bounds ignores; update,
+// which recomputes only the nodes a change reaches, never changes them.
+func (t *lodTree) nodeRows(l int) int { return 1 << l }
+func (t *lodTree) nodeCols(l int) int { return 1 << l }
 
 // rowsUnder is how many of the grid's first rows node row cj of level l reads: through its last
 // vertex row, clamped to the grid (a node reads no row past it, however its error is found).
