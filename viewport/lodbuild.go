@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"strata/internal/pool"
@@ -135,10 +134,11 @@ func (b *TreeBuilder) run() {
 				to++
 			}
 			if to-from == 1 {
-				t.nodeRow(b.row, l, from) // as the rows arrive: one row of nodes at a time
-				// The decode is what the open waits for: let its goroutines have the core
-				// first, and take what they leave.
-				runtime.Gosched()
+				// As the rows arrive: one row of nodes at a time, then wait for more. (No
+				// runtime.Gosched between rows: a yielded goroutine goes to the global queue,
+				// which an idle P serves before it steals, so the builder would keep the core the
+				// decode's next stage is waiting to be stolen onto.)
+				t.nodeRow(b.row, l, from)
 			} else if to > from && pool.Each(b.ctx, to-from, 0, func(k int) { t.nodeRow(b.row, l, from+k) }, nil) != nil {
 				b.err = errTreeStopped
 				return
