@@ -93,7 +93,15 @@ func fuzzImport(t *testing.T, b []byte, ext string) {
 	if err := sameImport("fuzz", b, ext, heightSpec([2]int{}, [2]float64{0, 100})); err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := importFrom(context.Background(), "fuzz", bytes.NewReader(b), int64(len(b)), ext, heightSpec([2]int{}, [2]float64{0, 100}), nil)
+	// Read again with a consumer of its complete rows: what it hears is in order, within the
+	// grid, and final (rowsWatch), whether or not the file is accepted.
+	var rw rowsWatch
+	spec := heightSpec([2]int{}, [2]float64{0, 100})
+	spec.rows = rw.fn
+	g, _, err := importFrom(context.Background(), "fuzz", bytes.NewReader(b), int64(len(b)), ext, spec, nil)
+	if err := rw.check(g); err != nil {
+		t.Fatalf("rows done: %v", err)
+	}
 	if err != nil {
 		return
 	}

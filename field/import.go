@@ -64,6 +64,23 @@ func LoadChannel(path string, heightW, heightH int) (*Grid, error) {
 // the decode within a band or a block of rows; the error then wraps ctx.Err() and nothing of the
 // load is kept.
 func LoadHeightContext(ctx context.Context, path string, opts ImportOptions, progress func(done, total int)) (*Grid, Range, error) {
+	return LoadHeightRows(ctx, path, opts, progress, nil)
+}
+
+// RowsFunc hears, while an import fills its grid, how many of the grid's first rows are complete:
+// rows 0 … done-1 of g hold their final values and are not written again, so a consumer may read
+// them while the rest of the file is decoded (the viewport's level-of-detail tree is built so,
+// docs/design.md "Progressive open"). It is called from one goroutine at a time with done
+// increasing, on a decoder's goroutine: it must return at once (hand the work to a goroutine of
+// its own). Formats decoded in order report as bands of rows complete; a band finished out of
+// order is reported once the rows before it are; an interlaced PNG, whose passes write every
+// row several times, reports all its rows at the end. When the import fails, what was reported
+// was never a grid the caller gets: the consumer is to drop it.
+type RowsFunc func(g *Grid, done int)
+
+// LoadHeightRows is LoadHeightContext telling rows, when not nil, how many of the grid's first
+// rows are complete as the file is read.
+func LoadHeightRows(ctx context.Context, path string, opts ImportOptions, progress func(done, total int), rows RowsFunc) (*Grid, Range, error) {
 	lo, hi := opts.Range[0], opts.Range[1]
 	if lo == 0 && hi == 0 {
 		lo, hi = DefaultRange[0], DefaultRange[1]
@@ -71,7 +88,7 @@ func LoadHeightContext(ctx context.Context, path string, opts ImportOptions, pro
 	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || !(hi > lo) {
 		return nil, Range{}, fmt.Errorf("field: %s: height range %v,%v: want finite LO < HI metres", path, opts.Range[0], opts.Range[1])
 	}
-	return load(ctx, path, loadSpec{size: opts.Size, role: "heightmap", lo: lo, hi: hi}, progress)
+	return load(ctx, path, loadSpec{size: opts.Size, role: "heightmap", lo: lo, hi: hi, rows: rows}, progress)
 }
 
 // LoadChannelContext reads a field channel that must match a heightW×heightH height grid, and
@@ -89,6 +106,7 @@ type loadSpec struct {
 	role   string
 	lo, hi float64
 	must   [2]int
+	rows   RowsFunc // nil: nobody reads the rows before the import returns
 }
 
 // source is a file whose header has been read and checked, ready to be decoded into a grid.
@@ -155,6 +173,7 @@ func importFrom(ctx context.Context, path string, r io.ReaderAt, size int64, ext
 		lut = codeLUT(spec.lo, spec.hi, mc)
 	}
 	out := newGridOut(g, lut)
+	out.hear(spec.rows)
 	if err := src.decode(ctx, out, newProgress(progress, src.rows())); err != nil {
 		g.Release()
 		if ctx.Err() != nil {

@@ -71,6 +71,7 @@ func (s *exrSource) decode(ctx context.Context, out *gridOut, p *progress) error
 		st := newStats()
 		st.floats(dst, y0*s.w)
 		out.add(st, n)
+		out.rowsDone(y0, y0+n)
 		p.add(n)
 		return nil
 	})

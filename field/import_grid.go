@@ -215,10 +215,50 @@ type gridOut struct {
 	mu  sync.Mutex // guards st; taken by workers after each band, never while holding another lock
 	st  stats
 	cnt atomic.Int64 // rows converted, for a check that every row was written
+
+	rows rowTracker // the complete rows, told to a RowsFunc
+}
+
+// rowTracker tells a RowsFunc how many of the grid's first rows are complete, from row ranges
+// the decoders report in any order (each row once it holds its final value).
+type rowTracker struct {
+	fn     RowsFunc
+	mu     sync.Mutex // guards done and prefix; fn is called holding it
+	done   []bool     // rows reported; allocated only when fn is set
+	prefix int        // rows 0 … prefix-1 are all done
 }
 
 func newGridOut(g *Grid, lut []float32) *gridOut {
 	return &gridOut{g: g, lut: lut, st: newStats()}
+}
+
+// hear makes fn hear the complete rows (nil: nobody listens, and rowsDone costs nothing).
+func (o *gridOut) hear(fn RowsFunc) {
+	if fn != nil {
+		o.rows.fn, o.rows.done = fn, make([]bool, o.g.H)
+	}
+}
+
+// rowsDone reports rows y0 … y1-1 complete: written, and not written again by the decode. Rows
+// reported before are ignored, and so is anything outside the grid.
+func (o *gridOut) rowsDone(y0, y1 int) {
+	t := &o.rows
+	if t.fn == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for y := max(y0, 0); y < min(y1, len(t.done)); y++ {
+		t.done[y] = true
+	}
+	p := t.prefix
+	for p < len(t.done) && t.done[p] {
+		p++
+	}
+	if p > t.prefix {
+		t.prefix = p
+		t.fn(o.g, p)
+	}
 }
 
 // add merges a worker's findings about rows rows.

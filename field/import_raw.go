@@ -80,6 +80,7 @@ func (s *rawSource) decode(ctx context.Context, out *gridOut, p *progress) error
 			}
 		}
 		out.add(st, j1-j0)
+		out.rowsDone(j0, j1)
 		p.add(j1 - j0)
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/image/tiff"
@@ -150,6 +151,7 @@ func (t *floatTIFF) decode(ctx context.Context, out *gridOut, p *progress) error
 			st.floats32(dst, buf, t.order, b.j0*t.w)
 		}
 		out.add(st, b.j1-b.j0)
+		out.rowsDone(b.j0, b.j1)
 		p.add(b.j1 - b.j0)
 		return nil
 	})
@@ -336,6 +338,12 @@ var errTIFFPixels = errors.New("tiff: invalid format: not enough pixel data")
 
 func (t *intTIFF) decode(ctx context.Context, out *gridOut, p *progress) error {
 	bufs := make([][]byte, workerCount(t.across*t.down))
+	// A tile's rows are complete once every tile across them is decoded (a strip reports its
+	// bands as it goes, in block).
+	var tiles []atomic.Int32
+	if t.padding {
+		tiles = make([]atomic.Int32, t.down)
+	}
 	return eachTask(ctx, t.across*t.down, func(worker, k int) error {
 		if bufs[worker] == nil {
 			bufs[worker] = make([]byte, t.bandRows*t.maxRowSize)
@@ -347,6 +355,9 @@ func (t *intTIFF) decode(ctx context.Context, out *gridOut, p *progress) error {
 				return ctx.Err()
 			}
 			return fmt.Errorf("decoding TIFF: %s %d: %w", map[bool]string{false: "strip", true: "tile"}[t.padding], k, err)
+		}
+		if t.padding && int(tiles[j].Add(1)) == t.across {
+			out.rowsDone(j*t.blockH, min((j+1)*t.blockH, t.h))
 		}
 		return nil
 	})
@@ -411,6 +422,9 @@ func (t *intTIFF) block(ctx context.Context, i, j int, buf []byte, out *gridOut,
 			} else {
 				st.codes8(dst, row, t.invert, out.lut)
 			}
+		}
+		if !t.padding {
+			out.rowsDone(ymin+r0, ymin+r0+r) // a strip's rows are whole: complete
 		}
 		p.add(r)
 	}

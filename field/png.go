@@ -338,6 +338,9 @@ func (p *pngSource) decode(ctx context.Context, out *gridOut, prog *progress) er
 	if first != nil {
 		return first
 	}
+	if p.interlaced {
+		out.rowsDone(0, p.h) // every pass wrote into every band of rows: complete only now
+	}
 	return p.trailer()
 }
 
@@ -472,6 +475,9 @@ func (p *pngSource) convert(ctx context.Context, passes []pngPass, unfiltered <-
 			}
 		}
 		out.add(st, b.n)
+		if !p.interlaced {
+			out.rowsDone(b.y0, b.y0+b.n) // pass 0 is the image, row for row
+		}
 		prog.add(b.n)
 		free <- b
 	}

@@ -180,7 +180,15 @@ func LoadField(path string, opt field.ImportOptions, size *[2]float64) (*field.F
 // total as field.LoadHeightContext reads them; cancelling ctx stops the read, and the error then
 // wraps ctx.Err().
 func LoadFieldContext(ctx context.Context, path string, opt field.ImportOptions, size *[2]float64, progress func(done, total int)) (*field.Field, field.Range, error) {
-	g, rng, err := field.LoadHeightContext(ctx, path, opt, progress)
+	return LoadFieldRows(ctx, path, opt, size, progress, nil)
+}
+
+// LoadFieldRows is LoadFieldContext telling rows, when not nil, how many of the height's first
+// rows are complete as the file is read (field.LoadHeightRows): the editor builds what its first
+// frame needs from them while the rest is decoded. A heightmap refused after its rows were heard
+// (too small, a bad placement) was never a field: the consumer drops what it built.
+func LoadFieldRows(ctx context.Context, path string, opt field.ImportOptions, size *[2]float64, progress func(done, total int), rows field.RowsFunc) (*field.Field, field.Range, error) {
+	g, rng, err := field.LoadHeightRows(ctx, path, opt, progress, rows)
 	if err != nil {
 		return nil, field.Range{}, err
 	}

@@ -91,12 +91,18 @@ type HeightmapOptions struct {
 // reading announces an open's read of a file, rows done of total (name "" when it ended): the
 // status bar says so while a large heightmap is read.
 func (s *Session) reading(name string, done, total int) {
+	text := ""
+	if name != "" && total > 0 {
+		text = fmt.Sprintf("reading %s… %d%%", name, 100*done/total)
+	}
+	s.opening(text)
+}
+
+// opening puts what an open is doing in the status bar (Status.Reading; "" when it is done).
+func (s *Session) opening(text string) {
 	s.mu.Lock()
 	st := s.pipe.status
-	st.Reading = ""
-	if name != "" && total > 0 {
-		st.Reading = fmt.Sprintf("reading %s… %d%%", name, 100*done/total)
-	}
+	st.Reading = text
 	changed := st.Reading != s.pipe.status.Reading
 	s.pipe.status.Reading = st.Reading
 	st.Instances = append([]PopulationCount(nil), st.Instances...)
@@ -112,17 +118,22 @@ func (s *Session) reading(name string, done, total int) {
 func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOptions) error {
 	name := filepath.Base(path)
 	read := stepTimes{last: time.Now()}
-	f, rng, err := landscape.LoadFieldContext(ctx, path, o.Import, o.Size, func(done, total int) {
+	// The viewport's level-of-detail tree is built from the rows the decoder has completed while
+	// it decodes the rest, on the core the decode leaves (docs/design.md "Progressive open").
+	tree := &rowsTree{}
+	defer func() { tree.b.Stop() }() // nothing once the tree was taken; the build on a failure
+	defer s.opening("")              // the status says what the open does until it is done
+	f, rng, err := landscape.LoadFieldRows(ctx, path, o.Import, o.Size, func(done, total int) {
 		s.reading(name, done, total)
 		if o.Progress != nil {
 			o.Progress("read "+name, done, total)
 		}
-	})
-	s.reading("", 0, 0)
+	}, tree.rows)
 	if err != nil {
 		return err
 	}
 	read.add("read the heightmap")
+	s.opening(fmt.Sprintf("refining %s: levels of detail…", name))
 	l := &landscape.Landscape{Stack: stack.Starter(), Field: f}
 	// The import found the height's lowest and highest value as it read: no second scan.
 	hr := [2]float64{float64(rng.Min), float64(rng.Max)}
@@ -132,7 +143,7 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 	}
 	imp := o.Import
 	base := baseFor(l, recovery.Base{Kind: recovery.BaseHeightmap, Path: abs, Import: &imp, Size: o.Size})
-	if err := s.loadAfter(ctx, l, "", nameOf(path), nil, read, &hr, base); err != nil {
+	if err := s.loadWith(ctx, l, "", nameOf(path), nil, read, &hr, base, tree.b); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -187,6 +198,30 @@ func (s *Session) load(ctx context.Context, l *landscape.Landscape, path, name s
 // heightRange is the height's lowest and highest value when the read found them (nil: scanned
 // here); base is where it came from, for its recovery copy.
 func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64, base recoveryBase) error {
+	return s.loadWith(ctx, l, path, name, sources, parts, heightRange, base, nil)
+}
+
+// rowsTree starts a TreeBuilder at a read's first report of complete rows and hands it the
+// rows as they complete (field.RowsFunc: on the decoder's goroutine, one call at a time). b is
+// read once the read has returned.
+type rowsTree struct {
+	b      *viewport.TreeBuilder
+	failed bool // the grid has no tree (too small: the read refuses it)
+}
+
+func (r *rowsTree) rows(g *field.Grid, done int) {
+	if r.b == nil && !r.failed {
+		b, err := viewport.NewTreeBuilder(g.W, g.H, func(j int) []float32 { return g.Data[j*g.W : (j+1)*g.W] })
+		r.b, r.failed = b, err != nil
+	}
+	if r.b != nil {
+		r.b.Rows(done)
+	}
+}
+
+// loadWith is loadAfter with the viewport's level-of-detail tree under way (nil: SetScene
+// builds it): it is taken as late as can be, so the steps before overlap its last rows.
+func (s *Session) loadWith(ctx context.Context, l *landscape.Landscape, path, name string, sources []string, parts stepTimes, heightRange *[2]float64, base recoveryBase, tree *viewport.TreeBuilder) error {
 	if l.Stack != nil {
 		if _, err := landscape.CheckStack(l.Stack, name+": stack"); err != nil {
 			return err
@@ -232,6 +267,15 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 		return err
 	}
 	parts.add("choose the evaluator")
+	if tree != nil {
+		t, err := tree.Tree(ctx)
+		if err != nil {
+			ev.Release()
+			return err
+		}
+		scene.Tree = t
+		parts.add("LOD tree's last rows")
+	}
 	p := s.pipe
 	p.passMu.Lock()
 	defer p.passMu.Unlock()
@@ -242,7 +286,11 @@ func (s *Session) loadAfter(ctx context.Context, l *landscape.Landscape, path, n
 		ev.Release()
 		return err
 	}
-	parts.add("viewport scene (LOD tree)")
+	if tree != nil {
+		parts.add("viewport scene")
+	} else {
+		parts.add("viewport scene (LOD tree)")
+	}
 	p.releaseGPU()
 	s.fmu.Lock()
 	s.land = l

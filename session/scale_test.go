@@ -3,10 +3,13 @@ package session
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"strata/bake"
@@ -285,6 +288,83 @@ func TestPaintFarFromTheCamera(t *testing.T) {
 	}
 }
 
+// TestProgressiveOpenIsTheOpen: a heightmap opened with its level-of-detail tree built while it
+// is read shows what the same field opened whole shows (a tree built by SetScene after it): the
+// same camera, the same settled frame, pixel for pixel (the trees themselves are compared node
+// for node in viewport's TestTreeBuilderEachFormat).
+func TestProgressiveOpenIsTheOpen(t *testing.T) {
+	g := field.SampleDunesSized(300).Height
+	g = &field.Grid{W: 300, H: 211, Data: g.Data[:300*211]} // neither square nor a power of two
+	path := filepath.Join(t.TempDir(), "h.png")
+	var b bytes.Buffer
+	rng := [2]float64{-5, 60}
+	if err := field.EncodePNG16(&b, g, rng); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := HeightmapOptions{Import: field.ImportOptions{Range: rng}}
+	read := newHarness(t, Options{Evaluator: CPU, Width: 200, Height: 120})
+	if err := read.s.OpenHeightmap(context.Background(), path, o); err != nil {
+		t.Fatal(err)
+	}
+	f, err := landscape.LoadField(path, o.Import, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := newHarness(t, Options{Evaluator: CPU, Width: 200, Height: 120})
+	if err := whole.s.OpenLandscape(context.Background(), &landscape.Landscape{Stack: stack.Starter(), Field: f}, "h"); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := read.s.Camera(), whole.s.Camera(); a != b {
+		t.Fatalf("camera %+v, opened whole %+v", a, b)
+	}
+	fa, fb := read.waitFrame(read.s.Version()), whole.waitFrame(whole.s.Version())
+	if n := diffPixels(fa.Image, fb.Image); n != 0 {
+		t.Errorf("%d pixels differ from the field opened whole", n)
+	}
+}
+
+// TestOpenHeightmapFailsMidRead: an open cancelled, or a file found truncated, after some of its
+// rows went to the level-of-detail tree fails with the reason, leaves the landscape open until
+// then open and the status bar saying nothing of it.
+func TestOpenHeightmapFailsMidRead(t *testing.T) {
+	h := newHarness(t, Options{Evaluator: CPU})
+	if err := h.s.OpenSampleSized(context.Background(), 64, nil); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := field.EncodePNG16(&b, field.SampleDunesSized(512).Height, [2]float64{0, 50}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	whole, cut := filepath.Join(dir, "whole.png"), filepath.Join(dir, "cut.png")
+	if err := os.WriteFile(whole, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cut, b.Bytes()[:b.Len()*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := h.s.OpenHeightmap(ctx, whole, HeightmapOptions{Progress: func(stage string, done, total int) {
+		if done > 0 {
+			cancel() // after the first batch of rows
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled mid-read: %v", err)
+	}
+	err = h.s.OpenHeightmap(context.Background(), cut, HeightmapOptions{})
+	if err == nil || !strings.Contains(err.Error(), "cut.png") || !strings.Contains(err.Error(), "not enough pixel data") {
+		t.Errorf("a truncated PNG: %v", err)
+	}
+	if name, r := h.s.Name(), h.s.Status().Reading; name != "dunes" || r != "" {
+		t.Errorf("after the failed opens: %q open, the status says %q", name, r)
+	}
+}
+
 // An open of a heightmap says in the status that it reads the file, and stops saying so.
 func TestOpenSaysItReads(t *testing.T) {
 	h := newHarness(t, Options{Evaluator: CPU})
@@ -297,16 +377,28 @@ func TestOpenSaysItReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	said := false
+	// What the status said, in order: the read's percentages, then the levels of detail.
+	var said []string
 	for _, e := range h.events(0) {
-		said = said || (e.Kind == EventStatus && e.Status.Reading != "")
+		if r := e.Status.Reading; e.Kind == EventStatus && r != "" && (len(said) == 0 || said[len(said)-1] != r) {
+			said = append(said, r)
+		}
 	}
-	if !said || reports == 0 {
-		t.Errorf("reading the heightmap: said so in the status %v, %d progress reports", said, reports)
+	if len(said) < 2 || !strings.HasPrefix(said[0], "reading h.f32… ") || said[len(said)-1] != "refining h.f32: levels of detail…" || reports == 0 {
+		t.Errorf("reading the heightmap: the status said %q, %d progress reports", said, reports)
 	}
 	h.waitFrame(h.s.Version())
 	if r := h.s.Status().Reading; r != "" {
 		t.Errorf("after the open the status still says %q", r)
+	}
+	// The level-of-detail tree came with the read: the open's steps wait for its last rows and
+	// build none after it.
+	var steps []string
+	for _, st := range h.s.OpenSteps() {
+		steps = append(steps, st.Name)
+	}
+	if !slices.Contains(steps, "LOD tree's last rows") || slices.Contains(steps, "viewport scene (LOD tree)") {
+		t.Errorf("the open's steps %q", steps)
 	}
 	// The height's range is the one the import found while it read, the grid's own.
 	if got, want := h.s.Field().HeightRange, gridRange(g); got != want {

@@ -51,8 +51,19 @@ func (c *chunkInst) heightPage() PageKey {
 	return PageKey{m, i / PageSize, j / PageSize}
 }
 
+// newLODTree builds the tree over src (locked) at once: every row of nodes of a level on every
+// core, the leaves first.
 func newLODTree(src HeightSource) *lodTree {
-	w, h := src.GridSize()
+	t := allocLODTree(src.GridSize())
+	row := func(j int) []float32 { return src.HeightRow(min(j, t.h-1)) }
+	for l := t.levels - 1; l >= 0; l-- {
+		pool.Each(context.Background(), t.nodeRows(l), 0, func(cj int) { t.nodeRow(row, l, cj) }, nil)
+	}
+	return t
+}
+
+// allocLODTree is the tree over a w×h grid with no node computed.
+func allocLODTree(w, h int) *lodTree {
 	t := &lodTree{w: w, h: h}
 	cells := max(w, h) - 1
 	t.levels, t.rootCells = 1, chunkCells
@@ -69,8 +80,67 @@ func newLODTree(src HeightSource) *lodTree {
 		t.maxH[l] = make([]float32, n*n)
 		t.err[l] = make([]float32, n*n)
 	}
-	t.update(src, 0, 0, w, h)
 	return t
+}
+
+// nodeRows and nodeCols are how many rows and columns of level l's nodes a whole build computes:
+// all of them. A node wholly outside the grid (the root's square is a power of two, the grid
+// need not be) gets empty bounds, min > max, which the walk skips and bounds ignores; update,
+// which recomputes only the nodes a change reaches, never changes them.
+func (t *lodTree) nodeRows(l int) int { return 1 << l }
+func (t *lodTree) nodeCols(l int) int { return 1 << l }
+
+// rowsUnder is how many of the grid's first rows node row cj of level l reads: through its last
+// vertex row, clamped to the grid (a node reads no row past it, however its error is found).
+func (t *lodTree) rowsUnder(l, cj int) int {
+	span := t.rootCells >> l
+	return min(cj*span+span, t.h-1) + 1
+}
+
+// nodeRow computes node row cj of level l (its children's rows computed before it): the nodes
+// update computes there, to the same bits.
+func (t *lodTree) nodeRow(row func(j int) []float32, l, cj int) {
+	if l == t.levels-1 {
+		t.leafRow(row, cj)
+		return
+	}
+	n := 1 << l
+	step := (t.rootCells >> l) / chunkCells
+	span := chunkCells * step
+	for ci := range t.nodeCols(l) {
+		t.innerNode(row, l, ci, cj, n, step, span)
+	}
+}
+
+// leafRow is leafNode for every leaf of row cj, reading the rows once each from end to end
+// instead of a leaf's 33 short pieces of them (half the time at 8192²): each leaf still takes
+// its rows' bounds in row order, so its bounds are leafNode's to the bit (TestLeafRow).
+func (t *lodTree) leafRow(row func(j int) []float32, cj int) {
+	leaf := t.levels - 1
+	n := 1 << leaf
+	cols := t.nodeCols(leaf)
+	lo, hi := t.minH[leaf][cj*n:cj*n+cols], t.maxH[leaf][cj*n:cj*n+cols]
+	for ci := range cols {
+		lo[ci], hi[ci] = float32(math.Inf(1)), float32(math.Inf(-1))
+	}
+	z0 := cj * chunkCells
+	if z0 >= t.h-1 {
+		return // wholly outside the grid
+	}
+	inside := min(cols, (t.w-2)/chunkCells+1) // leaves with x0 < w-1
+	for j := z0; j <= min(z0+chunkCells, t.h-1); j++ {
+		r := row(j)
+		for ci := range inside {
+			x0 := ci * chunkCells
+			l, h := rowBounds(r[x0 : min(x0+chunkCells, t.w-1)+1])
+			if l < lo[ci] {
+				lo[ci] = l
+			}
+			if h > hi[ci] {
+				hi[ci] = h
+			}
+		}
+	}
 }
 
 // update recomputes the nodes over height texels [x0, x1) × [z0, z1) (a stroke, a reload):
@@ -185,6 +255,9 @@ func (t *lodTree) innerNode(row func(j int) []float32, l, ci, cj, n, step, span 
 // diagonal, like the mesh) stray from the child level's vertices, half a step apart, for a node
 // wholly inside the grid: no clamping, rows read once.
 func innerError(row func(j int) []float32, x0, z0, step int) float32 {
+	if step == 2 {
+		return innerError2(row, x0, z0)
+	}
 	half := step / 2
 	// Three accumulators (the row's, the diagonal's, the column's midpoints) and plain
 	// comparisons: the differences are finite, and one max chain would serialise the loop.
@@ -214,6 +287,40 @@ func innerError(row func(j int) []float32, x0, z0, step int) float32 {
 	for a := 0; a < chunkCells; a++ {
 		ax := x0 + a*step
 		if v := abs32(r[ax+half] - (r[ax]+r[ax+step])/2); v > dr {
+			dr = v
+		}
+	}
+	return max(dr, dd, dc)
+}
+
+// innerError2 is innerError at step 2, the level above the leaves (three quarters of the tree's
+// error work): the node's rows as arrays of its 65 texels, so no index is checked, and the same
+// float32 operations on the same texels.
+func innerError2(row func(j int) []float32, x0, z0 int) float32 {
+	const n = 2 * chunkCells
+	var dr, dd, dc float32
+	r0 := (*[n + 1]float32)(row(z0)[x0:])
+	for b := 0; b < chunkCells; b++ {
+		rm := (*[n + 1]float32)(row(z0 + 2*b + 1)[x0:])
+		r1 := (*[n + 1]float32)(row(z0 + 2*b + 2)[x0:])
+		for i := 0; i < n; i += 2 {
+			if v := abs32(r0[i+1] - (r0[i]+r0[i+2])/2); v > dr {
+				dr = v
+			}
+			if v := abs32(rm[i+1] - (r0[i]+r1[i+2])/2); v > dd {
+				dd = v
+			}
+			if v := abs32(rm[i] - (r0[i]+r1[i])/2); v > dc {
+				dc = v
+			}
+		}
+		if v := abs32(rm[n] - (r0[n]+r1[n])/2); v > dc {
+			dc = v
+		}
+		r0 = r1
+	}
+	for i := 0; i < n; i += 2 {
+		if v := abs32(r0[i+1] - (r0[i]+r0[i+2])/2); v > dr {
 			dr = v
 		}
 	}

@@ -1,8 +1,12 @@
 package viewport
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"strata/field"
 	"strata/noise"
 )
 
@@ -58,4 +62,63 @@ func TestInnerErrorIsTheGeneralOne(t *testing.T) {
 	if checked < 100 {
 		t.Fatalf("%d nodes checked", checked)
 	}
+}
+
+// BenchmarkTreeWhileRead is a heightmap's open up to its LOD tree, three ways, on a 4096² PNG16
+// of rough ground: the read alone; the read, then the tree over the whole grid (newLODTree, as
+// SetScene builds it); the read with a TreeBuilder fed the rows as they complete, and its tree
+// (docs/design.md "Progressive open"). On two idle cores the third takes the read's time plus
+// the last rows' (the tree's work on the core inflate leaves); the second adds the tree's.
+func BenchmarkTreeWhileRead(b *testing.B) {
+	const n = 4096
+	g := &field.Grid{W: n, H: n, Data: make([]float32, n*n)}
+	for j := range n {
+		for i := range n {
+			g.Data[j*n+i] = 100 * noise.FBM(float32(i), float32(j), 300, 3, 1)
+		}
+	}
+	path := filepath.Join(b.TempDir(), "h.png")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := field.EncodePNG16(f, g, [2]float64{-100, 100}); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	opts := field.ImportOptions{Range: [2]float64{-100, 100}}
+	read := func(b *testing.B, rows field.RowsFunc) *field.Grid {
+		g, _, err := field.LoadHeightRows(context.Background(), path, opts, nil, rows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return g
+	}
+	b.Run("read", func(b *testing.B) {
+		for range b.N {
+			read(b, nil)
+		}
+	})
+	b.Run("read-then-tree", func(b *testing.B) {
+		for range b.N {
+			g := read(b, nil)
+			newLODTree(&gridSource{w: g.W, h: g.H, data: g.Data})
+		}
+	})
+	b.Run("tree-while-read", func(b *testing.B) {
+		for range b.N {
+			var tb *TreeBuilder
+			read(b, func(g *field.Grid, done int) {
+				if tb == nil {
+					tb, _ = NewTreeBuilder(g.W, g.H, func(j int) []float32 { return g.Data[j*g.W : (j+1)*g.W] })
+				}
+				tb.Rows(done)
+			})
+			if _, err := tb.Tree(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -71,6 +71,10 @@ type Scene struct {
 	// large to copy: the renderer reads the pages a frame needs from it).
 	Height HeightField
 	Ground HeightSource
+	// Tree, when set, is the ground's level-of-detail tree, built over the same heights before
+	// the scene (TreeBuilder, while a heightmap was read); nil: SetScene builds it. A tree is
+	// given to one scene only: the renderer updates it in place.
+	Tree *Tree
 	// Controls are the two stored weight textures (layers 0–3 in RGBA of [0], 4–7 in [1]); they
 	// may have another size than the height grid, and the renderer fills the weights pyramid's
 	// pages from them. A nil control means "no weight" for its layers, and with both nil (and no
@@ -105,6 +109,12 @@ func (s *Scene) Validate() error {
 		}
 		if len(h.Data) != 4*h.W*h.H {
 			return fmt.Errorf("viewport: scene: height data has %d floats, want 4·%d·%d = %d", len(h.Data), h.W, h.H, 4*h.W*h.H)
+		}
+	}
+	if s.Tree != nil {
+		tw, th := s.Tree.GridSize()
+		if w, h := s.ground().GridSize(); tw != w || th != h {
+			return fmt.Errorf("viewport: scene: the tree was built over %dx%d heights, the ground is %dx%d", tw, th, w, h)
 		}
 	}
 	if g := s.WeightsGrid; g != [2]int{} && (g[0] < 1 || g[1] < 1) {

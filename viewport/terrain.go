@@ -166,10 +166,14 @@ func (t *terrain) setScene(d *gpu.Device, s *Scene, frameBuf *gpu.Buffer, slots 
 	src := s.ground()
 	hw, hh := src.GridSize()
 	t.wgrid[0], t.wgrid[1] = s.weightGrid()
+	if s.Tree != nil {
+		t.tree = s.Tree.t // built while the heights were read
+	} else {
+		src.Lock()
+		t.tree = newLODTree(src)
+		src.Unlock()
+	}
 	// Slots: enough for a frame's pages with room to spare, within what the grid has.
-	src.Lock()
-	t.tree = newLODTree(src)
-	src.Unlock()
 	if t.hvt, err = newVtex(d, "viewport height", hw, hh, t.tree.levels, slots[0], []wgpu.TextureFormat{wgpu.TextureFormatRGBA32Float}, 0); err != nil {
 		return err
 	}
