@@ -318,13 +318,15 @@ func TestErodeCommandEvaluator(t *testing.T) {
 	}
 }
 
-// Without --cpu, strata bench erode times the GPU kernels (lavapipe here) and its flow line.
+// Without --cpu, strata bench erode times the GPU kernels (lavapipe here), its flow line and the
+// flow's phases.
 func TestBenchErodeGPU(t *testing.T) {
 	code, stdout, stderr := runCmd("bench", "erode", "--size", "32", "--iterations", "2")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, w := range []string{`erode 32×32 (4×4 m texels), preset "default", GPU `, "hydraulic: 2 iterations in", "flow 32×32 (the ground before erosion), GPU "} {
+	for _, w := range []string{`erode 32×32 (4×4 m texels), preset "default", GPU `, "hydraulic: 2 iterations in", "flow 32×32 (the ground before erosion), GPU ",
+		"flow again, its phases: ", "flats ", "(16 passes), accumulate ", "steps), plane read back "} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output does not say %q:\n%s", w, stdout)
 		}
