@@ -23,6 +23,20 @@ type FlowKernel struct {
 	dev   *Device
 	set   *passSet
 	shift uint // log2 of routeFront's tile side
+	// run holds the last routing's buffers and bind groups, re-used by the next routing of a grid
+	// the same size (six planes of 4 bytes a texel: 384 MiB at 4096²) until Release.
+	run  *passRun
+	bufs flowBuffers
+	w, h int
+	// rd reads the plane back; its staging buffer is kept too.
+	rd *Reader
+}
+
+// flowBuffers are a routing's buffers. The planes used apart in time share a buffer: the flats'
+// distances become the area and the area per weight once flatReceivers has read them, and the
+// plane is written over the area per weight.
+type flowBuffers struct {
+	params, height, recv, wsum, acc, out, done, ctl, front, args *Buffer
 }
 
 // The flow passes and their bindings (flow_route.wgsl).
@@ -62,10 +76,11 @@ func (d *Device) NewFlowKernel() (*FlowKernel, error) {
 	return d.newFlowKernel(flowTileShift)
 }
 
-// newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 … 7).
+// newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 … 6;
+// 128² would need 40 KiB of workgroup memory).
 func (d *Device) newFlowKernel(shift uint) (*FlowKernel, error) {
-	if shift < 4 || shift > 7 {
-		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 … 7", shift)
+	if shift < 4 || shift > 6 {
+		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 … 6", shift)
 	}
 	const decl = "const tileShift: u32 = 6u;"
 	set, err := d.newPassSetEdited("flow", flowPasses, func(src string) (string, error) {
@@ -85,8 +100,57 @@ func (k *FlowKernel) Release() {
 	if k == nil {
 		return
 	}
+	k.dropRun()
+	k.rd.Release()
+	k.rd = nil
 	k.set.release()
 	k.set = nil
+}
+
+func (k *FlowKernel) dropRun() {
+	if k.run != nil {
+		k.run.release()
+	}
+	k.run, k.bufs, k.w, k.h = nil, flowBuffers{}, 0, 0
+}
+
+// buffers returns the buffers of a w×h routing (nt tiles in the larger tiling), those of the last
+// routing when it was the same size.
+func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error) {
+	if k.run != nil && k.w == w && k.h == h {
+		return k.run, k.bufs, nil
+	}
+	k.dropRun()
+	r := k.set.newRun(w, h)
+	n := uint64(w * h)
+	var err error
+	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {
+		if err != nil {
+			return nil
+		}
+		var b *Buffer
+		b, err = r.buffer("flow "+label, size, usage)
+		return b
+	}
+	storage := wgpu.BufferUsageStorage
+	b := flowBuffers{
+		params: mk("params", 48, wgpu.BufferUsageUniform),
+		height: mk("height", 4*n, storage),
+		recv:   mk("receivers", 4*n, storage),
+		wsum:   mk("weight sum", 4*n, storage),
+		acc:    mk("flat distance, then area", 4*n, storage),
+		out:    mk("flat distance, then area per weight, then plane", 4*n, storage),
+		done:   mk("done", 4*n, storage),
+		ctl:    mk("counters", 16, storage),
+		front:  mk("tile worklist", 4*(2+3*nt), storage),
+		args:   mk("worklist dispatch", 32, storage|wgpu.BufferUsageIndirect),
+	}
+	if err != nil {
+		r.release()
+		return nil, flowBuffers{}, err
+	}
+	k.run, k.bufs, k.w, k.h = r, b, w, h
+	return r, b, nil
 }
 
 // flowChunk is how many relaxation passes or accumulation waves run between two reads of the
@@ -142,33 +206,13 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	side := 1 << k.shift
 	nt0 := uint64((w+side-1)/side) * uint64((h+side-1)/side)
 	nt := uint64((w+side/2+side-1)/side) * uint64((h+side/2+side-1)/side)
-	r := k.set.newRun(w, h)
-	defer r.release()
-	var err error
-	mk := func(label string, size uint64, usage wgpu.BufferUsage) *Buffer {
-		if err != nil {
-			return nil
-		}
-		var b *Buffer
-		b, err = r.buffer("flow "+label, size, usage)
-		return b
-	}
-	storage := wgpu.BufferUsageStorage
-	params := mk("params", 48, wgpu.BufferUsageUniform)
-	height := mk("height", 4*n, storage)
-	recv := mk("receivers", 4*n, storage)
-	dist := [2]*Buffer{mk("flat distance", 4*n, storage), mk("flat distance", 4*n, storage)}
-	wsum := mk("weight sum", 4*n, storage)
-	acc := mk("area", 4*n, storage)
-	out := mk("area per weight", 4*n, storage)
-	done := mk("done", 4*n, storage)
-	ctl := mk("counters", 16, storage)
-	plane := mk("plane", 4*n, storage)
-	front := mk("tile worklist", 4*(2+3*nt), storage)
-	args := mk("worklist dispatch", 32, storage|wgpu.BufferUsageIndirect)
+	r, b, err := k.buffers(w, h, nt)
 	if err != nil {
 		return nil, st, err
 	}
+	params, height, recv, wsum, acc, out, done, ctl, front, args := b.params, b.height, b.recv, b.wsum, b.acc, b.out, b.done, b.ctl, b.front, b.args
+	dist := [2]*Buffer{acc, out}
+	plane := out
 	coef := field.FlowCoefficients(texel)
 	head := u32bytes(uint32(w), uint32(h))
 	head = append(head, f32bytes(float32(texel[0]*texel[1]), 0)...)
@@ -338,7 +382,16 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		return nil, st, err
 	}
 	res := field.NewGrid(w, h)
-	if err := k.dev.ReadBufferRows(plane, 0, 1, 4*n, unsafe.Slice((*byte)(unsafe.Pointer(&res.Data[0])), 4*n), 4*n); err != nil {
+	// A Reader copies the rows out of the staging buffer on every core: the grid is fresh memory,
+	// whose page faults one core alone cannot keep up with (64 MiB at 4096²).
+	if k.rd == nil {
+		k.rd = k.dev.NewReader("flow plane", 1)
+	}
+	rd := k.rd
+	if err := rd.BufferRowsInto(plane, 0, uint64(h), 4*uint64(w), unsafe.Slice((*byte)(unsafe.Pointer(&res.Data[0])), 4*n), 4*uint64(w)); err != nil {
+		return nil, st, err
+	}
+	if err := rd.Flush(); err != nil {
 		return nil, st, err
 	}
 	if !littleEndian { // the buffer holds little-endian f32
