@@ -148,26 +148,36 @@ fn route(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cellOf(gid);
   if (!c.ok || done[c.c] != 0u) { return; }
   let wave = atomicLoad(&ctl[0]);
+  var donors = 0u;
   for (var k = 0; k < 8; k++) {
     let n = nb(c, k);
     if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
     let dn = done[n];
     if (dn == 0u || dn >= wave) { return; }
+    donors |= 1u << u32(k);
   }
-  gather(c, wave);
+  gather(c, donors, wave);
   atomicAdd(&ctl[1], 1u);
 }
 
-// gather completes cell c, whose donors are all done and visible: its area (acc), the area it
-// hands per unit of weight (outv), done with stamp. The one sum of the accumulation, for route and
-// routeFront alike: the same donors in the same order, so the same bytes.
-fn gather(c: Cell, stamp: u32) {
+// gather completes cell c, whose donors (bit k: neighbour k) are all done and visible: its area
+// (acc), the area it hands per unit of weight (outv), done with stamp. The one sum of the
+// accumulation, for route and routeFront alike: the same donors in the same order, so the same
+// bytes. The donors' values are loaded first, all at once, then summed in neighbour order.
+fn gather(c: Cell, donors: u32, stamp: u32) {
   let hc = height[c.c];
+  var ov: array<f32, 8>;
+  var hn: array<f32, 8>;
+  for (var k = 0; k < 8; k++) {
+    if ((donors & (1u << u32(k))) != 0u) {
+      let n = nb(c, k);
+      ov[k] = outv[n];
+      hn[k] = height[n];
+    }
+  }
   var a = P.area;
   for (var k = 0; k < 8; k++) {
-    let n = nb(c, k);
-    if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
-    a += outv[n] * weight(7 - k, height[n], hc);
+    if ((donors & (1u << u32(k))) != 0u) { a += ov[k] * weight(7 - k, hn[k], hc); }
   }
   acc[c.c] = a;
   var o = 0.0;
@@ -209,6 +219,7 @@ const tileSide: u32 = 1u << tileShift;
 const tileCells: u32 = tileSide * tileSide;
 const needWords: u32 = tileCells / 8u;
 const queueWords: u32 = tileCells / 2u;
+const donorWords: u32 = tileCells / 4u;
 // frontRow: workgroups a row of an indirect dispatch (a list longer than this takes rows).
 const frontRow: u32 = 32768u;
 
@@ -222,6 +233,8 @@ const frontRow: u32 = 32768u;
 // ready, so it waits for a later step); queue: the tile's cells ready to complete, 16 bits each.
 var<workgroup> need: array<atomic<u32>, needWords>;
 var<workgroup> queue: array<atomic<u32>, queueWords>;
+// donors: 8 bits a cell of the tile, its donors (found once, in step 1 of the sweep).
+var<workgroup> donorBits: array<atomic<u32>, donorWords>;
 var<workgroup> qTail: atomic<u32>;
 var<workgroup> wgDirs: atomic<u32>;
 var<workgroup> wgCount: atomic<u32>;
@@ -255,6 +268,7 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   }
   for (var e = li; e < needWords; e += 256u) { atomicStore(&need[e], 0u); }
   for (var e = li; e < queueWords; e += 256u) { atomicStore(&queue[e], 0u); }
+  for (var e = li; e < donorWords; e += 256u) { atomicStore(&donorBits[e], 0u); }
   let t = workgroupUniformLoad(&wgUniform);
   if (t == 0xffffffffu) { return; }
   let off = tileOffset(step);
@@ -275,9 +289,12 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     let c = Cell(i, j, j * i32(P.w) + i, true);
     if (done[c.c] != 0u) { continue; }
     var wait = 0u;
+    var blocked = false;
+    var donors = 0u;
     for (var k = 0; k < 8; k++) {
       let n = nb(c, k);
       if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
+      donors |= 1u << u32(k);
       let o = nbOffset(k);
       let x = i + o.x - ox;
       let z = j + o.y - oy;
@@ -285,10 +302,11 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
       if (x >= 0 && z >= 0 && x < side && z < side) {
         if (dn == 0u) { wait += 1u; }
       } else if (dn == 0u || dn >= step) {
-        wait = 15u;
-        break;
+        blocked = true;
       }
     }
+    if (blocked) { wait = 15u; }
+    atomicOr(&donorBits[l >> 2u], donors << ((l & 3u) * 8u));
     if (wait == 0u) {
       enqueue(l);
     } else {
@@ -310,7 +328,7 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
       let i = ox + i32(l & (tileSide - 1u));
       let j = oy + i32(l >> tileShift);
       let c = Cell(i, j, j * i32(P.w) + i, true);
-      gather(c, step);
+      gather(c, (atomicLoad(&donorBits[l >> 2u]) >> ((l & 3u) * 8u)) & 0xffu, step);
       count += 1u;
       let m = recv[c.c];
       for (var k = 0; k < 8; k++) {
