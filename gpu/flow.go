@@ -83,13 +83,17 @@ func (d *Device) newFlowKernel(shift uint) (*FlowKernel, error) {
 	if shift < 4 || shift > 6 {
 		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 … 6", shift)
 	}
-	const decl = "const tileShift: u32 = 6u;"
-	set, err := d.newPassSetEdited("flow", flowPasses, func(src string) (string, error) {
-		if !strings.Contains(src, decl) {
-			return "", errors.New("flow_route.wgsl declares no " + decl)
+	var edit func(string) (string, error) // the source as embedded declares flowTileShift
+	if shift != flowTileShift {
+		decl := fmt.Sprintf("const tileShift: u32 = %du;", flowTileShift)
+		edit = func(src string) (string, error) {
+			if !strings.Contains(src, decl) {
+				return "", errors.New("flow_route.wgsl declares no " + decl)
+			}
+			return strings.Replace(src, decl, fmt.Sprintf("const tileShift: u32 = %du;", shift), 1), nil
 		}
-		return strings.Replace(src, decl, fmt.Sprintf("const tileShift: u32 = %du;", shift), 1), nil
-	})
+	}
+	set, err := d.newPassSetEdited("flow", flowPasses, edit)
 	if err != nil {
 		return nil, err
 	}

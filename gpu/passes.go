@@ -29,19 +29,24 @@ func (d *Device) newPassSet(label string, passes []kernelPass) (*passSet, error)
 }
 
 // newPassSetEdited is newPassSet with each file's source passed through edit first (nil: as
-// embedded); a kernel that sizes its workgroup memory by a constant sets it so.
+// embedded, LoadComputePipeline); a kernel that sizes its workgroup memory by a constant sets it
+// so (an edited source is compiled apart, never shared under the file's name).
 func (d *Device) newPassSetEdited(label string, passes []kernelPass, edit func(src string) (string, error)) (*passSet, error) {
 	s := &passSet{dev: d, label: label, passes: map[string]kernelPass{}, pipes: map[string]*ComputePipeline{}}
 	for _, p := range passes {
-		src, err := shaders.Load(p.file)
-		if err == nil && edit != nil {
-			src, err = edit(src)
+		var pl *ComputePipeline
+		var err error
+		if edit == nil {
+			pl, err = d.LoadComputePipeline(p.file, p.entry, nil)
+		} else {
+			var src string
+			if src, err = shaders.Load(p.file); err == nil {
+				src, err = edit(src)
+			}
+			if err == nil {
+				pl, err = d.NewComputePipeline(p.file, src, p.entry, nil)
+			}
 		}
-		if err != nil {
-			s.release()
-			return nil, fmt.Errorf("gpu: %s: %s: %w", label, p.entry, err)
-		}
-		pl, err := d.NewComputePipeline(p.file, src, p.entry, nil)
 		if err != nil {
 			s.release()
 			return nil, fmt.Errorf("gpu: %s: %s: %w", label, p.entry, err)
