@@ -389,8 +389,8 @@ func runBenchErode(extra, args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 		r := func(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
-		fmt.Fprintf(stdout, "flow again, its phases: %v = prepare %v, flats %v (%d passes), accumulate %v (%d steps), plane read back %v\n",
-			r(time.Since(t0)), r(st.Prepare), r(st.Flats), st.FlatPasses, r(st.Accumulate), st.Waves, r(st.Read))
+		fmt.Fprintf(stdout, "flow again, its phases: %v = prepare %v, flats %v (%d passes), accumulate %v (%d steps, %d sub-waves on the critical path), plane read back %v\n",
+			r(time.Since(t0)), r(st.Prepare), r(st.Flats), st.FlatPasses, r(st.Accumulate), st.Waves, st.SubWaves, r(st.Read))
 	}
 	return exitOK
 }

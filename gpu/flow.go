@@ -148,7 +148,7 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 		out:    mk("flat distance, then area per weight, then plane", 4*n, storage),
 		done:   mk("done", 4*n, storage),
 		ctl:    mk("counters", 16, storage),
-		front:  mk("tile worklist", 4*(2+3*nt), storage),
+		front:  mk("tile worklist", 4*(2+3*nt+frontSteps), storage),
 		args:   mk("worklist dispatch", 32, storage|wgpu.BufferUsageIndirect),
 	}
 	if err != nil {
@@ -167,6 +167,15 @@ var flowChunk = 64
 // counters (even: the steps alternate their lists). Steps after the last dispatch no workgroup.
 var frontChunk = 64
 
+// flowSweep is the most sub-waves routeFront sweeps a tile in one step (0: as far as it goes).
+// The steps are bulk-synchronous, each as long as its longest sweep, so unlimited sweeps add up
+// every step's longest chain: on bench erode's 512² ground, 1754 sub-waves on the critical path
+// unlimited, 552 with 16 (and 35 steps instead of 13), 493 with 8, 464 with 4 (lavapipe).
+var flowSweep = 16
+
+// frontSteps is how many steps' sweep lengths routeFront records (FlowStats.SubWaves).
+const frontSteps = 4096
+
 // flatChunk is how many of the flats' relaxation passes run between two reads of their flag.
 const flatChunk = 16
 
@@ -181,7 +190,10 @@ var flowTiles = true
 // flats' distances converged), Accumulate (receivers, every cell done), Read (the plane computed
 // and read back).
 type FlowStats struct {
-	FlatPasses, Waves                int
+	FlatPasses, Waves int
+	// SubWaves is routeFront's critical path: over the steps, the sum of the longest sweep of a
+	// tile (sub-waves, each a barrier-separated round of gathers; the first 4096 steps).
+	SubWaves                         int
 	Prepare, Flats, Accumulate, Read time.Duration
 }
 
@@ -221,7 +233,8 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	plane := out
 	coef := field.FlowCoefficients(texel)
 	head := u32bytes(uint32(w), uint32(h))
-	head = append(head, f32bytes(float32(texel[0]*texel[1]), 0)...)
+	head = append(head, f32bytes(float32(texel[0]*texel[1]))...)
+	head = append(head, u32bytes(uint32(flowSweep))...)
 	for _, c := range coef {
 		head = append(head, f32bytes(float32(c))...)
 	}
@@ -318,7 +331,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err := ctl.Write(0, u32bytes(1, 0, 0, 0)); err != nil {
 			return nil, st, err
 		}
-		init := make([]uint32, 2+3*nt)
+		init := make([]uint32, 2+3*nt+frontSteps)
 		init[0] = uint32(nt0)
 		for t := range nt0 {
 			init[2+nt+t] = uint32(t)
@@ -385,6 +398,15 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		doneBefore = c[1]
 	}
 	lap(&st.Accumulate)
+	if flowTiles {
+		raw, err := k.dev.ReadBuffer(front, 4*(2+3*nt), 4*frontSteps)
+		if err != nil {
+			return nil, st, err
+		}
+		for i := range frontSteps {
+			st.SubWaves += int(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	}
 	d, err = pass("logPlane", false)
 	if err != nil {
 		return nil, st, err

@@ -36,8 +36,8 @@ func planeHash(g *field.Grid) uint64 {
 }
 
 // The worklist of tiles (routeFront) against one wave over the grid a dispatch (route), at
-// 256² and 512² and with tiles 16, 32 and 64 texels a side: the same bytes, in far fewer
-// dispatches. On lavapipe the planes also hash as the GPU twin's did before the worklist
+// 256² and 512², with tiles 16, 32 and 64 texels a side, sweeps of at most 16 sub-waves a step,
+// 3, or unlimited: the same bytes, in far fewer dispatches. On lavapipe the planes also hash as the GPU twin's did before the worklist
 // (routeTile, 16×16 tiles, up to 32 sub-waves a dispatch; hashes taken at 0683d4e), so the
 // change of schedule changed no byte.
 func TestFlowFrontMatchesRoute(t *testing.T) {
@@ -78,8 +78,14 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		if lavapipe && planeHash(want) != before[name] {
 			t.Errorf("%s: route's plane hashes %#016x, the GPU twin's before the worklist %#016x", name, planeHash(want), before[name])
 		}
-		for _, shift := range []uint{4, 5, 6} {
+		for _, v := range []struct {
+			shift uint
+			sweep int
+		}{{4, 16}, {5, 16}, {6, 16}, {6, 0}, {6, 3}} {
+			shift := v.shift
+			flowSweep = v.sweep
 			got, st, err := kernels[shift].Route(context.Background(), g, texel)
+			flowSweep = 16
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,53 +94,59 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 				for got.Data[i] == want.Data[i] {
 					i++
 				}
-				t.Fatalf("%s, %d² tiles: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, i%n, i/n, got.Data[i], want.Data[i])
+				t.Fatalf("%s, %d² tiles, sweeps ≤ %d: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.sweep, i%n, i/n, got.Data[i], want.Data[i])
 			}
-			if st.Waves <= 0 || st.Waves >= wst.Waves {
-				t.Errorf("%s, %d² tiles: %d steps, route %d waves", name, 1<<shift, st.Waves, wst.Waves)
+			if st.Waves <= 0 || st.Waves >= wst.Waves || st.SubWaves < st.Waves {
+				t.Errorf("%s, %d² tiles, sweeps ≤ %d: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.sweep, st.Waves, st.SubWaves, wst.Waves)
 			}
-			t.Logf("%s, %d² tiles: %d steps (route: %d waves); hash %#016x", name, 1<<shift, st.Waves, wst.Waves, planeHash(got))
+			t.Logf("%s, %d² tiles, sweeps ≤ %d: %d steps, %d sub-waves (route: %d waves); hash %#016x", name, 1<<shift, v.sweep, st.Waves, st.SubWaves, wst.Waves, planeHash(got))
 		}
 	}
 }
 
 // BenchmarkFlowRoute routes bench erode's 4096² ground (fbmGround) with routeFront's tiles 32 and
-// 64 texels a side and 16 or 64 steps a submission, and reports where the time went (FlowStats:
-// ms of each phase, the steps). The H200 figures are in docs/PERFORMANCE.md.
+// 64 texels a side, sweeps of at most 8, 16, 32 sub-waves a step or unlimited, and reports where
+// the time went (FlowStats: ms of each phase, the steps, the sub-waves on the critical path). The
+// H200 figures are in docs/PERFORMANCE.md.
 func BenchmarkFlowRoute(b *testing.B) {
 	dev := testDevice(b)
 	g := fbmGround(4096)
+	kernels := map[uint]*FlowKernel{}
 	for _, shift := range []uint{5, 6} {
 		k, err := dev.newFlowKernel(shift)
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer k.Release()
-		for _, chunk := range []int{16, 64} {
-			b.Run(fmt.Sprintf("tiles=%d/chunk=%d", 1<<shift, chunk), func(b *testing.B) {
-				frontChunk = chunk
-				defer func() { frontChunk = 64 }()
-				var sum FlowStats
-				for range b.N {
-					_, st, err := k.Route(context.Background(), g, [2]float64{4, 4})
-					if err != nil {
-						b.Fatal(err)
-					}
-					sum.Prepare += st.Prepare
-					sum.Flats += st.Flats
-					sum.Accumulate += st.Accumulate
-					sum.Read += st.Read
-					sum.Waves = st.Waves
-					sum.FlatPasses = st.FlatPasses
+		kernels[shift] = k
+	}
+	for _, v := range []struct {
+		shift uint
+		sweep int
+	}{{6, 0}, {6, 8}, {6, 16}, {6, 32}, {5, 8}, {5, 16}} {
+		b.Run(fmt.Sprintf("tiles=%d/sweep=%d", 1<<v.shift, v.sweep), func(b *testing.B) {
+			flowSweep = v.sweep
+			defer func() { flowSweep = 16 }()
+			var sum FlowStats
+			for range b.N {
+				_, st, err := kernels[v.shift].Route(context.Background(), g, [2]float64{4, 4})
+				if err != nil {
+					b.Fatal(err)
 				}
-				ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
-				b.ReportMetric(ms(sum.Prepare), "prepare-ms")
-				b.ReportMetric(ms(sum.Flats), "flats-ms")
-				b.ReportMetric(ms(sum.Accumulate), "accumulate-ms")
-				b.ReportMetric(ms(sum.Read), "read-ms")
-				b.ReportMetric(float64(sum.Waves), "steps")
-				b.ReportMetric(float64(sum.FlatPasses), "flat-passes")
-			})
-		}
+				sum.Prepare += st.Prepare
+				sum.Flats += st.Flats
+				sum.Accumulate += st.Accumulate
+				sum.Read += st.Read
+				sum.Waves, sum.SubWaves, sum.FlatPasses = st.Waves, st.SubWaves, st.FlatPasses
+			}
+			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
+			b.ReportMetric(ms(sum.Prepare), "prepare-ms")
+			b.ReportMetric(ms(sum.Flats), "flats-ms")
+			b.ReportMetric(ms(sum.Accumulate), "accumulate-ms")
+			b.ReportMetric(ms(sum.Read), "read-ms")
+			b.ReportMetric(float64(sum.Waves), "steps")
+			b.ReportMetric(float64(sum.SubWaves), "sub-waves")
+			b.ReportMetric(float64(sum.FlatPasses), "flat-passes")
+		})
 	}
 }

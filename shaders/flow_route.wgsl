@@ -10,7 +10,8 @@
 // run route's step (gather) over a worklist of tiles instead of the whole grid.
 
 struct FlowParams {
-  w: u32, h: u32, area: f32, _pad: u32,
+  // sweep: the most sub-waves routeFront sweeps a tile in one step (0: until it can do no more).
+  w: u32, h: u32, area: f32, sweep: u32,
   // coef[k]: the geometric factor of neighbour k (flowRouter.geometry), in neighbour order.
   coef: array<vec4<f32>, 2>,
 }
@@ -213,7 +214,9 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
 // in another tile counts only when done in an earlier step (stamp < s: a value another
 // workgroup may be writing is never read); a donor in the same tile once its sub-wave is behind
 // a barrier. Every cell is completed by gather, its donors in neighbour order: the bytes are
-// route's. ctl[3] is the last step that completed a cell.
+// route's. ctl[3] is the last step that completed a cell. A step may sweep a tile at most P.sweep
+// sub-waves (0: no limit), so that one long chain inside a tile does not hold every other tile
+// of the step back: the steps are bulk-synchronous, each as long as its longest sweep.
 const tileShift: u32 = 6u;
 const tileSide: u32 = 1u << tileShift;
 const tileCells: u32 = tileSide * tileSide;
@@ -222,9 +225,12 @@ const queueWords: u32 = tileCells / 2u;
 const donorWords: u32 = tileCells / 4u;
 // frontRow: workgroups a row of an indirect dispatch (a list longer than this takes rows).
 const frontRow: u32 = 32768u;
+const frontSteps: u32 = 4096u;
 
 // front: [0], [1] the two lists' lengths; [2, 2+NT) the step each tile was last queued for;
-// then list 0 and list 1 (NT tiles each; NT: the tiles of the larger tiling, maxTiles).
+// then list 0 and list 1 (NT tiles each; NT: the tiles of the larger tiling, maxTiles); then, for
+// steps 1 … frontSteps, the most sub-waves a tile swept in that step (a measure: the sum over the
+// steps is the accumulation's critical path in sub-waves).
 @group(0) @binding(11) var<storage, read_write> front: array<atomic<u32>>;
 // args: the indirect dispatch arguments of list 0 (words 0–2) and list 1 (words 4–6).
 @group(0) @binding(12) var<storage, read_write> args: array<u32, 8>;
@@ -317,12 +323,20 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   // whose count reaches 0; note the next step's tiles that hold a receiver outside this one.
   var head = 0u;
   var count = 0u;
+  var waves = 0u;
   loop {
     storageBarrier();
     workgroupBarrier();
     if (li == 0u) { wgUniform = atomicLoad(&qTail); }
     let tail = workgroupUniformLoad(&wgUniform);
     if (tail == head) { break; }
+    if (waves == P.sweep && P.sweep != 0u) {
+      // Swept as far as a step may: the ready cells wait for the next step, whose tiles over this
+      // one are all queued.
+      if (li == 0u) { atomicStore(&wgDirs, 15u); }
+      break;
+    }
+    waves += 1u;
     for (var e = head + li; e < tail; e += 256u) {
       let l = (atomicLoad(&queue[e >> 1u]) >> ((e & 1u) * 16u)) & 0xffffu;
       let i = ox + i32(l & (tileSide - 1u));
@@ -352,8 +366,11 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   atomicAdd(&wgCount, count);
   workgroupBarrier();
   // 3. Queue those tiles for the next step, once each.
-  if (li < 4u && (atomicLoad(&wgDirs) & (1u << li)) != 0u) {
-    let t2 = u32(bz + i32(li >> 1u)) * tilesAcross(P.w, u32(off2)) + u32(bx + i32(li & 1u));
+  let nx = bx + i32(li & 1u);
+  let nz = bz + i32(li >> 1u);
+  let inside = nx >= 0 && nz >= 0 && nx < i32(tilesAcross(P.w, u32(off2))) && nz < i32(tilesAcross(P.h, u32(off2)));
+  if (li < 4u && inside && (atomicLoad(&wgDirs) & (1u << li)) != 0u) {
+    let t2 = u32(nz) * tilesAcross(P.w, u32(off2)) + u32(nx);
     if (atomicMax(&front[2u + t2], step + 1u) < step + 1u) {
       let at = atomicAdd(&front[wr], 1u);
       atomicStore(&front[2u + (1u + wr) * nt + at], t2);
@@ -365,6 +382,7 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
       atomicAdd(&ctl[1], finished);
       atomicMax(&ctl[3], step);
     }
+    if (step <= frontSteps) { atomicMax(&front[2u + 3u * nt + step - 1u], waves); }
   }
 }
 
