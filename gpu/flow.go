@@ -68,9 +68,11 @@ var flowPasses = []kernelPass{
 	{"flow_route", "logPlane", []uint32{fP, fAcc, fPlane}},
 }
 
-// flowTileShift is log2 of the side of routeFront's tiles (64: 16 cells a thread of 256, 14 KiB of
-// workgroup memory).
-const flowTileShift = 6
+// flowTileShift is log2 of the side of routeFront's tiles, as flow_route.wgsl declares it (32: 4
+// cells a thread of 256, 3.5 KiB of workgroup memory). On the H200 (BenchmarkFlowRoute, 4096²,
+// sweeps ≤ 16) 32² tiles routed in 60 ms, 64² in 79 ms: a step recounts its tiles' cells, so a
+// step of large tiles costs more (docs/PERFORMANCE.md "flow17").
+const flowTileShift = 5
 
 // NewFlowKernel compiles the flow passes.
 func (d *Device) NewFlowKernel() (*FlowKernel, error) {

@@ -217,7 +217,7 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
 // route's. ctl[3] is the last step that completed a cell. A step may sweep a tile at most P.sweep
 // sub-waves (0: no limit), so that one long chain inside a tile does not hold every other tile
 // of the step back: the steps are bulk-synchronous, each as long as its longest sweep.
-const tileShift: u32 = 6u;
+const tileShift: u32 = 5u;
 const tileSide: u32 = 1u << tileShift;
 const tileCells: u32 = tileSide * tileSide;
 const needWords: u32 = tileCells / 8u;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17 on the H200: the GPU flow routing (target: 4096² ≤ 50 ms, the "flow" line of
 # strata bench erode; its "flow again, its phases" line says where the time goes), at 4096² and
-# 8192²; routeFront's tile side and steps a submission varied (gpu's BenchmarkFlowRoute, 4096²);
+# 8192²; routeFront's tile side and sweep cap varied (gpu's BenchmarkFlowRoute, 4096²);
 # then the flow tests on the real device (gpu: the twins, the worklist against route; bake: the
 # evaluator's flow). Builds nothing.
 #
@@ -41,5 +41,5 @@ step "GPU flow tests"
 (cd gpu && timeout 200 $B/gpu.test -test.count=1 -test.v -test.run 'Flow' 2>&1 | grep -E '^(---|ok|FAIL|PASS)|flow' | tail -60)
 (cd bake && timeout 120 $B/bake.test -test.count=1 -test.v -test.run 'Flow' 2>&1 | grep -E '^(---|ok|FAIL|PASS)' | tail -30)
 
-step "routeFront's tiles and steps a submission (4096², BenchmarkFlowRoute)"
+step "routeFront's tiles and sweep cap (4096², BenchmarkFlowRoute)"
 (cd gpu && timeout 200 $B/gpu.test -test.run XXX -test.bench BenchmarkFlowRoute -test.benchtime ${BENCHTIME:-5x} 2>&1 | tail -20)
