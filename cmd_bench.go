@@ -419,6 +419,18 @@ func runBenchErode(extra, args []string, stdout, stderr io.Writer) int {
 	took := time.Since(t0)
 	fmt.Fprintf(stdout, "flow %d×%d (the ground before erosion), %s: %v, %.1f M cells/s\n", g.W, g.H, flowBy,
 		took.Round(10*time.Microsecond), float64(g.W)*float64(g.H)/took.Seconds()/1e6)
+	// On the GPU, once more through the kernel itself, to say where the time goes.
+	if gev, ok := ev.(*bake.GPUEvaluator); ok {
+		t0 := time.Now()
+		_, st, err := gev.GPU().Flow(ctx, g, texel)
+		if err != nil {
+			fmt.Fprintf(stderr, "strata bench erode: flow: %v\n", err)
+			return exitFail
+		}
+		r := func(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
+		fmt.Fprintf(stdout, "flow again, its phases: %v = prepare %v, flats %v (%d passes), accumulate %v (%d steps, %d sub-waves on the critical path), plane read back %v\n",
+			r(time.Since(t0)), r(st.Prepare), r(st.Flats), st.FlatPasses, r(st.Accumulate), st.Waves, st.SubWaves, r(st.Read))
+	}
 	return exitOK
 }
 

@@ -318,16 +318,17 @@ func TestErodeCommandEvaluator(t *testing.T) {
 	}
 }
 
-// With --gpu, strata bench erode times the GPU kernels on any adapter (lavapipe here) and its
-// flow line; without a flag it erodes on the evaluator strata erode chooses — on a software
-// adapter (this machine) the Go reference, the faster there — and says so; --cpu and --gpu
-// together are a usage error.
+// With --gpu, strata bench erode times the GPU kernels on any adapter (lavapipe here), its flow
+// line and the flow's phases; without a flag it erodes on the evaluator strata erode chooses — on
+// a software adapter (this machine) the Go reference, the faster there — and says so; --cpu and
+// --gpu together are a usage error.
 func TestBenchErodeGPU(t *testing.T) {
 	code, stdout, stderr := runCmd("bench", "erode", "--size", "32", "--iterations", "2", "--gpu")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	for _, w := range []string{`erode 32×32 (4×4 m texels), preset "default", GPU `, "hydraulic: 2 iterations in", "flow 32×32 (the ground before erosion), GPU "} {
+	for _, w := range []string{`erode 32×32 (4×4 m texels), preset "default", GPU `, "hydraulic: 2 iterations in", "flow 32×32 (the ground before erosion), GPU ",
+		"flow again, its phases: ", "flats ", "(16 passes), accumulate ", "sub-waves on the critical path), plane read back "} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("--gpu: output does not say %q:\n%s", w, stdout)
 		}

@@ -51,7 +51,7 @@ func flowKernel(t *testing.T) *FlowKernel {
 // hills with non-finite holes and pits, square and rectangular texels, every texel's log10 area
 // within 1e-4 of Go's (the sums are f32 and taken in another order: seen ≤ 1e-6); two GPU
 // routings write the same bytes, and so do the two accumulations (route: one wave a dispatch;
-// routeTile: waves inside 16×16 tiles).
+// routeFront: a worklist of 32×32 tiles, each swept up to 16 sub-waves a step).
 func TestFlowGPUMatchesGo(t *testing.T) {
 	k := flowKernel(t)
 	for _, name := range []string{"tilted plane", "V valley", "noise hills", "terraces", "hills with holes and pits"} {
@@ -69,15 +69,15 @@ func TestFlowGPUMatchesGo(t *testing.T) {
 			if err != nil || !slices.Equal(again.Data, got.Data) {
 				t.Fatalf("%s %v: a second GPU routing gives other bytes (%v)", name, texel, err)
 			}
-			// One wave a dispatch (route) and waves inside tiles (routeTile): the same sums.
+			// One wave a dispatch (route) and the worklist of tiles (routeFront): the same sums.
 			flowTiles = false
 			plain, pst, err := k.Route(context.Background(), g, texel)
 			flowTiles = true
 			if err != nil || !slices.Equal(plain.Data, got.Data) {
-				t.Fatalf("%s %v: route and routeTile give other bytes (%v)", name, texel, err)
+				t.Fatalf("%s %v: route and routeFront give other bytes (%v)", name, texel, err)
 			}
 			if pst.Waves < st.Waves {
-				t.Errorf("%s %v: routeTile took %d dispatches, route %d", name, texel, st.Waves, pst.Waves)
+				t.Errorf("%s %v: routeFront took %d steps, route %d waves", name, texel, st.Waves, pst.Waves)
 			}
 			worst := 0.0
 			for i := range want.Data {

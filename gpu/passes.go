@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"strata/shaders"
 )
 
 // A kernelPass is one entry point of an embedded WGSL file and the bindings it uses: wgpu
@@ -23,9 +25,28 @@ type passSet struct {
 }
 
 func (d *Device) newPassSet(label string, passes []kernelPass) (*passSet, error) {
+	return d.newPassSetEdited(label, passes, nil)
+}
+
+// newPassSetEdited is newPassSet with each file's source passed through edit first (nil: as
+// embedded, LoadComputePipeline); a kernel that sizes its workgroup memory by a constant sets it
+// so (an edited source is compiled apart, never shared under the file's name).
+func (d *Device) newPassSetEdited(label string, passes []kernelPass, edit func(src string) (string, error)) (*passSet, error) {
 	s := &passSet{dev: d, label: label, passes: map[string]kernelPass{}, pipes: map[string]*ComputePipeline{}}
 	for _, p := range passes {
-		pl, err := d.LoadComputePipeline(p.file, p.entry, nil)
+		var pl *ComputePipeline
+		var err error
+		if edit == nil {
+			pl, err = d.LoadComputePipeline(p.file, p.entry, nil)
+		} else {
+			var src string
+			if src, err = shaders.Load(p.file); err == nil {
+				src, err = edit(src)
+			}
+			if err == nil {
+				pl, err = d.NewComputePipeline(p.file, src, p.entry, nil)
+			}
+		}
 		if err != nil {
 			s.release()
 			return nil, fmt.Errorf("gpu: %s: %s: %w", label, p.entry, err)
@@ -106,12 +127,15 @@ func (r *passRun) group(entry string, bufs map[uint32]*Buffer) (*wgpu.BindGroup,
 }
 
 // dispatch is one pass over the grid (one: a single thread, a counter's tick; tiles: one
-// thread per 16×16 tile of the grid).
+// thread per 16×16 tile of the grid; indirect: the workgroup counts the GPU wrote in that buffer
+// at offset).
 type dispatch struct {
-	entry string
-	bg    *wgpu.BindGroup
-	one   bool
-	tiles bool
+	entry    string
+	bg       *wgpu.BindGroup
+	one      bool
+	tiles    bool
+	indirect *Buffer
+	offset   uint64
 }
 
 // submit records the dispatches in one compute pass (wgpu orders their storage accesses) and
@@ -124,6 +148,8 @@ func (r *passRun) submit(label string, ds []dispatch) error {
 				pass.SetPipeline(r.set.pipes[d.entry].Pipeline)
 				pass.SetBindGroup(0, d.bg, nil)
 				switch {
+				case d.indirect != nil:
+					pass.DispatchWorkgroupsIndirect(d.indirect.Buf, d.offset)
 				case d.one:
 					pass.DispatchWorkgroups(1, 1, 1)
 				case d.tiles:

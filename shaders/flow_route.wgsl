@@ -5,10 +5,13 @@
 // no order-dependent sums: the flats' distances are a Jacobi relaxation (the breadth-first
 // distance is unique), and the accumulation runs in waves in which a cell whose donors are all
 // done PULLS their area, its donors taken in neighbour order, so every sum is the same in any
-// thread order. Integer atomics only count (the cells done, whether a pass changed anything).
+// thread order. Integer atomics only count and schedule (the cells done, whether a pass changed
+// anything, the worklist of tiles). routeFront and frontTick, at the end, are scheduling only: they
+// run route's step (gather) over a worklist of tiles instead of the whole grid.
 
 struct FlowParams {
-  w: u32, h: u32, area: f32, _pad: u32,
+  // sweep: the most sub-waves routeFront sweeps a tile in one step (0: until it can do no more).
+  w: u32, h: u32, area: f32, sweep: u32,
   // coef[k]: the geometric factor of neighbour k (flowRouter.geometry), in neighbour order.
   coef: array<vec4<f32>, 2>,
 }
@@ -138,29 +141,50 @@ fn flatReceivers(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // route: one wave of the accumulation. A cell not yet done whose donors (the neighbours that
 // hand it area) were all done in earlier waves takes its own area plus, donor by donor in
-// neighbour order, what each hands it: the donor's area per unit of weight times its weight
-// toward this cell. A donor done in this same wave counts as not done (its value may not be
-// visible yet), so a thread never reads a value being written.
+// neighbour order, what each hands it (gather): the donor's area per unit of weight times its
+// weight toward this cell. A donor done in this same wave counts as not done (its value may not
+// be visible yet), so a thread never reads a value being written.
 @compute @workgroup_size(16, 16)
 fn route(@builtin(global_invocation_id) gid: vec3<u32>) {
   let c = cellOf(gid);
   if (!c.ok || done[c.c] != 0u) { return; }
   let wave = atomicLoad(&ctl[0]);
-  let hc = height[c.c];
-  var a = P.area;
+  var donors = 0u;
   for (var k = 0; k < 8; k++) {
     let n = nb(c, k);
     if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
     let dn = done[n];
     if (dn == 0u || dn >= wave) { return; }
-    a += outv[n] * weight(7 - k, height[n], hc);
+    donors |= 1u << u32(k);
+  }
+  gather(c, donors, wave);
+  atomicAdd(&ctl[1], 1u);
+}
+
+// gather completes cell c, whose donors (bit k: neighbour k) are all done and visible: its area
+// (acc), the area it hands per unit of weight (outv), done with stamp. The one sum of the
+// accumulation, for route and routeFront alike: the same donors in the same order, so the same
+// bytes. The donors' values are loaded first, all at once, then summed in neighbour order.
+fn gather(c: Cell, donors: u32, stamp: u32) {
+  let hc = height[c.c];
+  var ov: array<f32, 8>;
+  var hn: array<f32, 8>;
+  for (var k = 0; k < 8; k++) {
+    if ((donors & (1u << u32(k))) != 0u) {
+      let n = nb(c, k);
+      ov[k] = outv[n];
+      hn[k] = height[n];
+    }
+  }
+  var a = P.area;
+  for (var k = 0; k < 8; k++) {
+    if ((donors & (1u << u32(k))) != 0u) { a += ov[k] * weight(7 - k, hn[k], hc); }
   }
   acc[c.c] = a;
   var o = 0.0;
   if (recv[c.c] != 0u) { o = a / wsum[c.c]; }
   outv[c.c] = o;
-  done[c.c] = wave;
-  atomicAdd(&ctl[1], 1u);
+  done[c.c] = stamp;
 }
 
 // tick ends a wave (one thread).
@@ -177,77 +201,201 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
   plane[c.c] = log2(acc[c.c]) * 0.30102999566398120;
 }
 
-// routeTile is route with waves inside a workgroup's 16×16 tile: a dispatch runs up to
-// tileWaves sub-waves, separated by workgroup barriers, so a chain of cells advances by up to
-// tileWaves cells a dispatch inside a tile instead of one. Wave numbers: dispatch D's sub-wave s
-// is D·tileWaves + s + 1. A donor in the same tile counts when done in an earlier sub-wave (the
-// barrier made it visible); a donor in another tile only when done in an earlier dispatch (a
-// value another workgroup is writing is never read). A tile with nothing left returns at once,
-// and stops when a sub-wave completes nothing (what it waits for is in another tile). The sums
-// are those of route: the same donors in the same order, so the same bytes.
-const tileWaves: u32 = 32u;
+// ---- Scheduling only: the accumulation over a worklist of tiles (docs/design.md "The GPU twin").
+//
+// routeFront runs route's step over the tiles of a worklist, one tileSide² tile a workgroup, and
+// inside a tile as far as it goes: a topological sweep, every cell completed (gather) once its
+// donors are, in sub-waves separated by barriers, until the tile can do no more. A step (one
+// dispatch, stamp s = ctl[0]) reads list (s−1)&1 and appends to list s&1 the tiles of the next
+// step that hold a receiver, outside this tile, of a cell it completed; frontTick then turns that
+// list's length into the next dispatch's indirect arguments (an empty list dispatches no
+// workgroup). The tiling alternates: odd steps' tiles start at (0, 0), even steps' half a tile
+// up and left, so a chain running along one tiling's edge runs inside the other's tiles. A donor
+// in another tile counts only when done in an earlier step (stamp < s: a value another
+// workgroup may be writing is never read); a donor in the same tile once its sub-wave is behind
+// a barrier. Every cell is completed by gather, its donors in neighbour order: the bytes are
+// route's. ctl[3] is the last step that completed a cell. A step may sweep a tile at most P.sweep
+// sub-waves (0: no limit), so that one long chain inside a tile does not hold every other tile
+// of the step back: the steps are bulk-synchronous, each as long as its longest sweep.
+const tileShift: u32 = 5u;
+const tileSide: u32 = 1u << tileShift;
+const tileCells: u32 = tileSide * tileSide;
+const needWords: u32 = tileCells / 8u;
+const queueWords: u32 = tileCells / 2u;
+const donorWords: u32 = tileCells / 4u;
+// frontRow: workgroups a row of an indirect dispatch (a list longer than this takes rows).
+const frontRow: u32 = 32768u;
+const frontSteps: u32 = 4096u;
 
-var<workgroup> wgFlag: atomic<u32>;
+// front: [0], [1] the two lists' lengths; [2, 2+NT) the step each tile was last queued for;
+// then list 0 and list 1 (NT tiles each; NT: the tiles of the larger tiling, maxTiles); then, for
+// steps 1 … frontSteps, the most sub-waves a tile swept in that step (a measure: the sum over the
+// steps is the accumulation's critical path in sub-waves).
+@group(0) @binding(11) var<storage, read_write> front: array<atomic<u32>>;
+// args: the indirect dispatch arguments of list 0 (words 0–2) and list 1 (words 4–6).
+@group(0) @binding(12) var<storage, read_write> args: array<u32, 8>;
+
+// need: 4 bits a cell of the tile, its donors not yet done (15: one in another tile is not
+// ready, so it waits for a later step); queue: the tile's cells ready to complete, 16 bits each.
+var<workgroup> need: array<atomic<u32>, needWords>;
+var<workgroup> queue: array<atomic<u32>, queueWords>;
+// donors: 8 bits a cell of the tile, its donors (found once, in step 1 of the sweep).
+var<workgroup> donorBits: array<atomic<u32>, donorWords>;
+var<workgroup> qTail: atomic<u32>;
+var<workgroup> wgDirs: atomic<u32>;
 var<workgroup> wgCount: atomic<u32>;
 var<workgroup> wgUniform: u32;
 
-// sameTile reports whether cells (i, j) and (x, z) lie in one 16×16 tile.
-fn sameTile(i: i32, j: i32, x: i32, z: i32) -> bool {
-  return (i >> 4u) == (x >> 4u) && (j >> 4u) == (z >> 4u);
+// tileOffset is how far step s's tiles are shifted up and left (0 on odd steps, half a tile on
+// even ones); tilesAcross how many tiles of that tiling cover extent cells.
+fn tileOffset(s: u32) -> u32 { return select(tileSide / 2u, 0u, (s & 1u) == 1u); }
+fn tilesAcross(extent: u32, off: u32) -> u32 { return (extent + off + tileSide - 1u) >> tileShift; }
+fn maxTiles() -> u32 { return tilesAcross(P.w, tileSide / 2u) * tilesAcross(P.h, tileSide / 2u); }
+
+fn enqueue(l: u32) {
+  let e = atomicAdd(&qTail, 1u);
+  atomicOr(&queue[e >> 1u], l << ((e & 1u) * 16u));
 }
 
-// pull is one cell's attempt in wave wave of a dispatch whose earlier dispatches' waves are
-// ≤ base: its area when every donor is ready, else a negative value.
-fn pull(c: Cell, wave: u32, base: u32) -> f32 {
-  let hc = height[c.c];
-  var a = P.area;
-  for (var k = 0; k < 8; k++) {
-    let n = nb(c, k);
-    if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
-    let dn = done[n];
-    let o = nbOffset(k);
-    let limit = select(base, wave - 1u, sameTile(c.i, c.j, c.i + o.x, c.j + o.y));
-    if (dn == 0u || dn > limit) { return -1.0; }
-    a += outv[n] * weight(7 - k, height[n], hc);
-  }
-  return a;
-}
-
-@compute @workgroup_size(16, 16)
-fn routeTile(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-  let c = cellOf(gid);
-  let base = atomicLoad(&ctl[0]) * tileWaves;
+@compute @workgroup_size(256)
+fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let step = atomicLoad(&ctl[0]);
+  let nt = maxTiles();
+  let rd = (step - 1u) & 1u;
+  let wr = step & 1u;
   if (li == 0u) {
-    atomicStore(&wgFlag, 0u);
+    let idx = wid.y * frontRow + wid.x;
+    var t = 0xffffffffu;
+    if (idx < atomicLoad(&front[rd])) { t = atomicLoad(&front[2u + (1u + rd) * nt + idx]); }
+    wgUniform = t;
+    atomicStore(&qTail, 0u);
+    atomicStore(&wgDirs, 0u);
     atomicStore(&wgCount, 0u);
   }
-  workgroupBarrier();
-  var pending = c.ok && done[c.c] == 0u;
-  if (pending) { atomicStore(&wgFlag, 1u); }
-  workgroupBarrier();
-  if (li == 0u) { wgUniform = atomicLoad(&wgFlag); }
-  if (workgroupUniformLoad(&wgUniform) == 0u) { return; }
-  for (var s = 0u; s < tileWaves; s++) {
-    if (li == 0u) { atomicStore(&wgFlag, 0u); }
-    workgroupBarrier();
-    if (pending) {
-      let wave = base + s + 1u;
-      let a = pull(c, wave, base);
-      if (a >= 0.0) {
-        acc[c.c] = a;
-        var o = 0.0;
-        if (recv[c.c] != 0u) { o = a / wsum[c.c]; }
-        outv[c.c] = o;
-        done[c.c] = wave;
-        pending = false;
-        atomicStore(&wgFlag, 1u);
-        atomicAdd(&wgCount, 1u);
+  for (var e = li; e < needWords; e += 256u) { atomicStore(&need[e], 0u); }
+  for (var e = li; e < queueWords; e += 256u) { atomicStore(&queue[e], 0u); }
+  for (var e = li; e < donorWords; e += 256u) { atomicStore(&donorBits[e], 0u); }
+  let t = workgroupUniformLoad(&wgUniform);
+  if (t == 0xffffffffu) { return; }
+  let off = tileOffset(step);
+  let tx = t % tilesAcross(P.w, off);
+  let ty = t / tilesAcross(P.w, off);
+  let ox = i32(tx << tileShift) - i32(off);
+  let oy = i32(ty << tileShift) - i32(off);
+  let side = i32(tileSide);
+  // The next step's tiles that can hold a receiver outside this one: a 2×2 block from (bx, bz).
+  let off2 = i32(tileOffset(step + 1u));
+  let bx = (ox - 1 + off2) >> tileShift;
+  let bz = (oy - 1 + off2) >> tileShift;
+  // 1. The tile's cells not done: how many donors each waits for.
+  for (var l = li; l < tileCells; l += 256u) {
+    let i = ox + i32(l & (tileSide - 1u));
+    let j = oy + i32(l >> tileShift);
+    if (i < 0 || j < 0 || i >= i32(P.w) || j >= i32(P.h)) { continue; }
+    let c = Cell(i, j, j * i32(P.w) + i, true);
+    if (done[c.c] != 0u) { continue; }
+    var wait = 0u;
+    var blocked = false;
+    var donors = 0u;
+    for (var k = 0; k < 8; k++) {
+      let n = nb(c, k);
+      if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
+      donors |= 1u << u32(k);
+      let o = nbOffset(k);
+      let x = i + o.x - ox;
+      let z = j + o.y - oy;
+      let dn = done[n];
+      if (x >= 0 && z >= 0 && x < side && z < side) {
+        if (dn == 0u) { wait += 1u; }
+      } else if (dn == 0u || dn >= step) {
+        blocked = true;
       }
     }
+    if (blocked) { wait = 15u; }
+    atomicOr(&donorBits[l >> 2u], donors << ((l & 3u) * 8u));
+    if (wait == 0u) {
+      enqueue(l);
+    } else {
+      atomicOr(&need[l >> 3u], wait << ((l & 7u) * 4u));
+    }
+  }
+  // 2. Sub-waves: complete the ready cells, count down their receivers in the tile, queue those
+  // whose count reaches 0; note the next step's tiles that hold a receiver outside this one.
+  var head = 0u;
+  var count = 0u;
+  var waves = 0u;
+  loop {
     storageBarrier();
     workgroupBarrier();
-    if (li == 0u) { wgUniform = atomicLoad(&wgFlag); }
-    if (workgroupUniformLoad(&wgUniform) == 0u) { break; }
+    if (li == 0u) { wgUniform = atomicLoad(&qTail); }
+    let tail = workgroupUniformLoad(&wgUniform);
+    if (tail == head) { break; }
+    if (waves == P.sweep && P.sweep != 0u) {
+      // Swept as far as a step may: the ready cells wait for the next step, whose tiles over this
+      // one are all queued.
+      if (li == 0u) { atomicStore(&wgDirs, 15u); }
+      break;
+    }
+    waves += 1u;
+    for (var e = head + li; e < tail; e += 256u) {
+      let l = (atomicLoad(&queue[e >> 1u]) >> ((e & 1u) * 16u)) & 0xffffu;
+      let i = ox + i32(l & (tileSide - 1u));
+      let j = oy + i32(l >> tileShift);
+      let c = Cell(i, j, j * i32(P.w) + i, true);
+      gather(c, (atomicLoad(&donorBits[l >> 2u]) >> ((l & 3u) * 8u)) & 0xffu, step);
+      count += 1u;
+      let m = recv[c.c];
+      for (var k = 0; k < 8; k++) {
+        if ((m & (1u << u32(k))) == 0u) { continue; }
+        let o = nbOffset(k);
+        let x = i + o.x - ox;
+        let z = j + o.y - oy;
+        if (x >= 0 && z >= 0 && x < side && z < side) {
+          let r = u32(z * side + x);
+          let sh = (r & 7u) * 4u;
+          let old = atomicSub(&need[r >> 3u], 1u << sh);
+          if (((old >> sh) & 15u) == 1u) { enqueue(r); }
+        } else {
+          let d = (((i + o.x + off2) >> tileShift) - bx) + 2 * (((j + o.y + off2) >> tileShift) - bz);
+          atomicOr(&wgDirs, 1u << u32(d));
+        }
+      }
+    }
+    head = tail;
   }
-  if (li == 0u) { atomicAdd(&ctl[1], atomicLoad(&wgCount)); }
+  atomicAdd(&wgCount, count);
+  workgroupBarrier();
+  // 3. Queue those tiles for the next step, once each.
+  let nx = bx + i32(li & 1u);
+  let nz = bz + i32(li >> 1u);
+  let inside = nx >= 0 && nz >= 0 && nx < i32(tilesAcross(P.w, u32(off2))) && nz < i32(tilesAcross(P.h, u32(off2)));
+  if (li < 4u && inside && (atomicLoad(&wgDirs) & (1u << li)) != 0u) {
+    let t2 = u32(nz) * tilesAcross(P.w, u32(off2)) + u32(nx);
+    if (atomicMax(&front[2u + t2], step + 1u) < step + 1u) {
+      let at = atomicAdd(&front[wr], 1u);
+      atomicStore(&front[2u + (1u + wr) * nt + at], t2);
+    }
+  }
+  if (li == 0u) {
+    let finished = atomicLoad(&wgCount);
+    if (finished != 0u) {
+      atomicAdd(&ctl[1], finished);
+      atomicMax(&ctl[3], step);
+    }
+    if (step <= frontSteps) { atomicMax(&front[2u + 3u * nt + step - 1u], waves); }
+  }
+}
+
+// frontTick ends a step (one thread): the list just written becomes the next dispatch's
+// arguments, the list just read is emptied for the step after, the stamp advances.
+@compute @workgroup_size(1)
+fn frontTick() {
+  let step = atomicLoad(&ctl[0]);
+  let wr = step & 1u;
+  let n = atomicLoad(&front[wr]);
+  args[wr * 4u] = min(n, frontRow);
+  args[wr * 4u + 1u] = (n + frontRow - 1u) / frontRow;
+  args[wr * 4u + 2u] = 1u;
+  atomicStore(&front[1u - wr], 0u);
+  atomicStore(&ctl[0], step + 1u);
 }
