@@ -25,7 +25,7 @@ func init() {
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
-       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--out PATH]
+       strata bench sculpt [--size N] [--cpu|--gpu] [--strokes K] [--frame WxH] [--case C] [--out PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -58,7 +58,10 @@ func init() {
              p95), each release to the settled frame; the viewport 968x704 unless --frame (the
              editor's in a 1600×1000 window). --case sample|stress16 runs one of the two.
              --out PATH saves the stress16 landscape (with --case, that case's) after the
-             strokes (--strokes 0: as opened) as the editor's Save does
+             strokes (--strokes 0: as opened) as the editor's Save does. --gpu evaluates
+             with the GPU kernels even on a software adapter (whose automatic choice is the Go
+             reference). A dab's work is reported part by part: the worker's passes (apply,
+             sync, view, full, density, place), the frames, the device's submissions and waits
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
@@ -405,6 +408,7 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	size := fs.Int("size", field.DunesTexels, "")
 	cpuOnly := fs.Bool("cpu", false, "")
+	gpuOnly := fs.Bool("gpu", false, "")
 	strokes := fs.Int("strokes", 12, "")
 	frame := fs.String("frame", "968x704", "")
 	out := fs.String("out", "", "")
@@ -436,9 +440,14 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *cpuOnly && *gpuOnly {
+		return usageError(c, stderr, "--cpu and --gpu: choose one")
+	}
 	ev := session.Auto
 	if *cpuOnly {
 		ev = session.CPU
+	} else if *gpuOnly {
+		ev = session.GPU
 	}
 	// The viewport draws on the device whatever evaluates (the editor's way).
 	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata bench sculpt"})

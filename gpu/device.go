@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -79,6 +80,8 @@ type Device struct {
 	staging *Buffer    // grow-only MapRead buffer for readback
 
 	mem memory // bytes held by buffers and textures (memory.go)
+
+	counts counters // submissions, waits and writes (counts.go)
 }
 
 // Open creates an instance, picks an adapter (discrete, then integrated, then anything, Vulkan /
@@ -299,6 +302,7 @@ func (d *Device) takeUncaptured() error {
 // Wait blocks until all submitted work on the device has finished.
 func (d *Device) Wait() {
 	if d != nil && d.raw != nil {
+		defer d.waited(time.Now())
 		pollWait(d.raw)
 	}
 }

@@ -63,6 +63,14 @@ type SculptFigures struct {
 	// Eval, Scatter and FrameTime are the means over the dabs of the last pass's evaluation and
 	// scatter (the status bar's) and of the final frame's GPU time.
 	Eval, Scatter, FrameTime time.Duration
+	// Parts is where the worker's time went from a dab to its final frame, summed over the
+	// passes of that span (means over the dabs; passes counts them); Device is what the device
+	// was asked in that span (means: submissions, host waits and their time, bytes written);
+	// Frames is the frames drawn in it (mean), FramesGPU their GPU time (mean, summed a dab).
+	Parts     passParts
+	Device    gpu.Counts
+	Frames    float64
+	FramesGPU time.Duration
 	// Save is the --out save's time (bake.Rebake of the sculpted landscape); Saved its path.
 	Save  time.Duration
 	Saved string
@@ -141,6 +149,7 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 			return nil, err
 		}
 		for _, pt := range pts {
+			parts0, dev0, frames0, gpu0 := b.s.passParts(), b.s.dev.Counts(), b.nFrames, b.framesGPU
 			t := time.Now()
 			b.s.Stroke(pt[0], pt[1])
 			b.s.SetBrushCursor(true, pt[0], pt[1], br.Radius)
@@ -148,6 +157,11 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 			if err != nil {
 				return nil, err
 			}
+			fig.Parts = fig.Parts.add(b.s.passParts().sub(parts0))
+			d := b.s.dev.Counts().Sub(dev0)
+			fig.Device = gpu.Counts{Submits: fig.Device.Submits + d.Submits, Waits: fig.Device.Waits + d.Waits, Waited: fig.Device.Waited + d.Waited, WriteBytes: fig.Device.WriteBytes + d.WriteBytes}
+			fig.Frames += float64(b.nFrames - frames0)
+			fig.FramesGPU += b.framesGPU - gpu0
 			first = append(first, f1.At.Sub(t))
 			final = append(final, f2.At.Sub(t))
 			if f1 != f2 {
@@ -171,6 +185,14 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 	fig.Dabs = len(first)
 	if n := time.Duration(fig.Dabs); n > 0 {
 		fig.Eval, fig.Scatter, fig.FrameTime = fig.Eval/n, fig.Scatter/n, fig.FrameTime/n
+		pp := &fig.Parts
+		pp.apply, pp.sync, pp.view, pp.full, pp.density, pp.place = pp.apply/n, pp.sync/n, pp.view/n, pp.full/n, pp.density/n, pp.place/n
+		fig.Device.Submits /= int64(n)
+		fig.Device.Waits /= int64(n)
+		fig.Device.Waited /= n
+		fig.Device.WriteBytes /= int64(n)
+		fig.Frames /= float64(n)
+		fig.FramesGPU /= n
 	}
 	fig.FirstMedian, fig.FirstP95 = quantile(first, 0.5), quantile(first, 0.95)
 	fig.FinalMedian, fig.FinalP95 = quantile(final, 0.5), quantile(final, 0.95)
@@ -197,6 +219,8 @@ func (b *benchRun) dabFrames(ctx context.Context, v uint64) (first, final *Frame
 			if f.Version < v {
 				continue
 			}
+			b.nFrames++
+			b.framesGPU += time.Duration(f.Stats.GPUms * float64(time.Millisecond))
 			if first == nil {
 				first = f
 			}
@@ -226,6 +250,11 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 		fmt.Fprintf(w, "  dab → final frame      median %8.1f ms   p95 %8.1f ms   (touched tiles' weights and instances placed; %d at reduced resolution)\n", ms(f.FinalMedian), ms(f.FinalP95), f.Reduced)
 		fmt.Fprintf(w, "  release → settled      median %8.1f ms   p95 %8.1f ms\n", ms(f.SettledMedian), ms(f.SettledP95))
 		fmt.Fprintf(w, "  a dab's parts          evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.Eval), ms(f.Scatter), ms(f.FrameTime))
+		pp := &f.Parts
+		fmt.Fprintf(w, "  dab → final, its work  %.1f passes: apply %.2f, sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %.1f frames (GPU %.2f ms)\n",
+			float64(pp.passes)/float64(f.Dabs), ms(pp.apply), ms(pp.sync), ms(pp.view), ms(pp.full), ms(pp.density), ms(pp.place), f.Frames, ms(f.FramesGPU))
+		fmt.Fprintf(w, "  dab → final, device    %d submissions, %d waits (%.2f ms blocked), %.2f MiB written (means)\n",
+			f.Device.Submits, f.Device.Waits, ms(f.Device.Waited), float64(f.Device.WriteBytes)/(1<<20))
 		fmt.Fprintf(w, "  height range after     %.2f … %.2f m\n", f.HeightRange[0], f.HeightRange[1])
 	}
 	if f.Saved != "" {

@@ -594,6 +594,9 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 			if c.target == "" {
 				p.heightVer++
 				p.resetSlopes(x0, z0, x1, z1)
+				for _, ps := range p.pops {
+					ps.heightEdited = ps.heightEdited.Union(c.rect)
+				}
 			}
 			if p.dirty != nil {
 				p.dirty.MarkRect(x0, z0, x1, z1)
@@ -604,6 +607,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		}
 		s.mu.Lock()
 		s.bumpVersion()
+		p.opBumps++
 		s.mu.Unlock()
 	}
 	var moved image.Rectangle // height texels whose height changed
@@ -616,6 +620,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		any = true
 		s.mu.Lock()
 		s.bumpVersion()
+		p.opBumps++
 		s.mu.Unlock()
 	}
 	if !holes.Empty() {

@@ -159,6 +159,9 @@ func (r *renderLoop) run() {
 			// weights would take the cores the pass needs and be replaced a moment later.
 			continue
 		}
+		if interactive && r.s.pipe.dabDue() {
+			continue // the dab's pass asks for the frame that shows it
+		}
 		r.gpuMu.Lock()
 		// A reduced frame is also a lighter one: coarser terrain, a thinned forest.
 		r.s.view.SetDraft(scale < 1)

@@ -95,18 +95,18 @@ func (r *resident) land(wait bool) (took time.Duration, err error) {
 
 // sync brings the landed field up to date with the edits since the last sync (f's height and
 // the channels chans bind) and with geo (another gradient step cuts the bricks again). It
-// reports whether it wrote anything.
-func (r *resident) sync(f *field.Field, chans []string, geo *landscape.Geometry) (wrote bool, err error) {
+// returns the height texels it wrote (empty: nothing).
+func (r *resident) sync(f *field.Field, chans []string, geo *landscape.Geometry) (wrote image.Rectangle, err error) {
 	if r.fb == nil {
-		return false, nil
+		return image.Rectangle{}, nil
 	}
 	r.fb.Cut(&geo.Field, geo.Stack.GradientStep)
 	rect := r.edited
 	if _, err := r.fb.Upload(f, chans, rect); err != nil {
-		return false, err
+		return image.Rectangle{}, err
 	}
 	r.edited = image.Rectangle{}
-	return !rect.Empty(), nil
+	return rect, nil
 }
 
 // release frees the buffers, waiting for an upload still under way (it writes them).

@@ -227,21 +227,39 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 }
 
 // keep copies instance k of the previous pool unless its tile is marked in dirty (a bit per tile
-// index), so re-placing some tiles leaves every other instance as it was.
+// index), so re-placing some tiles leaves every other instance as it was. The kept instances take
+// their slots a workgroup at a time, as main's accepted sites do: one atomicAdd on the pool
+// counter per workgroup (a million kept instances hitting one counter each serialised the pass).
 // Dispatched 2D when one row of workgroups is not enough: k = x + y·(groups across)·64.
 @compute @workgroup_size(64)
-fn keep(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+fn keep(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
     PP = PPs[0];
     let k = id.x + id.y * n.x * 64u;
-    if (k >= PP.keepCount) {
+    // No early return before the barriers: every thread of the workgroup must reach them.
+    var ok = k < PP.keepCount;
+    var t = 0u;
+    if (ok) {
+        t = oldTags[k];
+        let w = t >> 5u;
+        ok = !(w < arrayLength(&dirty) && (dirty[w] & (1u << (t & 31u))) != 0u);
+    }
+    var rank = 0u;
+    if (ok) {
+        rank = atomicAdd(&wgAccepted, 1u);
+    }
+    workgroupBarrier();
+    if (li == 0u) {
+        let c = atomicLoad(&wgAccepted);
+        if (c > 0u) {
+            wgBase = atomicAdd(&C.count, c);
+        }
+    }
+    workgroupBarrier();
+    if (!ok) {
         return;
     }
-    let t = oldTags[k];
-    let w = t >> 5u;
-    if (w < arrayLength(&dirty) && (dirty[w] & (1u << (t & 31u))) != 0u) {
-        return;
-    }
-    let slot = atomicAdd(&C.count, 1u);
+    let slot = wgBase + rank;
     if (slot < PP.capacity) {
         pool[slot] = oldPool[k];
         tags[slot] = t;
