@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"strata/bake"
@@ -26,6 +27,7 @@ func init() {
                     [--steps N] [--frame WxH] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu]
        strata bench sculpt [--size N] [--cpu|--gpu] [--strokes K] [--frame WxH] [--case C] [--out PATH]
+                          [--cpuprofile PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -61,7 +63,8 @@ func init() {
              strokes (--strokes 0: as opened) as the editor's Save does. --gpu evaluates
              with the GPU kernels even on a software adapter (whose automatic choice is the Go
              reference). A dab's work is reported part by part: the worker's passes (apply,
-             sync, view, full, density, place), the frames, the device's submissions and waits
+             sync, view, full, density, place), the frames, the device's submissions and waits;
+             --cpuprofile PATH writes the process's CPU profile of the strokes (go tool pprof)
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
@@ -413,6 +416,7 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	frame := fs.String("frame", "968x704", "")
 	out := fs.String("out", "", "")
 	only := fs.String("case", "", "")
+	cpuProfile := fs.String("cpuprofile", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -458,6 +462,19 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	defer dev.Release()
 	gpuName := dev.Info.String()
 	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			return exitFail
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			return exitFail
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, sc := range cases {
 		path := ""
 		if sc.Name == "stress16" || len(cases) == 1 {

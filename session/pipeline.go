@@ -426,6 +426,14 @@ func (p *pipeline) pass() (more bool, err error) {
 		p.s.rend.request(ps.dragging || p.shownGen != shown)
 		return true, nil
 	}
+	if ps.stroking && p.mode != GPU && pass.Pages > 0 {
+		// The Go evaluator's dab: the view shows the new ground now, drawn on the software
+		// device while the touched tiles are evaluated and re-placed on the cores beside it (a
+		// draft: its instances are the last dab's); the pass's end asks for the final frame.
+		// On the GPU the frame would queue ahead of that work and hold gpuMu: it waits for it.
+		p.publish(ps.version, true, pass)
+		p.s.rend.request(true)
+	}
 	fullMore, full, err := p.evaluateFull(ps, changedField)
 	if err != nil {
 		return true, err
