@@ -65,7 +65,8 @@ type SculptFigures struct {
 	Eval, Scatter, FrameTime time.Duration
 	// Parts is where the worker's time went from a dab to its final frame, summed over the
 	// passes of that span (means over the dabs; passes counts them); Device is what the device
-	// was asked in that span (means: submissions, host waits and their time, bytes written);
+	// was asked in those spans (totals over the dabs: submissions, host waits and their time,
+	// bytes written);
 	// Frames is the frames drawn in it (mean), FramesGPU their GPU time (mean, summed a dab).
 	Parts     passParts
 	Device    gpu.Counts
@@ -187,10 +188,6 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 		fig.Eval, fig.Scatter, fig.FrameTime = fig.Eval/n, fig.Scatter/n, fig.FrameTime/n
 		pp := &fig.Parts
 		pp.apply, pp.sync, pp.view, pp.full, pp.density, pp.place = pp.apply/n, pp.sync/n, pp.view/n, pp.full/n, pp.density/n, pp.place/n
-		fig.Device.Submits /= int64(n)
-		fig.Device.Waits /= int64(n)
-		fig.Device.Waited /= n
-		fig.Device.WriteBytes /= int64(n)
 		fig.Frames /= float64(n)
 		fig.FramesGPU /= n
 	}
@@ -253,8 +250,9 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 		pp := &f.Parts
 		fmt.Fprintf(w, "  dab → final, its work  %.1f passes: apply %.2f, sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %.1f frames (GPU %.2f ms)\n",
 			float64(pp.passes)/float64(f.Dabs), ms(pp.apply), ms(pp.sync), ms(pp.view), ms(pp.full), ms(pp.density), ms(pp.place), f.Frames, ms(f.FramesGPU))
-		fmt.Fprintf(w, "  dab → final, device    %d submissions, %d waits (%.2f ms blocked), %.2f MiB written (means)\n",
-			f.Device.Submits, f.Device.Waits, ms(f.Device.Waited), float64(f.Device.WriteBytes)/(1<<20))
+		n := float64(f.Dabs)
+		fmt.Fprintf(w, "  dab → final, device    %.1f submissions, %.2f waits (%.2f ms blocked), %.3f MiB written (means)\n",
+			float64(f.Device.Submits)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, float64(f.Device.WriteBytes)/n/(1<<20))
 		fmt.Fprintf(w, "  height range after     %.2f … %.2f m\n", f.HeightRange[0], f.HeightRange[1])
 	}
 	if f.Saved != "" {

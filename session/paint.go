@@ -578,6 +578,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	for _, c := range changes {
 		if c.target != HolesTarget {
 			p.res.edited = p.res.edited.Union(c.rect) // the resident field's rows to upload
+			p.res.editedChans = p.res.editedChans || c.target != ""
 		}
 		switch {
 		case c.target == HolesTarget:

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"image"
+	"slices"
 	"time"
 
 	"strata/field"
@@ -19,8 +20,10 @@ import (
 type resident struct {
 	// fb is the field on the device once landed (nil: none, or still on its way).
 	fb *gpu.FieldBuffers
-	// edited is the height texels edited since fb was last brought up to date.
-	edited image.Rectangle
+	// edited is the height texels edited since fb was last brought up to date; editedChans says
+	// a channel's values were among them (otherwise only the height plane is written again).
+	edited      image.Rectangle
+	editedChans bool
 	// upload is the field on its way to the device, done hears its end, began is when it began,
 	// cancel stops it.
 	upload *gpu.FieldBuffers
@@ -102,10 +105,13 @@ func (r *resident) sync(f *field.Field, chans []string, geo *landscape.Geometry)
 	}
 	r.fb.Cut(&geo.Field, geo.Stack.GradientStep)
 	rect := r.edited
-	if _, err := r.fb.Upload(f, chans, rect); err != nil {
+	// Only the height changed (a sculpt dab): its plane alone, unless a plane derived from it
+	// is bound (the flow, which a height edit moves too).
+	heightOnly := !r.editedChans && !slices.Contains(chans, field.FlowChannel)
+	if _, err := r.fb.UploadPlanes(f, chans, rect, heightOnly); err != nil {
 		return image.Rectangle{}, err
 	}
-	r.edited = image.Rectangle{}
+	r.edited, r.editedChans = image.Rectangle{}, false
 	return rect, nil
 }
 
