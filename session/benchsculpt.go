@@ -68,10 +68,15 @@ type SculptFigures struct {
 	// was asked in those spans (totals over the dabs: submissions, host waits and their time,
 	// bytes written);
 	// Frames is the frames drawn in it (mean), FramesGPU their GPU time (mean, summed a dab).
-	Parts     passParts
-	Device    gpu.Counts
-	Frames    float64
-	FramesGPU time.Duration
+	Parts passParts
+	// Slowest is the slowest dab → final frame, SlowestParts its passes' parts and
+	// SlowestFrames its frames (what a p95 is made of).
+	Slowest       time.Duration
+	SlowestParts  passParts
+	SlowestFrames int
+	Device        gpu.Counts
+	Frames        float64
+	FramesGPU     time.Duration
 	// Save is the --out save's time (bake.Rebake of the sculpted landscape); Saved its path.
 	Save  time.Duration
 	Saved string
@@ -158,7 +163,11 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 			if err != nil {
 				return nil, err
 			}
-			fig.Parts = fig.Parts.add(b.s.passParts().sub(parts0))
+			dp := b.s.passParts().sub(parts0)
+			fig.Parts = fig.Parts.add(dp)
+			if took := f2.At.Sub(t); took > fig.Slowest {
+				fig.Slowest, fig.SlowestParts, fig.SlowestFrames = took, dp, b.nFrames-frames0
+			}
 			d := b.s.dev.Counts().Sub(dev0)
 			fig.Device = gpu.Counts{Submits: fig.Device.Submits + d.Submits, Waits: fig.Device.Waits + d.Waits, Waited: fig.Device.Waited + d.Waited, WriteBytes: fig.Device.WriteBytes + d.WriteBytes}
 			fig.Frames += float64(b.nFrames - frames0)
@@ -250,6 +259,9 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 		pp := &f.Parts
 		fmt.Fprintf(w, "  dab → final, its work  %.1f passes: apply %.2f, sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %.1f frames (GPU %.2f ms)\n",
 			float64(pp.passes)/float64(f.Dabs), ms(pp.apply), ms(pp.sync), ms(pp.view), ms(pp.full), ms(pp.density), ms(pp.place), f.Frames, ms(f.FramesGPU))
+		sp := &f.SlowestParts
+		fmt.Fprintf(w, "  the slowest dab        %.1f ms: %d passes: apply %.2f, sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %d frames\n",
+			ms(f.Slowest), sp.passes, ms(sp.apply), ms(sp.sync), ms(sp.view), ms(sp.full), ms(sp.density), ms(sp.place), f.SlowestFrames)
 		n := float64(f.Dabs)
 		fmt.Fprintf(w, "  dab → final, device    %.1f submissions, %.2f waits (%.2f ms blocked), %.3f MiB written (means)\n",
 			float64(f.Device.Submits)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, float64(f.Device.WriteBytes)/n/(1<<20))
