@@ -95,16 +95,18 @@ type PopulationCount struct {
 // full-resolution tiles, and the populations' density and placement (the device's waits inside
 // each). `strata bench sculpt` subtracts two to say what one dab cost, part by part.
 type passParts struct {
-	passes                                  int
-	apply, sync, view, full, density, place time.Duration
+	passes int
+	// fieldWait is the part of apply spent waiting for the field's write lock (its readers: the
+	// viewport's height pages, a recovery write).
+	apply, fieldWait, sync, view, full, density, place time.Duration
 }
 
 func (a passParts) sub(b passParts) passParts {
-	return passParts{a.passes - b.passes, a.apply - b.apply, a.sync - b.sync, a.view - b.view, a.full - b.full, a.density - b.density, a.place - b.place}
+	return passParts{a.passes - b.passes, a.apply - b.apply, a.fieldWait - b.fieldWait, a.sync - b.sync, a.view - b.view, a.full - b.full, a.density - b.density, a.place - b.place}
 }
 
 func (a passParts) add(b passParts) passParts {
-	return passParts{a.passes + b.passes, a.apply + b.apply, a.sync + b.sync, a.view + b.view, a.full + b.full, a.density + b.density, a.place + b.place}
+	return passParts{a.passes + b.passes, a.apply + b.apply, a.fieldWait + b.fieldWait, a.sync + b.sync, a.view + b.view, a.full + b.full, a.density + b.density, a.place + b.place}
 }
 
 // passParts returns the worker's parts so far.

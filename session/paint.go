@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"strata/field"
 	"strata/sculpt"
@@ -543,7 +544,9 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	}
 	s := p.s
 	var changes []fieldChange
+	t0 := time.Now()
 	s.fmu.Lock()
+	p.addParts(passParts{fieldWait: time.Since(t0)})
 	for _, op := range ops {
 		c, err := op.apply(p)
 		if err != nil {
