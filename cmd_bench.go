@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -29,7 +30,8 @@ func init() {
 		usage: `usage: strata bench [weights|scatter|edit|live|bake] [--size N] [--tile N] [--strokes N] [--cpu]
                     [--steps N] [--frame WxH] [--case C] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu | --gpu]
-       strata bench sculpt [--size N] [--cpu] [--strokes K] [--frame WxH] [--case C] [--heightmap FILE] [--out PATH]
+       strata bench sculpt [--size N] [--cpu|--gpu] [--strokes K] [--frame WxH] [--case C] [--heightmap FILE]
+                          [--out PATH] [--cpuprofile PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -69,7 +71,11 @@ func init() {
              heightmap reads it (the starter stack, one metre per texel; its planes on disk
              when they would pass half the memory budget, docs/field.md)
              --out PATH saves the stress16 landscape (with --case, that case's) after the
-             strokes (--strokes 0: as opened) as the editor's Save does
+             strokes (--strokes 0: as opened) as the editor's Save does. --gpu evaluates
+             with the GPU kernels even on a software adapter (whose automatic choice is the Go
+             reference). A dab's work is reported part by part: the worker's passes (apply,
+             sync, view, full, density, place), the frames, the device's submissions and waits;
+             --cpuprofile PATH writes the process's CPU profile of the strokes (go tool pprof)
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
@@ -456,11 +462,13 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	size := fs.Int("size", field.DunesTexels, "")
 	cpuOnly := fs.Bool("cpu", false, "")
+	gpuOnly := fs.Bool("gpu", false, "")
 	strokes := fs.Int("strokes", 12, "")
 	frame := fs.String("frame", "968x704", "")
 	out := fs.String("out", "", "")
 	only := fs.String("case", "", "")
 	heightmap := fs.String("heightmap", "", "")
+	cpuProfile := fs.String("cpuprofile", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -498,9 +506,14 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *cpuOnly && *gpuOnly {
+		return usageError(c, stderr, "--cpu and --gpu: choose one")
+	}
 	ev := session.Auto
 	if *cpuOnly {
 		ev = session.CPU
+	} else if *gpuOnly {
+		ev = session.GPU
 	}
 	// The viewport draws on the device whatever evaluates (the editor's way).
 	dev, err := gpu.Open(ctx, gpu.Options{Label: "strata bench sculpt"})
@@ -511,6 +524,19 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	defer dev.Release()
 	gpuName := dev.Info.String()
 	fmt.Fprintf(stdout, "strata bench: %d CPUs (%s/%s), GPU %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, gpuName)
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			return exitFail
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			return exitFail
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, sc := range cases {
 		path := ""
 		if sc.Name == "stress16" || len(cases) == 1 {

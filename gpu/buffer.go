@@ -128,6 +128,7 @@ func (b *Buffer) Write(offset uint64, data []byte) error {
 	if offset+uint64(len(data)) > b.Cap {
 		return fmt.Errorf("gpu: write buffer %s: %d bytes at %d overflow %d", b.Label, len(data), offset, b.Cap)
 	}
+	b.dev.counts.writeBytes.Add(int64(len(data)))
 	return b.dev.Do("write buffer "+b.Label, func() error {
 		return b.dev.Queue.WriteBuffer(b.Buf, offset, data)
 	})

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -81,6 +82,7 @@ type Device struct {
 	mem memory // bytes held by buffers and textures (memory.go)
 
 	pipes pipeCache // compute pipelines shared by the kernels (pipeline.go)
+	counts counters // submissions, waits and writes (counts.go)
 }
 
 // Open creates an instance, picks an adapter (discrete, then integrated, then anything, Vulkan /
@@ -301,6 +303,7 @@ func (d *Device) takeUncaptured() error {
 // Wait blocks until all submitted work on the device has finished.
 func (d *Device) Wait() {
 	if d != nil && d.raw != nil {
+		defer d.waited(time.Now())
 		pollWait(d.raw)
 	}
 }

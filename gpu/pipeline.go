@@ -259,6 +259,7 @@ func (d *Device) submitIndexed(label string, record func(enc *wgpu.CommandEncode
 		}
 		defer cmd.Release()
 		index = d.Queue.Submit(cmd)
+		d.counts.submits.Add(1)
 		return nil
 	})
 	return index, err

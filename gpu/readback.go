@@ -154,6 +154,7 @@ func (d *Device) mapStaging(staging *Buffer, size uint64, l rowLayout, dst []byt
 		return err
 	}
 	defer scope.free()
+	defer d.waited(time.Now())
 	err = mapRead(d.raw, rawBuffer(staging.Buf), 0, size, l, dst, scope)
 	if typ, msg, n := scope.take(); n > 0 {
 		werr := &wgpu.Error{Type: typ, Message: msg}
@@ -357,7 +358,7 @@ func (d *Device) awaitMap(m mapPending, index wgpu.SubmissionIndex, mapErr error
 // submission that fills its staging buffer.
 func (r *Reader) wait(s *readSlot) error {
 	t0 := time.Now()
-	defer func() { r.stats.Waited += time.Since(t0) }()
+	defer func() { r.stats.Waited += time.Since(t0); r.d.waited(t0) }()
 	_, err := r.d.awaitMap(s.m, s.index, s.mapErr)
 	s.pending = false
 	if err != nil {

@@ -116,6 +116,13 @@ func (fb *FieldBuffers) Cut(geo *field.Geometry, gradientStep float32) {
 // bricks on the device that hold them, and an empty rect writes nothing. It reports whether any
 // plane was dropped.
 func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rectangle) (dropped bool, err error) {
+	return fb.UploadPlanes(f, channels, rect, false)
+}
+
+// UploadPlanes is Upload; with heightOnly the rows of rect are rewritten in the height plane
+// alone (the caller promises the channels' values did not change there: a sculpt dab's rows are
+// a third of the writes on a field with two channels).
+func (fb *FieldBuffers) UploadPlanes(f *field.Field, channels []string, rect image.Rectangle, heightOnly bool) (dropped bool, err error) {
 	if fb == nil || fb.dev == nil {
 		return false, fmt.Errorf("gpu: field buffers: nil")
 	}
@@ -159,7 +166,7 @@ func (fb *FieldBuffers) Upload(f *field.Field, channels []string, rect image.Rec
 	if rect.Empty() || !fb.cut {
 		return dropped, nil
 	}
-	return dropped, fb.writeRows(rect, false)
+	return dropped, fb.writeRows(rect, heightOnly)
 }
 
 // writeRows rewrites the texels of rect in every plane (heightOnly: the height's) of the bricks on
@@ -185,6 +192,7 @@ func (fb *FieldBuffers) writeRows(rect image.Rectangle, heightOnly bool) error {
 						return fmt.Errorf("%s: %w", buf.Label, err)
 					}
 					fb.Uploaded += int64(4 * len(row))
+					fb.dev.counts.writeBytes.Add(int64(4 * len(row)))
 				}
 			}
 		}

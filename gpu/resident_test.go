@@ -120,6 +120,52 @@ func TestResidentMatchesTiles(t *testing.T) {
 			t.Fatalf("density texel %d: resident %v, tiled %v", i, got[i], want[i])
 		}
 	}
+
+	// A sculpt dab: the height edited in a rectangle, its rows written to the height plane
+	// alone (UploadPlanes), gives the weights a fresh tiled evaluation gives.
+	dab := image.Rect(60, 70, 95, 100)
+	for j := dab.Min.Y; j < dab.Max.Y; j++ {
+		for i := dab.Min.X; i < dab.Max.X; i++ {
+			w.f.Height.Set(i, j, w.f.Height.At(i, j)+float32(3+(i*j)%5))
+		}
+	}
+	if _, err := fb.UploadPlanes(w.f, s.Channels(), dab, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.RunResident(ctx, resident, w.params, fb, 1, dab.Inset(-4).Intersect(all)); err != nil {
+		t.Fatal(err)
+	}
+	wantLo, wantHi = runTiled()
+	if lo, hi, err = resident.ReadWeights(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(lo, wantLo) || !bytes.Equal(hi, wantHi) {
+		t.Fatal("after a height edit written to the height plane alone, the resident weights differ from a fresh tiled evaluation")
+	}
+	// Height only means height only: a channel edit uploaded so is not on the device (the
+	// caller's promise is what makes it sound), and uploaded in full it is.
+	edit2 := image.Rect(100, 10, 130, 40)
+	for j := edit2.Min.Y; j < edit2.Max.Y; j++ {
+		for i := edit2.Min.X; i < edit2.Max.X; i++ {
+			snow.Set(i, j, 1-snow.At(i, j))
+		}
+	}
+	reach2 := edit2.Inset(-4).Intersect(all)
+	for _, heightOnly := range []bool{true, false} {
+		if _, err := fb.UploadPlanes(w.f, s.Channels(), edit2, heightOnly); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.RunResident(ctx, resident, w.params, fb, 1, reach2); err != nil {
+			t.Fatal(err)
+		}
+		wantLo, wantHi = runTiled()
+		if lo, hi, err = resident.ReadWeights(); err != nil {
+			t.Fatal(err)
+		}
+		if same := bytes.Equal(lo, wantLo) && bytes.Equal(hi, wantHi); same == heightOnly {
+			t.Errorf("a snow edit uploaded with heightOnly %v: the resident weights equal a fresh evaluation: %v", heightOnly, same)
+		}
+	}
 }
 
 // Under a budget of a few bricks, the field streams through the LRU: a whole-grid dispatch and a

@@ -357,6 +357,14 @@ func (k *ScatterKernel) bindDensityBuffers(weights *WeightsTarget, height *Buffe
 // reports the maximum over rect; the density of texels outside rect stays as the last run left
 // it (the editor re-runs the tiles an edit touched, and the whole grid when the spacing follows).
 func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w, h uint32, weights *WeightsTarget, fb *FieldBuffers, rect image.Rectangle) (float32, error) {
+	return k.DensityRects(ctx, params, w, h, weights, fb, []image.Rectangle{rect}, true)
+}
+
+// DensityRects is DensityResident over several rects of the grid, the maximum reset once and
+// reported over all of them. With readMax false nothing is read back and it returns 0: the
+// density's dispatches stay in the queue ahead of the placement that reads them (the editor
+// re-placing a dab's tiles at a spacing it holds needs no maximum, and no wait for one).
+func (k *ScatterKernel) DensityRects(ctx context.Context, params []uint32, w, h uint32, weights *WeightsTarget, fb *FieldBuffers, rects []image.Rectangle, readMax bool) (float32, error) {
 	if k == nil || k.densPipe == nil {
 		return 0, fmt.Errorf("gpu: scatter density: nil or released kernel")
 	}
@@ -369,21 +377,28 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 	if weights != nil && (weights.W != w || weights.H != h || weights.Origin != [2]uint32{}) {
 		return 0, fmt.Errorf("gpu: scatter density: weights are %dx%d at %v, the grid is %dx%d", weights.W, weights.H, weights.Origin, w, h)
 	}
-	if !rect.In(image.Rect(0, 0, int(w), int(h))) {
-		return 0, fmt.Errorf("gpu: scatter density: rect %v outside the %dx%d grid", rect, w, h)
+	for _, rect := range rects {
+		if !rect.In(image.Rect(0, 0, int(w), int(h))) {
+			return 0, fmt.Errorf("gpu: scatter density: rect %v outside the %dx%d grid", rect, w, h)
+		}
 	}
 	if err := k.resetGrid(w, h); err != nil {
 		return 0, err
 	}
 	k.gridAt = [2]uint32{}
-	if !rect.Empty() {
-		bp := &k.bricks
+	lo, hi := k.dummy, k.dummy
+	if weights != nil {
+		lo, hi = weights.Lo, weights.Hi
+	}
+	bp := &k.bricks
+	for _, rect := range rects {
+		if rect.Empty() {
+			continue
+		}
+		// One submission a rect: a brick's params have one slot in the arena (brickPass), and
+		// two rects may cross the same brick.
 		if err := bp.begin(k.dev, fb.bricksLen(), len(params)); err != nil {
 			return 0, err
-		}
-		lo, hi := k.dummy, k.dummy
-		if weights != nil {
-			lo, hi = weights.Lo, weights.Hi
 		}
 		err := fb.each(1, rect, func(i int, height *Buffer, chans [4]*Buffer, t WeightsTile) error {
 			pe, err := bp.params(i, patchTile(&k.pwork, params, &t, k.gridAt))
@@ -403,6 +418,10 @@ func (k *ScatterKernel) DensityResident(ctx context.Context, params []uint32, w,
 		if err != nil {
 			return 0, err
 		}
+	}
+	if !readMax {
+		k.maxDens = 0
+		return 0, nil
 	}
 	return k.readMax()
 }

@@ -33,6 +33,13 @@ type PlaceJob struct {
 	// which grid costs time, never a wrong result. A grid whose values were changed in place must
 	// be placed without it.
 	HeightUnchanged bool
+	// HeightEdited, when not empty (and HeightUnchanged false), is a narrower promise: Height is
+	// the grid the previous Place or PlaceTiles of this kernel uploaded, and its values changed
+	// since only inside this rectangle of height texels (a sculpt dab's). The windows the kernel
+	// holds of it stay, and only the rows of the rectangle each covers are written again — a
+	// dab's few hundred kilobytes instead of the whole window (64 MiB on a 4096² field). Empty:
+	// every held window of Height is uploaded again when a band reads it.
+	HeightEdited image.Rectangle
 }
 
 // DefaultPlaceWindow is the most bytes of height one place submission uploads: the tiles of a
@@ -166,6 +173,7 @@ type placeState struct {
 	// whose bands' windows are held (and whose height is unchanged) uploads nothing.
 	wins          []*placeWin
 	heightUploads int
+	heightEdits   int // runs that wrote an edited rectangle into a held window (HeightEdited)
 	// window is the most bytes of height one band reads (DefaultPlaceWindow; the tests make it
 	// small to cut small fields into bands).
 	window int64
@@ -256,6 +264,10 @@ func (k *ScatterKernel) Grows() int { return k.place.grows }
 // HeightUploads is the number of times a run uploaded the height grid (PlaceJob.HeightUnchanged
 // runs that were honoured did not).
 func (k *ScatterKernel) HeightUploads() int { return k.place.heightUploads }
+
+// HeightEdits is the number of held windows a run brought up to date by writing the rows of a
+// PlaceJob.HeightEdited rectangle (instead of uploading the window again).
+func (k *ScatterKernel) HeightEdits() int { return k.place.heightEdits }
 
 // ReadMatrices reads the pool back: Count()·16 floats, in slot order (which varies between runs;
 // sort with scatter.SortMatrices to compare).
@@ -373,9 +385,18 @@ func (k *ScatterKernel) holdWindows(job PlaceJob, bands []placeBand) error {
 	s := &k.place
 	h := job.Height
 	if !job.HeightUnchanged {
+		edited := job.HeightEdited.Intersect(image.Rect(0, 0, h.W, h.H))
 		for _, w := range s.wins {
-			if w.of == h {
+			if w.of != h {
+				continue
+			}
+			if job.HeightEdited.Empty() || w.w != h.W || w.h != h.H {
 				w.of = nil // its values may have changed in place
+				continue
+			}
+			if err := k.writeWindowRows(w, h, edited); err != nil {
+				w.of = nil
+				return err
 			}
 		}
 	}
@@ -468,6 +489,42 @@ func (k *ScatterKernel) uploadWindow(h *field.Grid, win image.Rectangle, used ma
 	w.of, w.w, w.h, w.win = h, h.W, h.H, win
 	s.heightUploads++
 	return w, nil
+}
+
+// writeWindowRows writes the texels r of the height grid h into the held window w, where they
+// lie inside it: whole rows of the window in one write when r spans its width, else a write per
+// row of r's part (one error scope for all of them).
+func (k *ScatterKernel) writeWindowRows(w *placeWin, h *field.Grid, r image.Rectangle) error {
+	r = r.Intersect(w.win)
+	if r.Empty() {
+		return nil
+	}
+	s := &k.place
+	d := k.dev
+	ww := w.win.Dx()
+	if r.Min.X == w.win.Min.X && r.Max.X == w.win.Max.X && w.win.Min.X == 0 && ww == h.W {
+		// The window's rows are the grid's: one contiguous write.
+		off := uint64((r.Min.Y-w.win.Min.Y)*ww) * 4
+		data := k.scratch.floats(h.Data[r.Min.Y*h.W : r.Max.Y*h.W])
+		d.counts.writeBytes.Add(int64(len(data)))
+		s.heightEdits++
+		return d.Do("write "+w.buf.Label, func() error { return d.Queue.WriteBuffer(w.buf.Buf, off, data) })
+	}
+	var n int64
+	err := d.Do("write "+w.buf.Label, func() error {
+		for j := r.Min.Y; j < r.Max.Y; j++ {
+			off := uint64((j-w.win.Min.Y)*ww+r.Min.X-w.win.Min.X) * 4
+			data := k.scratch.floats(h.Data[j*h.W+r.Min.X : j*h.W+r.Max.X])
+			n += int64(len(data))
+			if err := d.Queue.WriteBuffer(w.buf.Buf, off, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	d.counts.writeBytes.Add(n)
+	s.heightEdits++
+	return err
 }
 
 // uploadDirty writes the bitmask of tile indices being re-placed (the keep pass drops them).

@@ -3,7 +3,9 @@ package gpu
 import (
 	"context"
 	"errors"
+	"image"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -536,6 +538,63 @@ func TestScatterPlaceHeightResident(t *testing.T) {
 	}
 	if n := ss.k.HeightUploads() - u0; n != 2 {
 		t.Errorf("another grid under HeightUnchanged: %d uploads in all, want 2", n)
+	}
+}
+
+// TestScatterPlaceHeightEdited: a height changed in place inside a rectangle, placed again with
+// PlaceJob.HeightEdited, is read with its new values — every instance equal to the Go reference's
+// on the edited grid — while the held windows only take the rectangle's rows: no window is
+// uploaded again. Both with the whole height in one window (one contiguous write of its rows)
+// and with narrow windows of a few tiles each (a write per row of the rectangle's part).
+func TestScatterPlaceHeightEdited(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		window int64 // 0: the default (the whole 200² height in one window)
+	}{{"whole", 0}, {"narrow", 48 * 48 * 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ss := newScatterSetup(t, 200, stack.StressStack())
+			if tc.window > 0 {
+				ss.k.place.window = tc.window
+			}
+			p := ss.params()
+			h := &field.Grid{W: ss.f.Height.W, H: ss.f.Height.H, Data: slices.Clone(ss.f.Height.Data)}
+			job := PlaceJob{Params: p, Geometry: &ss.fg, Height: h, Tiles: ss.tiles(32)}
+			if _, err := ss.k.Place(context.Background(), job); err != nil {
+				t.Fatal(err)
+			}
+			held := len(ss.k.place.wins)
+			if tc.window > 0 && held < 4 {
+				t.Fatalf("%d windows held: the narrow case needs several", held)
+			}
+			edited := image.Rect(50, 60, 130, 150)
+			for j := edited.Min.Y; j < edited.Max.Y; j++ {
+				for i := edited.Min.X; i < edited.Max.X; i++ {
+					h.Data[j*h.W+i] += 7 + float32(i%5)
+				}
+			}
+			u0, e0 := ss.k.HeightUploads(), ss.k.HeightEdits()
+			job.HeightEdited = edited
+			if _, err := ss.k.Place(context.Background(), job); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ss.k.ReadMatrices()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, _, err := scatter.Place(context.Background(), p, &ss.fg, ss.densityGrid(), h, ss.tiles(32), 1<<30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := scatter.FirstDifference(scatter.SortMatrices(got), scatter.SortMatrices(ref)); i >= 0 {
+				t.Fatalf("placed after an edit of %v: differs from Go on the edited grid at float %d", edited, i)
+			}
+			if n := ss.k.HeightUploads() - u0; n != 0 {
+				t.Errorf("%d windows uploaded again after an edit the held windows took", n)
+			}
+			if n := ss.k.HeightEdits() - e0; n == 0 || n > held {
+				t.Errorf("%d windows took the edit's rows, want 1 … %d", n, held)
+			}
+		})
 	}
 }
 

@@ -135,11 +135,14 @@ type LiveFigures struct {
 
 // benchRun is a session driven as the window drives it, headless, with its frames collected.
 type benchRun struct {
-	s        *Session
-	frames   chan *Frame
-	errMu    sync.Mutex
-	firstErr error
-	last     *Frame
+	s      *Session
+	frames chan *Frame
+	// nFrames and framesGPU count the frames dabFrames took and their GPU time.
+	nFrames   int
+	framesGPU time.Duration
+	errMu     sync.Mutex
+	firstErr  error
+	last      *Frame
 }
 
 func newBenchRun(ctx context.Context, dev *gpu.Device, ev Evaluator, w, h int) (*benchRun, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/metrics"
 	"time"
 
 	"strata/bake"
@@ -63,6 +64,23 @@ type SculptFigures struct {
 	// Eval, Scatter and FrameTime are the means over the dabs of the last pass's evaluation and
 	// scatter (the status bar's) and of the final frame's GPU time.
 	Eval, Scatter, FrameTime time.Duration
+	// Parts is where the worker's time went from a dab to its final frame, summed over the
+	// passes of that span (means over the dabs; passes counts them); Device is what the device
+	// was asked in those spans (totals over the dabs: submissions, host waits and their time,
+	// bytes written);
+	// Frames is the frames drawn in it (mean), FramesGPU their GPU time (mean, summed a dab).
+	Parts passParts
+	// Slowest is the slowest dab → final frame, SlowestParts its passes' parts and
+	// SlowestFrames its frames (what a p95 is made of).
+	Slowest       time.Duration
+	SlowestParts  passParts
+	SlowestFrames int
+	// GCs is the garbage collections that ran from a dab to its final frame (all dabs),
+	// SlowestGCs those of the slowest dab.
+	GCs, SlowestGCs uint64
+	Device          gpu.Counts
+	Frames          float64
+	FramesGPU       time.Duration
 	// Save is the --out save's time (bake.Rebake of the sculpted landscape); Saved its path.
 	Save  time.Duration
 	Saved string
@@ -141,6 +159,7 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 			return nil, err
 		}
 		for _, pt := range pts {
+			parts0, dev0, frames0, gpu0, gc0 := b.s.passParts(), b.s.dev.Counts(), b.nFrames, b.framesGPU, gcCycles()
 			t := time.Now()
 			b.s.Stroke(pt[0], pt[1])
 			b.s.SetBrushCursor(true, pt[0], pt[1], br.Radius)
@@ -148,6 +167,17 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 			if err != nil {
 				return nil, err
 			}
+			dp := b.s.passParts().sub(parts0)
+			fig.Parts = fig.Parts.add(dp)
+			gcs := gcCycles() - gc0
+			fig.GCs += gcs
+			if took := f2.At.Sub(t); took > fig.Slowest {
+				fig.Slowest, fig.SlowestParts, fig.SlowestFrames, fig.SlowestGCs = took, dp, b.nFrames-frames0, gcs
+			}
+			d := b.s.dev.Counts().Sub(dev0)
+			fig.Device = gpu.Counts{Submits: fig.Device.Submits + d.Submits, Waits: fig.Device.Waits + d.Waits, Waited: fig.Device.Waited + d.Waited, WriteBytes: fig.Device.WriteBytes + d.WriteBytes}
+			fig.Frames += float64(b.nFrames - frames0)
+			fig.FramesGPU += b.framesGPU - gpu0
 			first = append(first, f1.At.Sub(t))
 			final = append(final, f2.At.Sub(t))
 			if f1 != f2 {
@@ -171,6 +201,10 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 	fig.Dabs = len(first)
 	if n := time.Duration(fig.Dabs); n > 0 {
 		fig.Eval, fig.Scatter, fig.FrameTime = fig.Eval/n, fig.Scatter/n, fig.FrameTime/n
+		pp := &fig.Parts
+		pp.apply, pp.fieldWait, pp.sync, pp.view, pp.full, pp.density, pp.place = pp.apply/n, pp.fieldWait/n, pp.sync/n, pp.view/n, pp.full/n, pp.density/n, pp.place/n
+		fig.Frames /= float64(n)
+		fig.FramesGPU /= n
 	}
 	fig.FirstMedian, fig.FirstP95 = quantile(first, 0.5), quantile(first, 0.95)
 	fig.FinalMedian, fig.FinalP95 = quantile(final, 0.5), quantile(final, 0.95)
@@ -197,6 +231,8 @@ func (b *benchRun) dabFrames(ctx context.Context, v uint64) (first, final *Frame
 			if f.Version < v {
 				continue
 			}
+			b.nFrames++
+			b.framesGPU += time.Duration(f.Stats.GPUms * float64(time.Millisecond))
 			if first == nil {
 				first = f
 			}
@@ -226,6 +262,15 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 		fmt.Fprintf(w, "  dab → final frame      median %8.1f ms   p95 %8.1f ms   (touched tiles' weights and instances placed; %d at reduced resolution)\n", ms(f.FinalMedian), ms(f.FinalP95), f.Reduced)
 		fmt.Fprintf(w, "  release → settled      median %8.1f ms   p95 %8.1f ms\n", ms(f.SettledMedian), ms(f.SettledP95))
 		fmt.Fprintf(w, "  a dab's parts          evaluation %.1f ms, scatter %.1f ms, frame %.1f ms (means)\n", ms(f.Eval), ms(f.Scatter), ms(f.FrameTime))
+		pp := &f.Parts
+		fmt.Fprintf(w, "  dab → final, its work  %.1f passes: apply %.2f (field lock %.2f), sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %.1f frames (GPU %.2f ms)\n",
+			float64(pp.passes)/float64(f.Dabs), ms(pp.apply), ms(pp.fieldWait), ms(pp.sync), ms(pp.view), ms(pp.full), ms(pp.density), ms(pp.place), f.Frames, ms(f.FramesGPU))
+		sp := &f.SlowestParts
+		fmt.Fprintf(w, "  the slowest dab        %.1f ms: %d passes: apply %.2f (field lock %.2f), sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %d frames, %d GCs (%d in all the dabs)\n",
+			ms(f.Slowest), sp.passes, ms(sp.apply), ms(sp.fieldWait), ms(sp.sync), ms(sp.view), ms(sp.full), ms(sp.density), ms(sp.place), f.SlowestFrames, f.SlowestGCs, f.GCs)
+		n := float64(f.Dabs)
+		fmt.Fprintf(w, "  dab → final, device    %.1f submissions, %.2f waits (%.2f ms blocked), %.3f MiB written (means)\n",
+			float64(f.Device.Submits)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, float64(f.Device.WriteBytes)/n/(1<<20))
 		fmt.Fprintf(w, "  height range after     %.2f … %.2f m\n", f.HeightRange[0], f.HeightRange[1])
 	}
 	if f.Saved != "" {
@@ -233,4 +278,14 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 	}
 	fmt.Fprintf(w, "  peak RSS               %9.2f GiB\n", float64(f.PeakRSS)/(1<<30))
 	fmt.Fprintf(w, "  device memory          %9.2f GiB at the end, %.2f GiB at most (buffers and textures)\n", float64(f.DeviceNow)/(1<<30), float64(f.DevicePeak)/(1<<30))
+}
+
+// gcCycles is the garbage collections completed so far (runtime/metrics: no stop of the world).
+func gcCycles() uint64 {
+	m := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(m)
+	if m[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return m[0].Value.Uint64()
 }

@@ -89,3 +89,29 @@ type PopulationCount struct {
 	Name  string
 	Count int
 }
+
+// passParts is where the worker's time went, summed over the passes since the landscape opened:
+// the field edits applied, the resident field brought up to date, the view's pages, the
+// full-resolution tiles, and the populations' density and placement (the device's waits inside
+// each). `strata bench sculpt` subtracts two to say what one dab cost, part by part.
+type passParts struct {
+	passes int
+	// fieldWait is the part of apply spent waiting for the field's write lock (its readers: the
+	// viewport's height pages, a recovery write).
+	apply, fieldWait, sync, view, full, density, place time.Duration
+}
+
+func (a passParts) sub(b passParts) passParts {
+	return passParts{a.passes - b.passes, a.apply - b.apply, a.fieldWait - b.fieldWait, a.sync - b.sync, a.view - b.view, a.full - b.full, a.density - b.density, a.place - b.place}
+}
+
+func (a passParts) add(b passParts) passParts {
+	return passParts{a.passes + b.passes, a.apply + b.apply, a.fieldWait + b.fieldWait, a.sync + b.sync, a.view + b.view, a.full + b.full, a.density + b.density, a.place + b.place}
+}
+
+// passParts returns the worker's parts so far.
+func (s *Session) passParts() passParts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pipe.parts
+}

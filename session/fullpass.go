@@ -71,6 +71,9 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 	}
 	p.passIsFull = len(tiles) > 0
 	s.mu.Unlock()
+	tFull := time.Now()
+	var fullTook time.Duration // the sync and the tiles' evaluation (the parts' full)
+	defer func() { p.addParts(passParts{full: fullTook}) }()
 	if len(tiles) > 0 || scatterAll {
 		// The whole field's tiles, and the populations placed from them, read the field where
 		// it is: its upload must have landed.
@@ -87,12 +90,17 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		t0 := time.Now()
 		unlock := p.lockGPU()
 		err := p.full.run(ps.ctx, st, s.land.Field, &p.geo, tiles)
-		if p.mode == GPU {
+		// Measured finished (fullBatch sizes the next batches by it), except a stroke's few
+		// tiles: their evaluation stays in the queue ahead of the placement and the frame that
+		// read it, and the frame's wait is the dab's one.
+		measure := !ps.stroking || p.mode != GPU
+		if p.mode == GPU && measure {
 			s.dev.Wait()
 		}
 		unlock()
 		pass.Duration = time.Since(t0)
 		pass.Tiles = len(tiles)
+		fullTook = time.Since(tFull)
 		if err != nil {
 			p.remark(tiles, scatterAll, respace)
 			return true, pass, err
@@ -101,7 +109,9 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		for _, t := range tiles {
 			texels += t.W * t.H
 		}
-		p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
+		if measure {
+			p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
+		}
 		s.flash(tiles)
 	}
 	if more {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"strata/field"
 	"strata/sculpt"
@@ -556,7 +557,9 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 	}
 	s := p.s
 	var changes []fieldChange
+	t0 := time.Now()
 	s.fmu.Lock()
+	p.addParts(passParts{fieldWait: time.Since(t0)})
 	for _, op := range ops {
 		c, err := op.apply(p)
 		if err != nil {
@@ -567,8 +570,10 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 			changes = append(changes, c)
 			if c.target != HolesTarget && !c.resident {
 				// The resident field's rows to upload, marked before the next op (a dab on the
-				// device reads the device's copy: sculptOnDevice).
+				// device reads the device's copy: sculptOnDevice); a channel's edit uploads every
+				// plane of its rows, the height's alone only the height plane.
 				p.res.edited = p.res.edited.Union(c.rect)
+				p.res.editedChans = p.res.editedChans || c.target != ""
 			}
 		}
 		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
@@ -610,6 +615,9 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 			if c.target == "" {
 				p.heightVer++
 				p.resetSlopes(x0, z0, x1, z1)
+				for _, ps := range p.pops {
+					ps.heightEdited = ps.heightEdited.Union(c.rect)
+				}
 			}
 			if p.dirty != nil {
 				p.dirty.MarkRect(x0, z0, x1, z1)
@@ -620,6 +628,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		}
 		s.mu.Lock()
 		s.bumpVersion()
+		p.opBumps++
 		s.mu.Unlock()
 	}
 	var moved image.Rectangle // height texels whose height changed
@@ -632,6 +641,7 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		any = true
 		s.mu.Lock()
 		s.bumpVersion()
+		p.opBumps++
 		s.mu.Unlock()
 	}
 	if !holes.Empty() {

@@ -108,6 +108,12 @@ type pipeline struct {
 	derivedFor  derivedKey
 	derivedRuns int
 
+	// parts is where the passes' time went (Session.mu guards it).
+	parts passParts
+	// opBumps counts the versions applyFieldOps made (Session.mu guards it): a pass whose own
+	// edits made them publishes the newest version (ownVersion).
+	opBumps uint64
+
 	// testHookBeforeDrain runs in a pass between taking its stack and draining the dirty tiles
 	// (a test makes an edit arrive there).
 	testHookBeforeDrain func()
@@ -180,11 +186,17 @@ func (p *pipeline) syncField(st *stack.Stack) error {
 		return err
 	}
 	wrote, err := p.res.sync(p.s.land.Field, st.Channels(), &p.geo)
-	if wrote {
+	if wrote.Dx()*wrote.Dy() > syncWaitTexels {
 		p.s.dev.Wait() // the upload is not the pass's time (drafts are decided by that)
 	}
 	return err
 }
+
+// syncWaitTexels is the most texels an edit's upload may have without a wait of its own before
+// the pass's evaluation: a dab's rows (tens of thousands) go in the queue ahead of the work that
+// reads them and cost the pass's time nothing measurable; a reloaded height (millions) would be
+// counted as the evaluation's and make drafts of every later drag.
+const syncWaitTexels = 1 << 20
 
 // landField takes the field's upload over once it has landed (wait: waiting for it) and records
 // how long it took among the open's steps.
@@ -376,7 +388,11 @@ func (p *pipeline) pass() (more bool, err error) {
 		return false, nil
 	}
 	defer p.end()
+	t0 := time.Now()
+	p.addParts(passParts{passes: 1})
 	changedField := p.applyFieldOps(ps.ops, ps.st)
+	p.ownVersion(&ps)
+	p.addParts(passParts{apply: time.Since(t0)})
 	p.refreshLook(ps)
 	if ps.baked || ps.st == nil {
 		p.s.mu.Lock()
@@ -391,11 +407,14 @@ func (p *pipeline) pass() (more bool, err error) {
 			return false, err
 		}
 	}
+	t1 := time.Now()
 	if err := p.syncField(ps.st); err != nil {
 		return false, err
 	}
+	t2 := time.Now()
 	shown := p.shownGen
 	viewMore, pass, err := p.evaluateView(ps)
+	p.addParts(passParts{sync: t2.Sub(t1), view: time.Since(t2)})
 	if err != nil {
 		return true, err
 	}
@@ -406,6 +425,14 @@ func (p *pipeline) pass() (more bool, err error) {
 		// (a software device's frame would take the cores the refinement needs).
 		p.s.rend.request(ps.dragging || p.shownGen != shown)
 		return true, nil
+	}
+	if ps.stroking && p.mode != GPU && pass.Pages > 0 {
+		// The Go evaluator's dab: the view shows the new ground now, drawn on the software
+		// device while the touched tiles are evaluated and re-placed on the cores beside it (a
+		// draft: its instances are the last dab's); the pass's end asks for the final frame.
+		// On the GPU the frame would queue ahead of that work and hold gpuMu: it waits for it.
+		p.publish(ps.version, true, pass)
+		p.s.rend.request(true)
 	}
 	fullMore, full, err := p.evaluateFull(ps, changedField)
 	if err != nil {
@@ -418,6 +445,28 @@ func (p *pipeline) pass() (more bool, err error) {
 	p.publish(ps.version, false, pass)
 	p.s.rend.request(ps.dragging || ps.stroking)
 	return fullMore || p.pending(ps.version), nil
+}
+
+// ownVersion moves ps to the version the pass's own field edits made (applyFieldOps counts a
+// version for each edit it applies, so that no frame drawn before them claims them): when
+// nothing else changed since the pass began, what the pass evaluates from here on is that
+// version, and publishing the older one would only cost a second pass and a second frame to say
+// that nothing more is coming (a sculpt dab's final frame waited for both).
+func (p *pipeline) ownVersion(ps *passState) {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.opBumps > 0 && s.version == ps.version+p.opBumps && len(p.fieldOps) == 0 {
+		ps.version = s.version
+	}
+	p.opBumps = 0
+}
+
+// addParts adds d to the passes' parts.
+func (p *pipeline) addParts(d passParts) {
+	p.s.mu.Lock()
+	p.parts = p.parts.add(d)
+	p.s.mu.Unlock()
 }
 
 // begin takes the newest state for a pass (false: nothing is open). The pass's context is
@@ -436,6 +485,7 @@ func (p *pipeline) begin() (passState, bool) {
 		layers: p.layersDirty, atlas: p.atlasDirty}
 	p.stalled = false
 	p.fieldOps = nil
+	p.opBumps = 0
 	p.layersDirty, p.atlasDirty = false, false
 	return ps, true
 }
@@ -500,6 +550,16 @@ func (p *pipeline) refiningSoon() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return !p.stalled && p.drag == nil && p.stroke == nil && (p.passIsFull || p.viewTexels > 0 || p.status.Shown != s.version)
+}
+
+// dabDue reports an open stroke whose newest dab a pass has yet to publish: that pass asks for
+// its frame, so a frame drawn before it (the brush ring moved with the dab) would show the old
+// ground and hold the device the pass needs (the frame and the pass take turns on gpuMu).
+func (p *pipeline) dabDue() bool {
+	s := p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return p.stroke != nil && !p.stalled && p.status.Shown != s.version
 }
 
 // passDueWithin reports that the view's pages waiting to be evaluated are expected to take at

@@ -17,46 +17,61 @@ func gridRange(g *field.Grid) [2]float64 {
 	return b.update(g, image.Rectangle{})
 }
 
-// rangeRows is the height of the bands of rows bandRanges keeps.
-const rangeRows = 256
+// rangeBlock is the side of the square blocks of texels bandRanges keeps a range of.
+const rangeBlock = 64
 
-// bandRanges keeps a grid's lowest and highest value per band of rangeRows rows, so an edit of a
-// rectangle reads only the bands it reached again (a sculpt dab on a 2000² field read the whole
-// grid at every dab: 12 ms of CPU of the ~200 a dab costs, docs/PERFORMANCE.md "Sculpt").
+// bandRanges keeps a grid's lowest and highest value per block of rangeBlock² texels, so an edit
+// of a rectangle reads only the blocks it reached again (a sculpt dab on a 2000² field read the
+// whole grid at every dab: 12 ms of CPU of the ~200 a dab costs, docs/PERFORMANCE.md "Sculpt";
+// bands of 256 whole rows still read 1–2 M texels of a 4096² field a dab, 5.7 ms on the H200's
+// host, docs/PERFORMANCE.md "dab16"); the range is then the blocks' (4096 of them at 4096²).
 type bandRanges struct {
 	g      *field.Grid
-	n      int // len(g.Data) the bands were computed for
+	n      int // len(g.Data) the blocks were computed for
+	bx, by int // blocks across and down
 	lo, hi []float32
 }
 
-// update returns g's range after the values in rows changed (empty: every band is read again,
+// update returns g's range after the values in rect changed (empty: every block is read again,
 // as it is for a grid it does not hold).
-func (b *bandRanges) update(g *field.Grid, rows image.Rectangle) [2]float64 {
-	if g == nil || len(g.Data) == 0 {
+func (b *bandRanges) update(g *field.Grid, rect image.Rectangle) [2]float64 {
+	if g == nil || len(g.Data) == 0 || g.W <= 0 || g.H <= 0 {
 		*b = bandRanges{}
 		return [2]float64{}
 	}
-	n := (g.H + rangeRows - 1) / rangeRows
-	bands := make([]int, 0, n)
-	if b.g != g || b.n != len(g.Data) || len(b.lo) != n || rows.Empty() {
-		b.g, b.n, b.lo, b.hi = g, len(g.Data), make([]float32, n), make([]float32, n)
-		for k := range n {
-			bands = append(bands, k)
-		}
+	bx, by := (g.W+rangeBlock-1)/rangeBlock, (g.H+rangeBlock-1)/rangeBlock
+	blocks := image.Rect(0, 0, bx, by)
+	if b.g != g || b.n != len(g.Data) || b.bx != bx || b.by != by || rect.Empty() {
+		b.g, b.n, b.bx, b.by = g, len(g.Data), bx, by
+		b.lo, b.hi = make([]float32, bx*by), make([]float32, bx*by)
 	} else {
-		for k := max(rows.Min.Y, 0) / rangeRows; k <= min(rows.Max.Y-1, g.H-1)/rangeRows; k++ {
-			bands = append(bands, k)
+		r := rect.Intersect(image.Rect(0, 0, g.W, g.H))
+		if r.Empty() {
+			blocks = image.Rectangle{}
+		} else {
+			blocks = image.Rect(r.Min.X/rangeBlock, r.Min.Y/rangeBlock, (r.Max.X-1)/rangeBlock+1, (r.Max.Y-1)/rangeBlock+1)
 		}
 	}
-	pool.Each(context.Background(), len(bands), 0, func(i int) {
-		k := bands[i]
-		part := g.Data[k*rangeRows*g.W : min((k+1)*rangeRows, g.H)*g.W]
-		lo, hi := part[0], part[0]
-		for _, v := range part {
-			lo, hi = min(lo, v), max(hi, v)
+	// A row of blocks a task: the whole grid's on every core, a dab's few inline.
+	rowOf := func(j int) {
+		for i := blocks.Min.X; i < blocks.Max.X; i++ {
+			x0, x1 := i*rangeBlock, min((i+1)*rangeBlock, g.W)
+			lo, hi := g.Data[j*rangeBlock*g.W+x0], g.Data[j*rangeBlock*g.W+x0]
+			for y := j * rangeBlock; y < min((j+1)*rangeBlock, g.H); y++ {
+				for _, v := range g.Data[y*g.W+x0 : y*g.W+x1] {
+					lo, hi = min(lo, v), max(hi, v)
+				}
+			}
+			b.lo[j*bx+i], b.hi[j*bx+i] = lo, hi
 		}
-		b.lo[k], b.hi[k] = lo, hi
-	}, nil)
+	}
+	if n := blocks.Dx() * blocks.Dy(); n > 64 {
+		pool.Each(context.Background(), blocks.Dy(), 0, func(k int) { rowOf(blocks.Min.Y + k) }, nil)
+	} else {
+		for j := blocks.Min.Y; j < blocks.Max.Y; j++ {
+			rowOf(j)
+		}
+	}
 	lo, hi := b.lo[0], b.hi[0]
 	for k := range b.lo {
 		lo, hi = min(lo, b.lo[k]), max(hi, b.hi[k])

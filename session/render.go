@@ -159,6 +159,9 @@ func (r *renderLoop) run() {
 			// weights would take the cores the pass needs and be replaced a moment later.
 			continue
 		}
+		if interactive && r.s.pipe.dabDue() {
+			continue // the dab's pass asks for the frame that shows it
+		}
 		r.gpuMu.Lock()
 		// A reduced frame is also a lighter one: coarser terrain, a thinned forest.
 		r.s.view.SetDraft(scale < 1)
@@ -169,6 +172,10 @@ func (r *renderLoop) run() {
 				continue
 			}
 		}
+		// What the frame shows is what was published when it began: a pass that publishes while
+		// it is drawn (the Go evaluator's, on other cores) may or may not be in it, so the frame
+		// claims only the state before (its own request brings the frame that shows it).
+		version, _, refining, made := r.s.pipe.shownFrame(0)
 		img, err := r.s.view.Frame()
 		stats := r.s.view.Stats()
 		animating := r.s.view.Animating()
@@ -177,7 +184,8 @@ func (r *renderLoop) run() {
 			r.s.emit(Event{Kind: EventError, Err: err})
 			continue
 		}
-		version, draft, refining, made := r.s.pipe.shownFrame(stats.MissingWeights)
+		_, draft, _, _ := r.s.pipe.shownFrame(stats.MissingWeights)
+		refining = refining || draft
 		if stats.MissingWeights > 0 && scale == 1 && img != last {
 			// The camera sees pages not evaluated yet. (A reduced frame samples coarser levels
 			// than the view the pipeline evaluates for; what it lacks there it draws coarser. A

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"image"
+	"slices"
 	"time"
 
 	"strata/field"
@@ -19,8 +20,10 @@ import (
 type resident struct {
 	// fb is the field on the device once landed (nil: none, or still on its way).
 	fb *gpu.FieldBuffers
-	// edited is the height texels edited since fb was last brought up to date.
-	edited image.Rectangle
+	// edited is the height texels edited since fb was last brought up to date; editedChans says
+	// a channel's values were among them (otherwise only the height plane is written again).
+	edited      image.Rectangle
+	editedChans bool
 	// upload is the field on its way to the device, done hears its end, began is when it began,
 	// cancel stops it.
 	upload *gpu.FieldBuffers
@@ -101,18 +104,21 @@ func (r *resident) land(wait bool) (took time.Duration, err error) {
 
 // sync brings the landed field up to date with the edits since the last sync (f's height and
 // the channels chans bind) and with geo (another gradient step cuts the bricks again). It
-// reports whether it wrote anything.
-func (r *resident) sync(f *field.Field, chans []string, geo *landscape.Geometry) (wrote bool, err error) {
+// returns the height texels it wrote (empty: nothing).
+func (r *resident) sync(f *field.Field, chans []string, geo *landscape.Geometry) (wrote image.Rectangle, err error) {
 	if r.fb == nil {
-		return false, nil
+		return image.Rectangle{}, nil
 	}
 	r.fb.Cut(&geo.Field, geo.Stack.GradientStep)
 	rect := r.edited
-	if _, err := r.fb.Upload(f, chans, rect); err != nil {
-		return false, err
+	// Only the height changed (a sculpt dab): its plane alone, unless a plane derived from it
+	// is bound (the flow, which a height edit moves too).
+	heightOnly := !r.editedChans && !slices.Contains(chans, field.FlowChannel)
+	if _, err := r.fb.UploadPlanes(f, chans, rect, heightOnly); err != nil {
+		return image.Rectangle{}, err
 	}
-	r.edited = image.Rectangle{}
-	return !rect.Empty(), nil
+	r.edited, r.editedChans = image.Rectangle{}, false
+	return rect, nil
 }
 
 // release frees the buffers, waiting for an upload still under way (it writes them).

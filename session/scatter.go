@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
+	"image"
 	"slices"
+	"time"
 
 	"strata/field"
 	"strata/gpu"
@@ -25,6 +27,9 @@ type popState struct {
 	kernel *gpu.ScatterKernel
 	// heightVer is the pipeline's height version the kernel's height buffer holds.
 	heightVer uint64
+	// heightEdited is the height texels edited since the kernel last placed (the rows its held
+	// windows take again: gpu.PlaceJob.HeightEdited).
+	heightEdited image.Rectangle
 
 	// CPU
 	dens    *field.Grid
@@ -210,6 +215,7 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 	fg := &p.geo.Field
 	s.rend.gpuMu.Lock()
 	defer s.rend.gpuMu.Unlock()
+	tDensity := time.Now()
 	if ps.kernel == nil {
 		k, err := s.dev.NewScatterKernel()
 		if err != nil {
@@ -229,11 +235,12 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		run = allTiles
 	}
 	var mx float32
+	// A gesture that holds a spacing needs no maximum: nothing is read back, and the density's
+	// dispatches stay queued ahead of the placement that reads them.
+	held := hold && ps.params.Spacing > 0
 	if p.res.fb != nil {
-		for _, r := range tileRects(fg, run) {
-			if mx, err = ps.kernel.DensityResident(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), p.res.fb, r); err != nil {
-				return err
-			}
+		if mx, err = ps.kernel.DensityRects(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), p.res.fb, tileRects(fg, run), !held); err != nil {
+			return err
 		}
 	} else {
 		if p.wtiles == nil {
@@ -253,10 +260,16 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		}
 	}
 	params := scatter.ParamsFor(&st.Populations[i], mx)
-	if hold && ps.params.Spacing > 0 {
+	if held {
 		params.Spacing = ps.params.Spacing
 	}
+	tPlace := time.Now()
+	p.addParts(passParts{density: tPlace.Sub(tDensity)})
+	defer func() { p.addParts(passParts{place: time.Since(tPlace)}) }()
 	job := gpu.PlaceJob{Params: params, Geometry: fg, Height: l.Field.Height, Tiles: touched, HeightUnchanged: ps.heightVer == p.heightVer}
+	if !job.HeightUnchanged {
+		job.HeightEdited = ps.heightEdited // what the edits since the last placement changed
+	}
 	var n int
 	if params.Spacing == 0 {
 		n = 0
@@ -269,6 +282,11 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 	if err != nil {
 		return err
 	}
-	ps.params, ps.count, ps.heightVer = params, n, p.heightVer
+	ps.params, ps.count = params, n
+	if params.Spacing != 0 {
+		// The kernel's windows hold this height now (a run with nothing to place touched
+		// none: the edits since stay to be written).
+		ps.heightVer, ps.heightEdited = p.heightVer, image.Rectangle{}
+	}
 	return nil
 }

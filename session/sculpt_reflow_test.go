@@ -256,6 +256,11 @@ func TestSculptInstancesFreshGPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		held = append(held, m)
+		// The dabs' rows went into the windows the place kernel holds, not whole uploads.
+		if ps.kernel.HeightEdits() == 0 {
+			t.Errorf("population %q: no dab's rows were written into the held height windows (%d whole uploads)", ps.name, ps.kernel.HeightUploads())
+		}
+		t.Logf("population %q: %d height uploads, %d edits written", ps.name, ps.kernel.HeightUploads(), ps.kernel.HeightEdits())
 	}
 	p.passMu.Unlock()
 	f := fieldNow(t, h)

@@ -74,8 +74,12 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 		delete(p.stale, key)
 		done++
 	}
-	if done > 0 && p.mode == GPU {
-		s.dev.Wait() // measured finished: the time per texel decides drafts
+	// Measured finished: the time per texel decides drafts. A stroke's pages are not measured
+	// (a dab's few pages say little, and a stroke draws no drafts by it): their work stays in the
+	// queue ahead of the frame that shows it, which waits once for all of it.
+	measure := done > 0 && (!ps.stroking || p.mode != GPU)
+	if measure && p.mode == GPU {
+		s.dev.Wait()
 	}
 	took := time.Since(t0)
 	if ps.gen != p.shownGen && done > 0 {
@@ -84,7 +88,7 @@ func (p *pipeline) evaluateView(ps passState) (more bool, pass Pass, err error) 
 	}
 	// Pages the Go reference made while the field travels to the device say nothing of the GPU's
 	// time per texel: measured from them, drafts and full batches would stay CPU-sized long after.
-	if done > 0 && !p.res.uploading() {
+	if measure && !p.res.uploading() {
 		p.measured(took, done*pageTexels)
 		p.fullPasses++
 	}

@@ -170,13 +170,33 @@ fn sinCos(k: u32) -> vec2<f32> {
     }
 }
 
+// claimSlot is the pool slot of a thread whose site or instance is kept (ok): the workgroup's
+// kept threads take consecutive slots from one atomicAdd on the pool counter (a single counter
+// hit by every kept thread serialises). Every thread of the workgroup calls it, in uniform
+// control flow: it holds the barriers. A thread that is not kept gets a slot it must not use.
+fn claimSlot(ok: bool, li: u32) -> u32 {
+    var rank = 0u;
+    if (ok) {
+        rank = atomicAdd(&wgAccepted, 1u);
+    }
+    workgroupBarrier();
+    if (li == 0u) {
+        let n = atomicLoad(&wgAccepted);
+        if (n > 0u) {
+            wgBase = atomicAdd(&C.count, n);
+        }
+    }
+    workgroupBarrier();
+    return wgBase + rank;
+}
+
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
     PP = PPs[wid.z];
     let sx = wid.x * WG + lid.x;
     let sy = wid.y * WG + lid.y;
-    // No early return before the barriers: every thread of the workgroup must reach them.
+    // No early return before claimSlot: every thread of the workgroup must reach its barriers.
     var ok = sx < PP.siteCount.x && sy < PP.siteCount.y;
     var h = 0u;
     var px = 0.0;
@@ -196,22 +216,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             ok = U01(h) < d * PP.spacing2;
         }
     }
-    var rank = 0u;
-    if (ok) {
-        rank = atomicAdd(&wgAccepted, 1u);
-    }
-    workgroupBarrier();
-    if (li == 0u) {
-        let n = atomicLoad(&wgAccepted);
-        if (n > 0u) {
-            wgBase = atomicAdd(&C.count, n);
-        }
-    }
-    workgroupBarrier();
+    let slot = claimSlot(ok, li);
     if (!ok) {
         return;
     }
-    let slot = wgBase + rank;
     if (slot >= PP.capacity) {
         return;
     }
@@ -227,21 +235,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 }
 
 // keep copies instance k of the previous pool unless its tile is marked in dirty (a bit per tile
-// index), so re-placing some tiles leaves every other instance as it was.
+// index), so re-placing some tiles leaves every other instance as it was. The kept instances take
+// their slots a workgroup at a time, as main's accepted sites do: one atomicAdd on the pool
+// counter per workgroup (a million kept instances hitting one counter each serialised the pass).
 // Dispatched 2D when one row of workgroups is not enough: k = x + y·(groups across)·64.
 @compute @workgroup_size(64)
-fn keep(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+fn keep(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
     PP = PPs[0];
     let k = id.x + id.y * n.x * 64u;
-    if (k >= PP.keepCount) {
+    // No early return before claimSlot: every thread of the workgroup must reach its barriers.
+    var ok = k < PP.keepCount;
+    var t = 0u;
+    if (ok) {
+        t = oldTags[k];
+        let w = t >> 5u;
+        ok = !(w < arrayLength(&dirty) && (dirty[w] & (1u << (t & 31u))) != 0u);
+    }
+    let slot = claimSlot(ok, li);
+    if (!ok) {
         return;
     }
-    let t = oldTags[k];
-    let w = t >> 5u;
-    if (w < arrayLength(&dirty) && (dirty[w] & (1u << (t & 31u))) != 0u) {
-        return;
-    }
-    let slot = atomicAdd(&C.count, 1u);
     if (slot < PP.capacity) {
         pool[slot] = oldPool[k];
         tags[slot] = t;

@@ -1,0 +1,43 @@
+package gpu
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Counts is what a device was asked to do since it opened: submissions, host waits (a Wait, a
+// buffer or texture read back, a Reader's wait for a copy) and the time spent blocked in them,
+// and the bytes written through the queue (Buffer.Write). A benchmark takes two and subtracts
+// them to say what one edit cost in round trips, not only in milliseconds (on a fast GPU an
+// edit's time is mostly its waits, docs/PERFORMANCE.md "dab16").
+type Counts struct {
+	Submits    int64
+	Waits      int64
+	Waited     time.Duration
+	WriteBytes int64
+}
+
+// Sub is c − o, field by field.
+func (c Counts) Sub(o Counts) Counts {
+	return Counts{Submits: c.Submits - o.Submits, Waits: c.Waits - o.Waits, Waited: c.Waited - o.Waited, WriteBytes: c.WriteBytes - o.WriteBytes}
+}
+
+// counters are a Device's Counts, kept with atomics (submissions come from several goroutines).
+type counters struct {
+	submits, waits, waitedNs, writeBytes atomic.Int64
+}
+
+// Counts returns what the device did since it opened (zero on nil).
+func (d *Device) Counts() Counts {
+	if d == nil {
+		return Counts{}
+	}
+	c := &d.counts
+	return Counts{Submits: c.submits.Load(), Waits: c.waits.Load(), Waited: time.Duration(c.waitedNs.Load()), WriteBytes: c.writeBytes.Load()}
+}
+
+// waited records one host wait that began at t0.
+func (d *Device) waited(t0 time.Time) {
+	d.counts.waits.Add(1)
+	d.counts.waitedNs.Add(int64(time.Since(t0)))
+}
