@@ -48,6 +48,9 @@ timeout 100 $S bench erode --size 4096 2>&1
 timeout 100 $S bench erode --size 4096 2>&1
 timeout 150 $S bench erode --size 8192 2>&1
 
+step "flow routing 4096², warm (BenchmarkFlowRoute, the default 32² tiles and 16 sub-waves)"
+(cd gpu && timeout 120 $B/gpu.test -test.run XXX -test.bench 'FlowRoute/tiles=32/sweep=16' -test.benchtime 10x 2>&1 | tail -6)
+
 step "bench bake --size 16384 twice, then validate"
 timeout 100 $S bench bake --size 16384 --out $T/g1.terrainData 2>&1 | grep -E "total, wall|read back|peak RSS|GPU"
 rm -rf $T/g1.terrainData
