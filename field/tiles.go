@@ -253,6 +253,13 @@ func (d *DirtySet) Len() int {
 	return d.count
 }
 
+// Marked reports whether tile index is marked.
+func (d *DirtySet) Marked(index int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return index >= 0 && index < len(d.marked) && d.marked[index]
+}
+
 // Drain returns the marked tile indices in ascending order and clears the set.
 func (d *DirtySet) Drain() []int {
 	d.mu.Lock()

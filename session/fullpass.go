@@ -55,7 +55,9 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 			tiles = append(tiles, t)
 		}
 	}
-	// At most a budget's worth now; the rest stays marked for the next pass (the view first).
+	// At most a budget's worth now, nearest the camera first; the rest stays marked for the next
+	// pass (the view first).
+	p.nearestFirst(tiles)
 	if n := p.fullBatch(len(tiles)); n < len(tiles) {
 		for _, t := range tiles[n:] {
 			p.dirty.Mark(t.Index)
@@ -116,6 +118,7 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 	}
 	if more {
 		p.unplaced = append(p.unplaced, tiles...)
+		p.tryEarly(ps)
 		return true, pass, nil
 	}
 	if len(p.unplaced) > 0 {
@@ -163,7 +166,39 @@ func (p *pipeline) fullBatch(n int) int {
 	if per <= 0 {
 		return n
 	}
-	return min(n, max(1, int(float64(fullBudget)/per)))
+	n = min(n, max(1, int(float64(fullBudget)/per)))
+	if p.testFullBatch > 0 {
+		n = min(n, p.testFullBatch)
+	}
+	return n
+}
+
+// tryEarly places the populations early (early.go) on the tiles evaluated so far, after a batch
+// that left more to evaluate: not while a gesture holds the placement, nor once the stack or the
+// tiles it evaluated have changed since.
+func (p *pipeline) tryEarly(ps passState) {
+	s := p.s
+	st := ps.st
+	if len(st.Populations) == 0 || ps.dragging || ps.stroking || p.mode == GPU && p.failGPU.Load() {
+		return
+	}
+	s.mu.Lock()
+	current := s.doc.stack == st
+	var done []field.Tile
+	seen := map[int]bool{}
+	for _, t := range p.unplaced {
+		if !seen[t.Index] && !p.dirty.Marked(t.Index) {
+			seen[t.Index] = true
+			done = append(done, t)
+		}
+	}
+	s.mu.Unlock()
+	if !current || len(done) == 0 {
+		return
+	}
+	if _, err := p.placeEarly(ps.ctx, st, done); err != nil && !errors.Is(err, context.Canceled) {
+		s.emit(Event{Kind: EventError, Err: fmt.Errorf("scatter: %w", err)})
+	}
 }
 
 // remark marks tiles (and the placement) again after a failed or cancelled evaluation, so the

@@ -117,6 +117,10 @@ type pipeline struct {
 	// testHookBeforeDrain runs in a pass between taking its stack and draining the dirty tiles
 	// (a test makes an edit arrive there).
 	testHookBeforeDrain func()
+	// testHookEarly runs after an early placement (early.go), with the tiles it placed from.
+	testHookEarly func(done []field.Tile)
+	// testFullBatch, when positive, caps a full-resolution batch at that many tiles.
+	testFullBatch int
 }
 
 // dragState is an open slider drag (see Session.Drag).

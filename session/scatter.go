@@ -35,6 +35,11 @@ type popState struct {
 	dens    *field.Grid
 	tileMax []float32
 	pool    *scatter.Pool
+
+	// early says the pool holds an early placement (early.go) of the tiles in earlyDone: the next
+	// placement places every tile.
+	early     bool
+	earlyDone map[int]bool
 }
 
 func (ps *popState) release() {
@@ -95,11 +100,10 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 	s := p.s
 	p.syncPops(st)
 	allTiles := p.geo.Tiles(s.opts.TileSize)
-	var views []viewport.Population
 	for i := range st.Populations {
 		ps := p.pops[i]
 		touched := tiles
-		if all || ps.params.Spacing == 0 {
+		if all || ps.params.Spacing == 0 || ps.early {
 			touched = allTiles
 		}
 		if len(touched) == 0 && !respace {
@@ -118,7 +122,14 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 		if err != nil {
 			return fmt.Errorf("population %q: %w", ps.name, err)
 		}
+		ps.early, ps.earlyDone = false, nil
 	}
+	return s.view.SetPopulations(p.popViews())
+}
+
+// popViews is what the viewport draws of the kept populations.
+func (p *pipeline) popViews() []viewport.Population {
+	var views []viewport.Population
 	for _, ps := range p.pops {
 		vp := viewport.Population{Name: ps.name, Mesh: viewport.Mesh(ps.mesh), Count: ps.count}
 		if ps.kernel != nil {
@@ -131,7 +142,7 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 		}
 		views = append(views, vp)
 	}
-	return s.view.SetPopulations(views)
+	return views
 }
 
 // syncPops matches the kept populations to st's by name; a new or renamed one starts empty.
