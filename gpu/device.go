@@ -81,8 +81,8 @@ type Device struct {
 
 	mem memory // bytes held by buffers and textures (memory.go)
 
-	pipes pipeCache // compute pipelines shared by the kernels (pipeline.go)
-	counts counters // submissions, waits and writes (counts.go)
+	pipes  pipeCache // compute pipelines shared by the kernels (pipeline.go)
+	counts counters  // submissions, waits and writes (counts.go)
 }
 
 // Open creates an instance, picks an adapter (discrete, then integrated, then anything, Vulkan /
