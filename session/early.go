@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"strata/field"
-	"strata/gpu"
 	"strata/scatter"
 	"strata/stack"
 	"strata/viewport"
@@ -27,6 +26,10 @@ import (
 // full-resolution pass evaluates the tiles nearest the camera first, and after each batch that
 // leaves more to do, placeEarly places the populations on the tiles that qualify; the placement
 // after the last batch places every tile again (popState.early), as it did before.
+//
+// The Go evaluator's only: on the GPU the whole field is evaluated and placed within the settle
+// (2.8–2.9 s at 16384² on the H200), and placing after every batch there cost more than it showed
+// (docs/design.md "Early placement").
 
 // nearestFirst orders tiles by their distance (weights texels) from the camera's target, so the
 // full-resolution batches and the early placement begin where the artist looks.
@@ -88,13 +91,7 @@ func (p *pipeline) placeEarly(ctx context.Context, st *stack.Stack, done []field
 	for i := range st.Populations {
 		ps := p.pops[i]
 		bound := float32(st.Populations[i].Density)
-		var ok bool
-		var err error
-		if p.mode == GPU {
-			ok, err = p.placeEarlyGPU(ctx, st, i, ps, done, bound)
-		} else {
-			ok, err = p.placeEarlyCPU(ctx, st, i, ps, done, bound)
-		}
+		ok, err := p.placeEarlyCPU(ctx, st, i, ps, done, bound)
 		if err != nil {
 			return placed, err
 		}
@@ -132,57 +129,6 @@ func (ps *popState) earlyPlaced(pick []field.Tile, fresh bool, params scatter.Pa
 	ps.early, ps.params = true, params
 }
 
-func (p *pipeline) placeEarlyGPU(ctx context.Context, st *stack.Stack, i int, ps *popState, done []field.Tile, bound float32) (bool, error) {
-	s := p.s
-	l := s.land
-	fg := &p.geo.Field
-	if p.res.fb == nil {
-		return false, nil // the density reads the resident field (placeGPU cuts tiles otherwise)
-	}
-	s.rend.gpuMu.Lock()
-	defer s.rend.gpuMu.Unlock()
-	if ps.kernel == nil {
-		k, err := s.dev.NewScatterKernel()
-		if err != nil {
-			return false, err
-		}
-		ps.kernel = k
-	}
-	packed, err := stack.PackPopulation(st, i, p.geo.Stack)
-	if err != nil {
-		return false, err
-	}
-	mx, err := ps.kernel.DensityRects(ctx, packed, uint32(fg.WeightsW), uint32(fg.WeightsH), p.full.gpuTarget(), p.res.fb, tileRects(fg, done), true)
-	if err != nil || mx != bound {
-		return false, err
-	}
-	params := scatter.ParamsFor(&st.Populations[i], mx)
-	if params.Spacing == 0 {
-		return false, nil
-	}
-	pick, fresh := ps.earlyPick(fg, s.opts.TileSize, done, params)
-	if len(pick) == 0 {
-		return false, nil
-	}
-	job := gpu.PlaceJob{Params: params, Geometry: fg, Height: l.Field.Height, Tiles: pick, HeightUnchanged: ps.heightVer == p.heightVer}
-	if !job.HeightUnchanged {
-		job.HeightEdited = ps.heightEdited
-	}
-	var n int
-	if fresh {
-		n, err = ps.kernel.Place(ctx, job)
-	} else {
-		n, err = ps.kernel.PlaceTiles(ctx, job)
-	}
-	if err != nil {
-		return false, err
-	}
-	ps.count = n
-	ps.heightVer, ps.heightEdited = p.heightVer, image.Rectangle{}
-	ps.earlyPlaced(pick, fresh, params)
-	return true, nil
-}
-
 func (p *pipeline) placeEarlyCPU(ctx context.Context, st *stack.Stack, i int, ps *popState, done []field.Tile, bound float32) (bool, error) {
 	l := p.s.land
 	fg := &p.geo.Field
@@ -194,20 +140,35 @@ func (p *pipeline) placeEarlyCPU(ctx context.Context, st *stack.Stack, i int, ps
 	if ps.dens == nil || ps.dens.W != fg.WeightsW || ps.dens.H != fg.WeightsH || len(ps.tileMax) != allTiles {
 		ps.dens = field.NewGrid(fg.WeightsW, fg.WeightsH)
 		ps.tileMax = make([]float32, allTiles)
-		ps.pool = nil
+		ps.pool, ps.densAt = nil, nil
 	}
 	slopes, err := ce.slopesFor(ctx, st, l.Field, &p.geo)
 	if err != nil {
 		return false, err
 	}
-	maxes, err := scatter.DensityTiles(ctx, st, i, l.Field, scatter.Geometry{Field: p.geo.Field, Stack: p.geo.Stack}, ce.w.Lo, ce.w.Hi, ps.dens, done, slopes)
-	if err != nil {
-		return false, err
+	// The density of the tiles evaluated since it was last computed (each batch adds its own).
+	if ps.densAt == nil {
+		ps.densAt = map[int]uint64{}
+	}
+	var stale []field.Tile
+	for _, t := range done {
+		if ps.densAt[t.Index] != p.evaluated[t.Index] {
+			stale = append(stale, t)
+		}
+	}
+	if len(stale) > 0 {
+		maxes, err := scatter.DensityTiles(ctx, st, i, l.Field, scatter.Geometry{Field: p.geo.Field, Stack: p.geo.Stack}, ce.w.Lo, ce.w.Hi, ps.dens, stale, slopes)
+		if err != nil {
+			return false, err
+		}
+		for k, t := range stale {
+			ps.tileMax[t.Index] = maxes[k]
+			ps.densAt[t.Index] = p.evaluated[t.Index]
+		}
 	}
 	var mx float32
-	for k, t := range done {
-		ps.tileMax[t.Index] = maxes[k]
-		mx = max(mx, maxes[k])
+	for _, t := range done {
+		mx = max(mx, ps.tileMax[t.Index])
 	}
 	if mx != bound {
 		return false, nil

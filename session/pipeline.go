@@ -80,6 +80,10 @@ type pipeline struct {
 	// unplaced are full-resolution tiles a pass evaluated while more were due (fullBatch): the
 	// pass that evaluates the last of them places the populations on all of them.
 	unplaced []field.Tile
+	// evals counts the full-resolution evaluations; evaluated[i] is the count at which tile i was
+	// last evaluated (early.go computes a tile's density again only when it was evaluated since).
+	evals     uint64
+	evaluated map[int]uint64
 	wtiles   *tileCache
 	geoFor   *stack.Stack // a stack with the gradient step geo was made for
 	// shownGen is the weights generation the viewport shows.

@@ -40,6 +40,9 @@ type popState struct {
 	// placement places every tile.
 	early     bool
 	earlyDone map[int]bool
+	// densAt is, per tile, the evaluation (pipeline.evaluated) its density in dens was computed
+	// from by an early placement.
+	densAt map[int]uint64
 }
 
 func (ps *popState) release() {
@@ -122,7 +125,7 @@ func (p *pipeline) scatter(ctx context.Context, st *stack.Stack, tiles []field.T
 		if err != nil {
 			return fmt.Errorf("population %q: %w", ps.name, err)
 		}
-		ps.early, ps.earlyDone = false, nil
+		ps.early, ps.earlyDone, ps.densAt = false, nil, nil
 	}
 	return s.view.SetPopulations(p.popViews())
 }
