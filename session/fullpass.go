@@ -113,13 +113,13 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		}
 		if measure {
 			p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
+		}
 		if p.evaluated == nil {
 			p.evaluated = map[int]uint64{}
 		}
 		for _, t := range tiles {
 			p.evals++
 			p.evaluated[t.Index] = p.evals
-		}
 		}
 		s.flash(tiles)
 	}

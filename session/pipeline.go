@@ -84,8 +84,8 @@ type pipeline struct {
 	// last evaluated (early.go computes a tile's density again only when it was evaluated since).
 	evals     uint64
 	evaluated map[int]uint64
-	wtiles   *tileCache
-	geoFor   *stack.Stack // a stack with the gradient step geo was made for
+	wtiles    *tileCache
+	geoFor    *stack.Stack // a stack with the gradient step geo was made for
 	// shownGen is the weights generation the viewport shows.
 	shownGen uint64
 	// stale are pages of the current generation whose ground changed since they were written
