@@ -31,7 +31,10 @@ import (
 // decodes it as colour+alpha, which a heightmap must not be.
 type pngSource struct {
 	r          *bufio.Reader // the file after the chunks read so far
-	crc        hash.Hash32   // of the current chunk
+	file       io.ReaderAt   // the whole file, and its size: the whole-buffer inflate reads it
+	size       int64
+	taken      *countReader // what r has taken from the file after its signature
+	crc        hash.Hash32  // of the current chunk
 	w, h       int
 	depth      int // bits per sample: 1, 2, 4, 8 or 16
 	interlaced bool
@@ -87,7 +90,8 @@ func newPNGSource(r io.ReaderAt, size int64, role string) (*pngSource, error) {
 	if _, _, _, err := pngHeader(b[:n], size, role); err != nil {
 		return nil, err
 	}
-	p := &pngSource{r: bufio.NewReaderSize(io.NewSectionReader(r, 8, size-8), 1<<16), crc: crc32.NewIEEE()}
+	p := &pngSource{file: r, size: size, taken: &countReader{r: io.NewSectionReader(r, 8, size-8)}, crc: crc32.NewIEEE()}
+	p.r = bufio.NewReaderSize(p.taken, 1<<16)
 	if err := p.header(role); err != nil {
 		return nil, err
 	}
@@ -297,12 +301,22 @@ type pngBatch struct {
 // IEND.
 func (p *pngSource) decode(ctx context.Context, out *gridOut, prog *progress) error {
 	passes := p.passes()
-	free := make(chan *pngBatch, pngBatches)
-	filtered := make(chan *pngBatch, pngBatches)
-	unfiltered := make(chan *pngBatch, pngBatches)
-	size := p.batchRows() * (1 + p.rowBytes(p.w))
-	for range pngBatches {
-		free <- &pngBatch{buf: make([]byte, size)}
+	raw, err := p.inflateWhole(ctx, passes)
+	if err != nil {
+		return err
+	}
+	n := pngBatches // batches in flight: the streaming inflate's, recycled
+	if raw != nil {
+		n = p.wholeBatches(passes) // every batch at once, each a window of raw
+	}
+	free := make(chan *pngBatch, n)
+	filtered := make(chan *pngBatch, n)
+	unfiltered := make(chan *pngBatch, n)
+	if raw == nil {
+		size := p.batchRows() * (1 + p.rowBytes(p.w))
+		for range pngBatches {
+			free <- &pngBatch{buf: make([]byte, size)}
+		}
 	}
 	stop := make(chan struct{})
 	var once sync.Once
@@ -314,10 +328,12 @@ func (p *pngSource) decode(ctx context.Context, out *gridOut, prog *progress) er
 	// batch), so waiting for all three ends the decode with nothing of it left running.
 	var wg sync.WaitGroup
 	wg.Add(3)
-	go func() { // inflate
+	go func() { // inflate, or hand out the rows inflated already
 		defer wg.Done()
 		defer close(filtered)
-		if err := p.inflate(ctx, passes, free, filtered, stop); err != nil {
+		if raw != nil {
+			p.slice(passes, raw, filtered)
+		} else if err := p.inflate(ctx, passes, free, filtered, stop); err != nil {
 			fail(err)
 		}
 	}()

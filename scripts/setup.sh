@@ -6,7 +6,7 @@
 # .ci/run. A missing capability fails with one line naming it and how to get it.
 set -euo pipefail
 pkgs=(
-  make gcc libc6-dev pkg-config
+  make gcc libc6-dev pkg-config libdeflate-dev
   libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev
   libvulkan1 mesa-vulkan-drivers
   xvfb xauth xdotool
@@ -37,6 +37,9 @@ command -v make >/dev/null || fail "make is missing (apt-get install make)"
 command -v gcc >/dev/null || fail "gcc is missing: cgo needs a C compiler (apt-get install gcc)"
 pkg-config --exists gl x11 2>/dev/null || fail "pkg-config cannot find gl and x11, which the editor's cgo build asks it for (apt-get install pkg-config libgl1-mesa-dev libx11-dev)"
 [ "$(go env CGO_ENABLED)" = 1 ] || fail "cgo is disabled (CGO_ENABLED=$(go env CGO_ENABLED)): the GPU and the editor need it"
+# The PNG import inflates whole images with libdeflate, linked statically (internal/zinflate).
+[ -f "$(gcc -print-file-name=libdeflate.a)" ] && echo '#include <libdeflate.h>' | gcc -E -x c - >/dev/null 2>&1 ||
+  fail "libdeflate's static library and header are missing (apt-get install libdeflate-dev)"
 
 tmp=$(mktemp -d)
 xpid=""
