@@ -238,17 +238,18 @@ func (r *bakeRun) landAll() error {
 	return nil
 }
 
-// timeBands splits the bands' wall time d: what the loop spent waiting for copies (and the
-// kernels queued before them) and copying bytes out is "read back", the rest — queueing kernels
-// and uploads, and the waits for each density's maximum — "evaluate"; the note gives the read
-// back's throughput over the whole span in which bytes were in flight.
+// timeBands splits the bands' wall time d: what the loop spent blocked on the read back (waiting
+// for copies and the kernels queued before them, or for bytes still being copied out) is "read
+// back", the rest — queueing kernels and uploads, and the waits for each density's maximum —
+// "evaluate"; the note gives the read back's throughput over the whole span in which bytes were in
+// flight, and the copying out, which runs beside the loop.
 func (r *bakeRun) timeBands(d time.Duration) {
 	st := r.reader.Stats()
-	rb := st.Waited + st.Copied
+	rb := st.Waited
 	r.tm.Add(StageEvaluate, d-rb)
 	r.tm.Add(StageReadBack, rb)
 	if st.Bytes > 0 && st.Span > 0 {
-		r.tm.Note("read back: %d MiB in %d copies, %.1f ms from the first copy to the last byte landed (%.2f GB/s, the bands' kernels included); waited %.1f ms, copied out %.1f ms (%.2f GB/s)",
+		r.tm.Note("read back: %d MiB in %d copies, %.1f ms from the first copy to the last byte landed (%.2f GB/s, the bands' kernels included); waited %.1f ms; copied out %.1f ms beside the loop (%.2f GB/s)",
 			st.Bytes>>20, st.Requests, ms(st.Span), float64(st.Bytes)/st.Span.Seconds()/1e9, ms(st.Waited), ms(st.Copied), float64(st.Bytes)/max(st.Copied, time.Microsecond).Seconds()/1e9)
 	}
 }

@@ -169,10 +169,13 @@ func (d *Device) mapStaging(staging *Buffer, size uint64, l rowLayout, dst []byt
 // Reader reads textures and buffer rows back into host memory with several copies in flight, so
 // a bake's bands are read back while the GPU evaluates the next ones. Each request is copied into
 // a MapRead staging buffer of its own (a ring of Slots, each grown to its largest request) in one
-// submission, and its map is requested at once; its bytes land — copied straight into their place
-// at the caller's row stride, the rows shared among Workers goroutines — when a later request
-// needs that staging buffer back, or at Flush. Maps go through the C shim (never Buffer.MapAsync,
-// SPEC pitfall) and a wait polls for the one submission that fills the buffer, not for all work.
+// submission, and its map is requested at once. Its bytes land — copied straight into their place
+// at the caller's row stride, the rows shared among Workers goroutines — in the background, beside
+// the caller's next requests: every request first polls the device without waiting and starts
+// copying out each staging buffer whose map has completed, and the caller waits only when it
+// needs a staging buffer back whose bytes have not landed yet, or at Flush. Maps go through the C
+// shim (never Buffer.MapAsync, SPEC pitfall) and a wait polls for the one submission that fills
+// the buffer, not for all work.
 //
 // Requests land in the order they were made. The destination of a request must not be read, and
 // its source may be overwritten by later GPU work (queue order keeps the copy first), until Flush
@@ -190,13 +193,13 @@ type Reader struct {
 	first   time.Time
 }
 
-// ReadStats is what a Reader did: bytes landed, and how long the caller was blocked waiting for
-// copies to complete and copying out of staging buffers.
+// ReadStats is what a Reader did: bytes landed, how long the caller was blocked, and how long the
+// copying out of staging buffers took (in the background, beside the caller).
 type ReadStats struct {
 	Bytes    int64
 	Requests int
-	Waited   time.Duration // in polls, waiting for a copy (and the GPU work queued before it)
-	Copied   time.Duration // copying landed rows out of mapped staging buffers
+	Waited   time.Duration // the caller blocked: for a copy (and the GPU work queued before it) or for its bytes to land
+	Copied   time.Duration // copying landed rows out of mapped staging buffers (background goroutines)
 	Span     time.Duration // from the first request to the last byte landed
 }
 
@@ -211,6 +214,17 @@ type readSlot struct {
 	dst     []byte
 	what    string
 	mapErr  error // recorded while requesting the map
+	// copying is the background copy out of the staging buffer (which unmaps it when done) once
+	// the map has completed; nil when none is running or uncollected.
+	copying chan landedCopy
+}
+
+// landedCopy is what a background copy out of a staging buffer reports.
+type landedCopy struct {
+	err    error
+	copied time.Duration
+	bytes  int64
+	end    time.Time
 }
 
 // NewReader returns a Reader with slots staging buffers (at least 1), created as requests need
@@ -289,6 +303,7 @@ func (r *Reader) request(what string, size uint64, l rowLayout, dst []byte, reco
 	if r.first.IsZero() {
 		r.first = time.Now()
 	}
+	r.startReady()
 	s := &r.slots[r.next]
 	if err := r.land(s); err != nil {
 		return err
@@ -367,35 +382,72 @@ func (r *Reader) wait(s *readSlot) error {
 	return nil
 }
 
-// land waits for the request in flight in s, if any, copies its rows out on Workers goroutines
-// and unmaps the staging buffer.
-func (r *Reader) land(s *readSlot) error {
-	if !s.pending {
-		return nil
+// startReady polls the device without waiting and starts the background copy of every request
+// whose map has completed, oldest first.
+func (r *Reader) startReady() {
+	inFlight := false
+	for k := range r.slots {
+		inFlight = inFlight || r.slots[k].pending
 	}
-	if err := r.wait(s); err != nil {
-		return err
+	if !inFlight || r.d == nil || r.d.raw == nil {
+		return
 	}
-	buf := rawBuffer(s.staging.Buf)
-	defer unmapBuffer(buf)
-	src := mappedRange(buf, 0, s.size)
-	if src == nil {
-		return fmt.Errorf("gpu: read %s: no mapped range", s.what)
+	r.d.Dev.Poll(false, nil)
+	for k := range r.slots {
+		s := &r.slots[(r.next+k)%len(r.slots)]
+		if !s.pending || !s.m.done() {
+			continue
+		}
+		s.pending = false
+		err := s.m.end()
+		if s.mapErr != nil {
+			err = errors.Join(s.mapErr, err)
+		}
+		if err != nil {
+			s.copying = make(chan landedCopy, 1)
+			s.copying <- landedCopy{err: fmt.Errorf("gpu: read %s: %w", s.what, err)}
+			continue
+		}
+		r.startCopy(s)
 	}
-	t0 := time.Now()
-	l := s.l
+}
+
+// startCopy copies s's rows out of its mapped staging buffer on Workers goroutines in the
+// background and unmaps it; land collects the result.
+func (r *Reader) startCopy(s *readSlot) {
+	ch := make(chan landedCopy, 1)
+	s.copying = ch
+	buf, size, l, dst, what := rawBuffer(s.staging.Buf), s.size, s.l, s.dst, s.what
 	workers := r.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Shares of at least 1 MiB: below that a goroutine costs more than the copy.
+	go func() {
+		src := mappedRange(buf, 0, size)
+		if src == nil {
+			unmapBuffer(buf)
+			ch <- landedCopy{err: fmt.Errorf("gpu: read %s: no mapped range", what)}
+			return
+		}
+		t0 := time.Now()
+		copyRowsOn(workers, src, dst, l)
+		end := time.Now()
+		unmapBuffer(buf) // before the result: whoever collects it may submit a copy into buf
+		ch <- landedCopy{copied: end.Sub(t0), bytes: int64(l.rows * l.row), end: end}
+	}()
+}
+
+// copyRowsOn copies l's rows from src into dst on up to workers goroutines, in shares of at least
+// 1 MiB (below that a goroutine costs more than the copy): the destination is fresh memory, whose
+// page faults one core alone cannot keep up with.
+func copyRowsOn(workers int, src unsafe.Pointer, dst []byte, l rowLayout) {
 	workers = int(min(uint64(workers), max(1, l.rows*l.row>>20), l.rows))
 	var wg sync.WaitGroup
 	for k := range workers {
 		y0, y1 := l.rows*uint64(k)/uint64(workers), l.rows*uint64(k+1)/uint64(workers)
 		part := rowLayout{y1 - y0, l.row, l.srcStride, l.dstStride}
 		from := unsafe.Add(src, y0*l.srcStride)
-		to := s.dst[y0*l.dstStride:]
+		to := dst[y0*l.dstStride:]
 		if k == workers-1 {
 			copyRows(from, to, part)
 			continue
@@ -407,10 +459,35 @@ func (r *Reader) land(s *readSlot) error {
 		}()
 	}
 	wg.Wait()
-	r.stats.Copied += time.Since(t0)
-	r.stats.Bytes += int64(l.rows * l.row)
-	r.stats.Span = time.Since(r.first)
-	s.dst = nil
+}
+
+// land makes sure the request in flight in s, if any, has landed: it waits for its map, starts its
+// copy if that has not started, and waits for the copy (the staging buffer unmapped).
+func (r *Reader) land(s *readSlot) error {
+	if s.pending {
+		if err := r.wait(s); err != nil {
+			return err
+		}
+		r.startCopy(s)
+	}
+	return r.collect(s, true)
+}
+
+// collect waits for s's background copy, if any; count adds what it landed to the stats.
+func (r *Reader) collect(s *readSlot, count bool) error {
+	if s.copying == nil {
+		return nil
+	}
+	t0 := time.Now()
+	res := <-s.copying
+	r.stats.Waited += time.Since(t0)
+	s.copying, s.dst = nil, nil
+	if res.err != nil || !count {
+		return res.err
+	}
+	r.stats.Copied += res.copied
+	r.stats.Bytes += res.bytes
+	r.stats.Span = max(r.stats.Span, res.end.Sub(r.first))
 	return nil
 }
 
@@ -429,14 +506,12 @@ func (r *Reader) Flush() error {
 	return first
 }
 
-// drop waits for s's request without copying it out.
+// drop waits for s's request without copying it out (a copy already running finishes, uncounted).
 func (r *Reader) drop(s *readSlot) {
-	if !s.pending {
-		return
-	}
-	if r.wait(s) == nil {
+	if s.pending && r.wait(s) == nil {
 		unmapBuffer(rawBuffer(s.staging.Buf))
 	}
+	r.collect(s, false)
 	s.dst = nil
 }
 
@@ -451,6 +526,7 @@ func (r *Reader) Release() {
 		if r.d != nil && r.d.raw != nil {
 			r.drop(s)
 		}
+		r.collect(s, false) // a copy still running reads the staging buffer
 		s.staging.Release()
 		s.staging = nil
 	}
