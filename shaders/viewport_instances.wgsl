@@ -6,10 +6,12 @@
 @group(0) @binding(2) var<storage, read> hpages: array<u32>;   // the height pyramid's page table
 @group(1) @binding(0) var<storage, read> pool: array<mat4x4<f32>>;
 
+// The normal and colour are the face's, from its first vertex (the meshes are indexed: the
+// other two vertices of a face may belong to another face).
 struct VOut {
     @builtin(position) pos: vec4<f32>,
-    @location(0) normal: vec3<f32>,
-    @location(1) color: vec3<f32>,
+    @location(0) @interpolate(flat) normal: vec3<f32>,
+    @location(1) @interpolate(flat) color: vec3<f32>,
 };
 
 @vertex

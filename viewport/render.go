@@ -253,7 +253,7 @@ func (r *Renderer) encodeFrame(enc *wgpu.CommandEncoder, stats *FrameStats, o en
 		if !o.noTerrain {
 			r.terrain.draw(pass, len(r.chunks), r.cull && !o.noCull, o.noSkirts)
 		}
-		stats.Triangles += r.inst.draw(pass, r.instanceStride())
+		stats.Triangles += r.inst.draw(pass, r.instanceStride(), r.draft)
 	}
 	return pass.End()
 }
