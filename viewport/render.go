@@ -80,6 +80,9 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	} else {
 		u.Lod[0] = float32(1 / f.pxPerRad)
 	}
+	if hr, ok := s.ground().(HoleReporter); ok && !hr.HasHoles() {
+		u.Lod[2] = 1 // no hole anywhere: the instances need not test their ground's coverage
+	}
 	wg := r.weightsGrid()
 	u.Wgrid = [4]float32{float32(wg.texel[0]), float32(wg.texel[1]), float32(r.terrain.wgrid[0]), float32(r.terrain.wgrid[1])}
 	o := &r.overlay
