@@ -189,7 +189,7 @@ func (m *meshBuilder) octahedron(r, sy, cy float64, col vec3) {
 // a triangle's first vertex must carry its normal and colour, the other two only their position,
 // so the rings of a cone and the disc under it share their vertices. Each triangle is rotated
 // (its winding kept) to the first vertex that needs the fewest new vertices. A tree's 144
-// vertices become 34; a software rasteriser shades each index of a draw's batch once.
+// vertices become 40; a software rasteriser shades each index of a draw's batch once.
 func indexFlat(tris []float32) (verts []float32, idx []uint32) {
 	type pos [3]float32
 	type full [9]float32
