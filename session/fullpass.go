@@ -109,11 +109,14 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 			p.remark(tiles, scatterAll, respace)
 			return true, pass, err
 		}
-		texels := 0
+		texels, parted := 0, false
 		for _, t := range tiles {
 			texels += t.W * t.H
+			parted = parted || p.partial(t)
 		}
-		if measure {
+		if measure && !parted {
+			// Whole tiles only: a dab's small parts cost more a texel (each part's set-up), and
+			// the batches after it are of whole tiles.
 			p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
 		}
 		if p.evaluated == nil {

@@ -128,45 +128,48 @@ func (m *meshBuilder) icosahedron(r, sy, cy, lump float64, col vec3) {
 	}
 }
 
+// The built-in meshes' colours (linear RGB).
+var (
+	treeTrunk   = vec3{0.20, 0.11, 0.05}
+	treeNeedles = vec3{0.04, 0.16, 0.05}
+	rockColour  = vec3{0.32, 0.31, 0.29}
+	bushColour  = vec3{0.09, 0.22, 0.06}
+)
+
 // instanceMesh returns the built-in mesh's vertices (nine floats each), one unit of scale in
 // metres: a tree about 7 m tall, a rock about 1.6 m across, a bush about 2 m across.
-func instanceMesh(kind Mesh) []float32 {
-	var m meshBuilder
-	switch kind {
-	case MeshTree:
-		trunk := vec3{0.20, 0.11, 0.05}
-		needles := vec3{0.04, 0.16, 0.05}
-		m.cone(6, 0.22, -0.3, 0.16, 1.6, trunk)
-		m.cone(9, 1.7, 1.4, 0, 4.8, needles)
-		m.disc(9, 1.7, 1.4, needles)
-		m.cone(9, 1.2, 3.4, 0, 7.0, needles.scale(1.15))
-		m.disc(9, 1.2, 3.4, needles.scale(1.15))
-	case MeshRock:
-		m.icosahedron(0.8, 0.65, 0.15, 0.18, vec3{0.32, 0.31, 0.29})
-	case MeshBush:
-		m.icosahedron(1.0, 0.7, 0.45, 0.12, vec3{0.09, 0.22, 0.06})
-	}
-	return m.v
-}
+func instanceMesh(kind Mesh) []float32 { return builtinMesh(kind, false) }
 
 // draftInstanceMesh is kind's mesh for draft frames (Renderer.SetDraft): the same shape in a
 // quarter to a third of the triangles — a tree's trunk and two needle cones with three and five
 // facets and no undersides, a rock or bush an octahedron of the same extent. A draft frame is
 // drawn at a reduced resolution, where a tree covers a pixel or two; on a software rasteriser the
-// instances' vertices are most of such a frame (each vertex of the triangle list is shaded).
-func draftInstanceMesh(kind Mesh) []float32 {
+// instances' vertices are most of such a frame.
+func draftInstanceMesh(kind Mesh) []float32 { return builtinMesh(kind, true) }
+
+// builtinMesh is instanceMesh, or draftInstanceMesh when draft is set.
+func builtinMesh(kind Mesh, draft bool) []float32 {
 	var m meshBuilder
-	switch kind {
-	case MeshTree:
-		trunk := vec3{0.20, 0.11, 0.05}
-		needles := vec3{0.04, 0.16, 0.05}
-		m.cone(3, 0.22, -0.3, 0, 1.6, trunk)
-		m.cone(5, 1.7, 1.4, 0, 4.8, needles)
-		m.cone(5, 1.2, 3.4, 0, 7.0, needles.scale(1.15))
-	case MeshRock:
-		m.octahedron(0.8, 0.65, 0.15, vec3{0.32, 0.31, 0.29})
-	case MeshBush:
-		m.octahedron(1.0, 0.7, 0.45, vec3{0.09, 0.22, 0.06})
+	upper := treeNeedles.scale(1.15)
+	switch {
+	case kind == MeshTree && draft:
+		m.cone(3, 0.22, -0.3, 0, 1.6, treeTrunk)
+		m.cone(5, 1.7, 1.4, 0, 4.8, treeNeedles)
+		m.cone(5, 1.2, 3.4, 0, 7.0, upper)
+	case kind == MeshTree:
+		m.cone(6, 0.22, -0.3, 0.16, 1.6, treeTrunk)
+		m.cone(9, 1.7, 1.4, 0, 4.8, treeNeedles)
+		m.disc(9, 1.7, 1.4, treeNeedles)
+		m.cone(9, 1.2, 3.4, 0, 7.0, upper)
+		m.disc(9, 1.2, 3.4, upper)
+	case kind == MeshRock && draft:
+		m.octahedron(0.8, 0.65, 0.15, rockColour)
+	case kind == MeshRock:
+		m.icosahedron(0.8, 0.65, 0.15, 0.18, rockColour)
+	case kind == MeshBush && draft:
+		m.octahedron(1.0, 0.7, 0.45, bushColour)
+	case kind == MeshBush:
+		m.icosahedron(1.0, 0.7, 0.45, 0.12, bushColour)
 	}
 	return m.v
 }
