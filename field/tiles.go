@@ -142,6 +142,9 @@ type DirtySet struct {
 	nx, ny   int
 	marked   []bool
 	count    int
+	// parts holds, for a tile marked only by MarkRect since it was last drained, the weights
+	// texels inside it the rectangles reached (DrainParts); a tile marked any other way has none.
+	parts map[int]image.Rectangle
 }
 
 // NewDirtySet returns an empty set over geo's weights grid cut into tiles of tileSize texels
@@ -169,11 +172,29 @@ func (d *DirtySet) Mark(index int) {
 	d.mu.Unlock()
 }
 
+// mark marks tile index whole: every texel of it is due.
 func (d *DirtySet) mark(index int) {
 	if index >= 0 && index < len(d.marked) && !d.marked[index] {
 		d.marked[index] = true
 		d.count++
 	}
+	delete(d.parts, index)
+}
+
+// markPart marks tile index for the texels r of it, unless it is already marked whole.
+func (d *DirtySet) markPart(index int, r image.Rectangle) {
+	if d.marked[index] {
+		if p, ok := d.parts[index]; ok {
+			d.parts[index] = p.Union(r)
+		}
+		return
+	}
+	d.marked[index] = true
+	d.count++
+	if d.parts == nil {
+		d.parts = map[int]image.Rectangle{}
+	}
+	d.parts[index] = r
 }
 
 // MarkAll marks every tile (the stack changed, or a whole channel was replaced).
@@ -203,7 +224,8 @@ func (d *DirtySet) MarkRect(x0, z0, x1, z1 float64) {
 	defer d.mu.Unlock()
 	for ty := r.Min.Y / d.tileSize; ty <= (r.Max.Y-1)/d.tileSize; ty++ {
 		for tx := r.Min.X / d.tileSize; tx <= (r.Max.X-1)/d.tileSize; tx++ {
-			d.mark(ty*d.nx + tx)
+			tile := image.Rect(tx*d.tileSize, ty*d.tileSize, (tx+1)*d.tileSize, (ty+1)*d.tileSize)
+			d.markPart(ty*d.nx+tx, r.Intersect(tile))
 		}
 	}
 }
@@ -262,15 +284,39 @@ func (d *DirtySet) Marked(index int) bool {
 
 // Drain returns the marked tile indices in ascending order and clears the set.
 func (d *DirtySet) Drain() []int {
+	idx, _ := d.DrainParts()
+	return idx
+}
+
+// DrainParts is Drain, with for each tile the weights texels due in it (parts[k] for idx[k]):
+// the texels MarkRect's rectangles reached in a tile marked only by them (the others' weights,
+// and what is computed from them, are as they were), or the empty rectangle for a tile marked
+// whole (Mark, MarkAll, or MarkRect with NaN bounds).
+func (d *DirtySet) DrainParts() (idx []int, parts []image.Rectangle) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]int, 0, d.count)
+	idx = make([]int, 0, d.count)
+	parts = make([]image.Rectangle, 0, d.count)
 	for k, m := range d.marked {
 		if m {
-			out = append(out, k)
+			idx = append(idx, k)
+			parts = append(parts, d.parts[k])
 			d.marked[k] = false
 		}
 	}
 	d.count = 0
-	return out
+	clear(d.parts)
+	return idx, parts
+}
+
+// TilePart is the part of tile t (one of Tiles(geo, …, gradientStep)) inside the weights texels r,
+// with its own apron-inclusive buffer and t's index: evaluated alone it gives the texels the
+// whole tile gives there (every tiling reads the same values). An r that covers no texel of t
+// gives t.
+func TilePart(geo *Geometry, t Tile, r image.Rectangle, gradientStep float32) Tile {
+	in := r.Intersect(image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H))
+	if in.Empty() || in == image.Rect(t.I0, t.J0, t.I0+t.W, t.J0+t.H) {
+		return t
+	}
+	return geo.tileOf(t.Index, in.Min.X, in.Min.Y, in.Dx(), in.Dy(), gradientStep)
 }

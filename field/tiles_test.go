@@ -1,6 +1,7 @@
 package field
 
 import (
+	"image"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -264,4 +265,60 @@ func seq(n int) []int {
 		s[k] = k
 	}
 	return s
+}
+
+// TestDirtySetParts: a tile marked only by rectangles drains with the texels they reached in it;
+// marked whole any other way (before or after), it drains whole.
+func TestDirtySetParts(t *testing.T) {
+	p := Placement{Size: [2]float64{1024, 512}} // min (-512, -256)
+	geo := mustGeo(t, p, 512, 256, 512, 256)    // 2 m texels
+	const ts = 64
+	d := NewDirtySet(geo, ts, 4)
+	want, _ := d.TexelRect(-500, -250, -490, -240)
+	d.MarkRect(-500, -250, -490, -240)
+	idx, parts := d.DrainParts()
+	if !slices.Equal(idx, []int{0}) || parts[0] != want {
+		t.Fatalf("one rectangle: %v %v, want [0] [%v]", idx, parts, want)
+	}
+	if want.Empty() || want.Dx() >= ts {
+		t.Fatalf("the rectangle's texels %v: want a part of the tile", want)
+	}
+	// Two rectangles in one tile: their union; one over a seam: each tile's share.
+	d.MarkRect(-500, -250, -490, -240)
+	d.MarkRect(-460, -200, -450, -190)
+	r2, _ := d.TexelRect(-460, -200, -450, -190)
+	d.MarkRect(-387, -150, -386, -140)
+	seam, _ := d.TexelRect(-387, -150, -386, -140)
+	idx, parts = d.DrainParts()
+	if !slices.Equal(idx, []int{0, 1}) || parts[0] != want.Union(r2).Union(seam.Intersect(image.Rect(0, 0, ts, ts))) ||
+		parts[1] != seam.Intersect(image.Rect(ts, 0, 2*ts, ts)) {
+		t.Errorf("union and seam: %v %v", idx, parts)
+	}
+	// Whole, then a rectangle; a rectangle, then whole; MarkAll.
+	d.Mark(0)
+	d.MarkRect(-500, -250, -490, -240)
+	d.MarkRect(-387, -150, -386, -140)
+	d.Mark(1)
+	d.MarkRect(10, -10, 20, 10)
+	d.MarkAll()
+	if idx, parts = d.DrainParts(); len(idx) != 32 {
+		t.Fatalf("MarkAll drained %d tiles", len(idx))
+	}
+	for k, r := range parts {
+		if !r.Empty() {
+			t.Errorf("tile %d drained as part %v after being marked whole", idx[k], r)
+		}
+	}
+	// TilePart: the tile's index, the texels inside it, a buffer within the tile's.
+	tile, _ := TileAt(&geo, ts, 4, 0)
+	part := TilePart(&geo, tile, want, 4)
+	if part.Index != 0 || image.Rect(part.I0, part.J0, part.I0+part.W, part.J0+part.H) != want {
+		t.Errorf("TilePart = %+v, want the texels %v of tile 0", part, want)
+	}
+	if part.BufI0 < tile.BufI0 || part.BufJ0 < tile.BufJ0 || part.BufI0+part.BufW > tile.BufI0+tile.BufW || part.BufJ0+part.BufH > tile.BufJ0+tile.BufH || part.BufW >= tile.BufW {
+		t.Errorf("TilePart's buffer %+v, the tile's %+v", part, tile)
+	}
+	if got := TilePart(&geo, tile, image.Rectangle{}, 4); got != tile {
+		t.Errorf("TilePart of nothing = %+v, want the tile", got)
+	}
 }

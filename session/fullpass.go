@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"time"
 
 	"strata/field"
@@ -33,12 +34,13 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		return false, pass, nil
 	}
 	var idx []int
+	var parts []image.Rectangle
 	scatterAll, respace := false, false
 	if s.doc.stack == st {
 		if len(st.Populations) == 0 {
 			p.dirty.Drain() // no population reads them
 		} else {
-			idx = p.dirty.Drain()
+			idx, parts = p.dirty.DrainParts()
 		}
 		scatterAll, respace = p.scatterAll, p.respace
 		p.scatterAll, p.respace = false, false
@@ -50,9 +52,9 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 	// placement it asked for belong to the next pass, which evaluates them with that stack
 	// (this one would clear them with results of the old one).
 	tiles := make([]field.Tile, 0, len(idx))
-	for _, i := range idx {
+	for k, i := range idx {
 		if t, ok := field.TileAt(&p.geo.Field, s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
-			tiles = append(tiles, t)
+			tiles = append(tiles, p.tilePart(t, parts[k]))
 		}
 	}
 	// At most a budget's worth now, nearest the camera first; the rest stays marked for the next
@@ -107,11 +109,14 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 			p.remark(tiles, scatterAll, respace)
 			return true, pass, err
 		}
-		texels := 0
+		texels, parted := 0, false
 		for _, t := range tiles {
 			texels += t.W * t.H
+			parted = parted || p.partial(t)
 		}
-		if measure {
+		if measure && !parted {
+			// Whole tiles only: a dab's small parts cost more a texel (each part's set-up), and
+			// the batches after it are of whole tiles.
 			p.fullNs = float64(pass.Duration) / float64(max(texels, 1))
 		}
 		if p.evaluated == nil {
@@ -124,19 +129,22 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 		s.flash(tiles)
 	}
 	if more {
-		p.unplaced = append(p.unplaced, tiles...)
+		p.unplaced = append(p.unplaced, p.wholeTiles(tiles)...)
 		p.tryEarly(ps)
 		return true, pass, nil
 	}
 	if len(p.unplaced) > 0 {
-		// The earlier batches' tiles are placed with these (a whole placement covers them).
-		seen := map[int]bool{}
-		for _, t := range tiles {
-			seen[t.Index] = true
+		// The earlier batches' tiles are placed with these (a whole placement covers them),
+		// whole: their densities are still to compute.
+		seen := map[int]int{}
+		for k, t := range tiles {
+			seen[t.Index] = k
 		}
 		for _, t := range p.unplaced {
-			if !seen[t.Index] && !scatterAll {
-				seen[t.Index] = true
+			if k, ok := seen[t.Index]; ok {
+				tiles[k] = t
+			} else if !scatterAll {
+				seen[t.Index] = len(tiles)
 				tiles = append(tiles, t)
 			}
 		}

@@ -16,7 +16,10 @@ type ground struct {
 	l *landscape.Landscape
 }
 
-var _ viewport.HeightSource = (*ground)(nil)
+var (
+	_ viewport.HeightSource = (*ground)(nil)
+	_ viewport.HoleReporter = (*ground)(nil)
+)
 
 func (g *ground) GridSize() (int, int) { return g.l.Field.Height.W, g.l.Field.Height.H }
 
@@ -30,6 +33,14 @@ func (g *ground) Texel(i, j int) [4]float32 {
 	ts := f.TexelSize()
 	hg := terraindata.HeightGrid{W: f.Height.W, H: f.Height.H, Heights: f.Height.Data, TexelX: ts[0], TexelZ: ts[1], Holes: g.l.Holes}
 	return hg.Texel(i, j)
+}
+
+// HasHoles reports whether the landscape has a holes mask (viewport.HoleReporter): without one the
+// viewport's instances skip their coverage test. It takes the field's read lock itself.
+func (g *ground) HasHoles() bool {
+	g.s.fmu.RLock()
+	defer g.s.fmu.RUnlock()
+	return g.l.Holes != nil
 }
 
 func (g *ground) Lock()   { g.s.fmu.RLock() }

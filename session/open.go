@@ -321,7 +321,7 @@ func (s *Session) loadWith(ctx context.Context, l *landscape.Landscape, path, na
 	p.gen++ // a new landscape's weights: no page of another one is shown
 	p.stale = map[viewport.PageKey]bool{}
 	p.viewTexels = 4 * pageTexels
-	p.fullPasses, p.fullNs = 0, 0
+	p.fullPasses, p.fullNs, p.dabRest = 0, 0, 0
 	p.overlayChanged = true
 	p.wtiles = &tileCache{}
 	p.dirty = field.NewDirtySet(geo.Field, s.opts.TileSize, geo.Stack.GradientStep)

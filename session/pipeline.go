@@ -114,6 +114,8 @@ type pipeline struct {
 
 	// parts is where the passes' time went (Session.mu guards it).
 	parts passParts
+	// dabRest is how long the Go evaluator's dab passes took after their view (dabframe.go).
+	dabRest time.Duration
 	// opBumps counts the versions applyFieldOps made (Session.mu guards it): a pass whose own
 	// edits made them publishes the newest version (ownVersion).
 	opBumps uint64
@@ -434,10 +436,14 @@ func (p *pipeline) pass() (more bool, err error) {
 		p.s.rend.request(ps.dragging || p.shownGen != shown)
 		return true, nil
 	}
-	if ps.stroking && p.mode != GPU && pass.Pages > 0 {
+	goDab := ps.stroking && p.mode != GPU && pass.Pages > 0
+	tRest := time.Now()
+	if goDab && p.draftWorthIt() {
 		// The Go evaluator's dab: the view shows the new ground now, drawn on the software
 		// device while the touched tiles are evaluated and re-placed on the cores beside it (a
 		// draft: its instances are the last dab's); the pass's end asks for the final frame.
+		// When the rest of the pass is shorter than a draft frame, the draft would be stale
+		// before it ended: the pass publishes once, at its end (dabframe.go).
 		// On the GPU the frame would queue ahead of that work and hold gpuMu: it waits for it.
 		p.publish(ps.version, true, pass)
 		p.s.rend.request(true)
@@ -445,6 +451,9 @@ func (p *pipeline) pass() (more bool, err error) {
 	fullMore, full, err := p.evaluateFull(ps, changedField)
 	if err != nil {
 		return true, err
+	}
+	if goDab && !fullMore {
+		p.noteDabRest(time.Since(tRest))
 	}
 	pass.Tiles += full.Tiles
 	pass.Duration += full.Duration

@@ -33,6 +33,7 @@ type renderLoop struct {
 	w, h        int       // full size
 	scale       float64   // current render scale
 	fullMs      float64   // smoothed cost of a full-resolution frame
+	draftMs     float64   // smoothed cost of a reduced-resolution frame (dabframe.go)
 	stopped     bool
 	done        chan struct{}
 	timer       *time.Timer
@@ -199,6 +200,10 @@ func (r *renderLoop) run() {
 			} else {
 				r.fullMs = 0.6*r.fullMs + 0.4*stats.GPUms
 			}
+			r.mu.Unlock()
+		} else if img != last {
+			r.mu.Lock()
+			r.noteDraft(stats.GPUms)
 			r.mu.Unlock()
 		}
 		if img == last && version == lastVersion && draft == lastDraft && refining == lastRefining {

@@ -191,8 +191,12 @@ func (p *pipeline) placeCPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		return err
 	}
 	for k, t := range touched {
+		if p.partial(t) {
+			maxes[k] = p.tileMax(ps.dens, t) // the part's texels, and the rest as it was
+		}
 		ps.tileMax[t.Index] = maxes[k]
 	}
+	touched = p.wholeTiles(touched) // a tile's instances come from its whole density
 	var mx float32
 	for _, m := range ps.tileMax {
 		mx = max(mx, m)

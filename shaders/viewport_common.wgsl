@@ -13,7 +13,7 @@ struct Frame {
     tiles: vec4<f32>,      // tile size X, Z (metres; 0 = grid off), tiles across, tiles down
     brush: vec4<f32>,      // centre X, Z, radius (metres), on (1/0)
     misc: vec4<f32>,       // layer count, has albedo atlas, has normal atlas, instance stride
-    lod: vec4<f32>,        // metres of footprint per metre of distance (1 / pixels per radian), the map's metres per pixel, 0, 0
+    lod: vec4<f32>,        // metres of footprint per metre of distance (1 / pixels per radian), the map's metres per pixel, 1 when the ground has no hole (viewport.HoleReporter), 0
     wgrid: vec4<f32>,      // weights texel X, Z (metres); weights grid W, H
     brush_level: vec4<f32>, // the level a flatten / set-height brush moves toward (metres), on (1/0), 0, 0
 };

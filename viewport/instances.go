@@ -15,8 +15,9 @@ import (
 type instances struct {
 	pipe   *renderPipeline
 	frame  *wgpu.BindGroup // group 0: the frame uniforms
-	meshes map[Mesh]*gpu.Buffer
-	counts map[Mesh]uint32 // vertices per mesh
+	meshes map[Mesh]instMesh
+	// drafts are the meshes draft frames draw (draftInstanceMesh).
+	drafts map[Mesh]instMesh
 	pops   []population
 }
 
@@ -28,7 +29,7 @@ type population struct {
 }
 
 func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error) {
-	in = &instances{meshes: map[Mesh]*gpu.Buffer{}, counts: map[Mesh]uint32{}}
+	in = &instances{meshes: map[Mesh]instMesh{}, drafts: map[Mesh]instMesh{}}
 	defer func() {
 		if err != nil {
 			in.Release()
@@ -54,18 +55,61 @@ func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error
 		return nil, err
 	}
 	for _, m := range []Mesh{MeshTree, MeshRock, MeshBush} {
-		v := instanceMesh(m)
-		b, err := d.NewBuffer("viewport mesh "+string(m), uint64(4*len(v)), wgpu.BufferUsageVertex)
-		if err != nil {
-			return nil, fmt.Errorf("viewport: %w", err)
+		var err error
+		if in.meshes[m], err = newInstMesh(d, "viewport mesh "+string(m), instanceMesh(m)); err != nil {
+			return nil, err
 		}
-		in.meshes[m] = b
-		if err := b.Write(0, wgpu.ToBytes(v)); err != nil {
-			return nil, fmt.Errorf("viewport: %w", err)
+		if in.drafts[m], err = newInstMesh(d, "viewport draft mesh "+string(m), draftInstanceMesh(m)); err != nil {
+			return nil, err
 		}
-		in.counts[m] = uint32(len(v) / 9)
 	}
 	return in, nil
+}
+
+// instMesh is a built-in mesh on the device: its shared vertices and the triangles' indices
+// (indexFlat), each triangle's first vertex carrying its face's normal and colour.
+type instMesh struct {
+	vb, ib  *gpu.Buffer
+	indices uint32
+}
+
+// newInstMesh uploads a flat-shaded triangle list (meshBuilder's) as an indexed mesh.
+func newInstMesh(d *gpu.Device, label string, tris []float32) (m instMesh, err error) {
+	defer func() {
+		if err != nil {
+			m.release()
+			err = fmt.Errorf("viewport: %w", err)
+		}
+	}()
+	v, idx := indexFlat(tris)
+	if m.vb, err = d.NewBuffer(label+" vertices", uint64(4*len(v)), wgpu.BufferUsageVertex); err != nil {
+		return m, err
+	}
+	if err = m.vb.Write(0, wgpu.ToBytes(v)); err != nil {
+		return m, err
+	}
+	if m.ib, err = d.NewBuffer(label+" indices", uint64(4*len(idx)), wgpu.BufferUsageIndex); err != nil {
+		return m, err
+	}
+	if err = m.ib.Write(0, wgpu.ToBytes(idx)); err != nil {
+		return m, err
+	}
+	m.indices = uint32(len(idx))
+	return m, nil
+}
+
+// release frees the mesh's buffers (nil-safe).
+func (m instMesh) release() {
+	m.vb.Release()
+	m.ib.Release()
+}
+
+// mesh is the mesh a frame draws kind with: the draft mesh in a draft frame.
+func (in *instances) mesh(kind Mesh, draft bool) instMesh {
+	if draft {
+		return in.drafts[kind]
+	}
+	return in.meshes[kind]
 }
 
 // bindFrame binds the frame uniforms and the scene's height pyramid, whose coverage hides the
@@ -104,9 +148,11 @@ func (in *instances) Release() {
 		in.frame.Release()
 		in.frame = nil
 	}
-	for k, b := range in.meshes {
-		b.Release()
-		delete(in.meshes, k)
+	for _, set := range []map[Mesh]instMesh{in.meshes, in.drafts} {
+		for k, m := range set {
+			m.release()
+			delete(set, k)
+		}
 	}
 	in.pipe.Release()
 	in.pipe = nil
@@ -160,9 +206,9 @@ func drawnInstances(count, stride uint32) uint32 {
 	return (count + stride - 1) / stride
 }
 
-// draw records every population, every stride-th instance (1: all); it returns the triangles
-// drawn.
-func (in *instances) draw(pass *wgpu.RenderPassEncoder, stride uint32) int {
+// draw records every population, every stride-th instance (1: all), with the draft meshes when
+// draft is set; it returns the triangles drawn.
+func (in *instances) draw(pass *wgpu.RenderPassEncoder, stride uint32, draft bool) int {
 	if in.frame == nil {
 		return 0
 	}
@@ -173,12 +219,13 @@ func (in *instances) draw(pass *wgpu.RenderPassEncoder, stride uint32) int {
 	pass.SetPipeline(in.pipe.pipeline)
 	pass.SetBindGroup(0, in.frame, nil)
 	for _, p := range in.pops {
-		mb := in.meshes[p.mesh]
+		m := in.mesh(p.mesh, draft)
 		pass.SetBindGroup(1, p.bg, nil)
-		pass.SetVertexBuffer(0, mb.Buf, 0, mb.Size)
+		pass.SetVertexBuffer(0, m.vb.Buf, 0, m.vb.Size)
+		pass.SetIndexBuffer(m.ib.Buf, wgpu.IndexFormatUint32, 0, m.ib.Size)
 		n := drawnInstances(p.count, stride)
-		pass.Draw(in.counts[p.mesh], n, 0, 0)
-		tris += int(in.counts[p.mesh]/3) * int(n)
+		pass.DrawIndexed(m.indices, n, 0, 0, 0)
+		tris += int(m.indices/3) * int(n)
 	}
 	return tris
 }

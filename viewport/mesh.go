@@ -128,23 +128,115 @@ func (m *meshBuilder) icosahedron(r, sy, cy, lump float64, col vec3) {
 	}
 }
 
+// The built-in meshes' colours (linear RGB).
+var (
+	treeTrunk   = vec3{0.20, 0.11, 0.05}
+	treeNeedles = vec3{0.04, 0.16, 0.05}
+	rockColour  = vec3{0.32, 0.31, 0.29}
+	bushColour  = vec3{0.09, 0.22, 0.06}
+)
+
 // instanceMesh returns the built-in mesh's vertices (nine floats each), one unit of scale in
 // metres: a tree about 7 m tall, a rock about 1.6 m across, a bush about 2 m across.
-func instanceMesh(kind Mesh) []float32 {
+func instanceMesh(kind Mesh) []float32 { return builtinMesh(kind, false) }
+
+// draftInstanceMesh is kind's mesh for draft frames (Renderer.SetDraft): the same shape in a
+// quarter to a third of the triangles — a tree's trunk and two needle cones with three and five
+// facets and no undersides, a rock or bush an octahedron of the same extent. A draft frame is
+// drawn at a reduced resolution, where a tree covers a pixel or two; on a software rasteriser the
+// instances' vertices are most of such a frame.
+func draftInstanceMesh(kind Mesh) []float32 { return builtinMesh(kind, true) }
+
+// builtinMesh is instanceMesh, or draftInstanceMesh when draft is set.
+func builtinMesh(kind Mesh, draft bool) []float32 {
 	var m meshBuilder
-	switch kind {
-	case MeshTree:
-		trunk := vec3{0.20, 0.11, 0.05}
-		needles := vec3{0.04, 0.16, 0.05}
-		m.cone(6, 0.22, -0.3, 0.16, 1.6, trunk)
-		m.cone(9, 1.7, 1.4, 0, 4.8, needles)
-		m.disc(9, 1.7, 1.4, needles)
-		m.cone(9, 1.2, 3.4, 0, 7.0, needles.scale(1.15))
-		m.disc(9, 1.2, 3.4, needles.scale(1.15))
-	case MeshRock:
-		m.icosahedron(0.8, 0.65, 0.15, 0.18, vec3{0.32, 0.31, 0.29})
-	case MeshBush:
-		m.icosahedron(1.0, 0.7, 0.45, 0.12, vec3{0.09, 0.22, 0.06})
+	upper := treeNeedles.scale(1.15)
+	switch {
+	case kind == MeshTree && draft:
+		m.cone(3, 0.22, -0.3, 0, 1.6, treeTrunk)
+		m.cone(5, 1.7, 1.4, 0, 4.8, treeNeedles)
+		m.cone(5, 1.2, 3.4, 0, 7.0, upper)
+	case kind == MeshTree:
+		m.cone(6, 0.22, -0.3, 0.16, 1.6, treeTrunk)
+		m.cone(9, 1.7, 1.4, 0, 4.8, treeNeedles)
+		m.disc(9, 1.7, 1.4, treeNeedles)
+		m.cone(9, 1.2, 3.4, 0, 7.0, upper)
+		m.disc(9, 1.2, 3.4, upper)
+	case kind == MeshRock && draft:
+		m.octahedron(0.8, 0.65, 0.15, rockColour)
+	case kind == MeshRock:
+		m.icosahedron(0.8, 0.65, 0.15, 0.18, rockColour)
+	case kind == MeshBush && draft:
+		m.octahedron(1.0, 0.7, 0.45, bushColour)
+	case kind == MeshBush:
+		m.icosahedron(1.0, 0.7, 0.45, 0.12, bushColour)
 	}
 	return m.v
+}
+
+// octahedron adds an octahedron of radius r squashed by sy, centred at (0, cy, 0): the draft
+// stand-in for icosahedron's lumpy stones and bushes.
+func (m *meshBuilder) octahedron(r, sy, cy float64, col vec3) {
+	top, bot := vec3{0, r*sy + cy, 0}, vec3{0, -r*sy + cy, 0}
+	ring := []vec3{{r, cy, 0}, {0, cy, r}, {-r, cy, 0}, {0, cy, -r}}
+	for k := range ring {
+		a, b := ring[k], ring[(k+1)%len(ring)]
+		m.tri(a, top, b, col)
+		m.tri(a, b, bot, col)
+	}
+}
+
+// indexFlat turns a flat-shaded triangle list (nine floats a vertex, the three vertices of a
+// triangle carrying its normal and colour) into shared vertices and indices for a pipeline that
+// takes the normal and colour from each triangle's first (provoking) vertex (@interpolate(flat)):
+// a triangle's first vertex must carry its normal and colour, the other two only their position,
+// so the rings of a cone and the disc under it share their vertices. Each triangle is rotated
+// (its winding kept) to the first vertex that needs the fewest new vertices. A tree's 144
+// vertices become 40; a software rasteriser shades each index of a draw's batch once.
+func indexFlat(tris []float32) (verts []float32, idx []uint32) {
+	type pos [3]float32
+	type full [9]float32
+	byPos := map[pos]uint32{}
+	byFull := map[full]uint32{}
+	vertexAt := func(o int) full { return full(tris[o : o+9]) }
+	add := func(v full) uint32 {
+		k := uint32(len(verts) / 9)
+		verts = append(verts, v[:]...)
+		byFull[v] = k
+		if _, ok := byPos[pos(v[:3])]; !ok {
+			byPos[pos(v[:3])] = k
+		}
+		return k
+	}
+	for t := 0; t+27 <= len(tris); t += 27 {
+		tri := [3]full{vertexAt(t), vertexAt(t + 9), vertexAt(t + 18)}
+		best, bestNew := 0, 4
+		for r := range 3 {
+			n := 0
+			if _, ok := byFull[tri[r]]; !ok {
+				n++
+			}
+			for _, o := range []int{(r + 1) % 3, (r + 2) % 3} {
+				if _, ok := byPos[pos(tri[o][:3])]; !ok {
+					n++
+				}
+			}
+			if n < bestNew {
+				best, bestNew = r, n
+			}
+		}
+		first, ok := byFull[tri[best]]
+		if !ok {
+			first = add(tri[best])
+		}
+		idx = append(idx, first)
+		for _, o := range []int{(best + 1) % 3, (best + 2) % 3} {
+			k, ok := byPos[pos(tri[o][:3])]
+			if !ok {
+				k = add(tri[o])
+			}
+			idx = append(idx, k)
+		}
+	}
+	return verts, idx
 }

@@ -80,6 +80,9 @@ func (r *Renderer) uniforms(f *frame, now time.Time) (frameUniforms, error) {
 	} else {
 		u.Lod[0] = float32(1 / f.pxPerRad)
 	}
+	if hr, ok := s.ground().(HoleReporter); ok && !hr.HasHoles() {
+		u.Lod[2] = 1 // no hole anywhere: the instances need not test their ground's coverage
+	}
 	wg := r.weightsGrid()
 	u.Wgrid = [4]float32{float32(wg.texel[0]), float32(wg.texel[1]), float32(r.terrain.wgrid[0]), float32(r.terrain.wgrid[1])}
 	o := &r.overlay
@@ -253,7 +256,7 @@ func (r *Renderer) encodeFrame(enc *wgpu.CommandEncoder, stats *FrameStats, o en
 		if !o.noTerrain {
 			r.terrain.draw(pass, len(r.chunks), r.cull && !o.noCull, o.noSkirts)
 		}
-		stats.Triangles += r.inst.draw(pass, r.instanceStride())
+		stats.Triangles += r.inst.draw(pass, r.instanceStride(), r.draft)
 	}
 	return pass.End()
 }
