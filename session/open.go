@@ -144,6 +144,7 @@ func (s *Session) OpenHeightmap(ctx context.Context, path string, o HeightmapOpt
 	imp := o.Import
 	base := baseFor(l, recovery.Base{Kind: recovery.BaseHeightmap, Path: abs, Import: &imp, Size: o.Size})
 	if err := s.loadWith(ctx, l, "", nameOf(path), nil, read, &hr, base, tree.b); err != nil {
+		l.Retire() // never the session's: its planes go back now (retired: the viewport may have seen it)
 		return err
 	}
 	s.mu.Lock()
@@ -293,8 +294,10 @@ func (s *Session) loadWith(ctx context.Context, l *landscape.Landscape, path, na
 	}
 	p.releaseGPU()
 	s.fmu.Lock()
+	old := s.land
 	s.land = l
 	s.fmu.Unlock()
+	retireReplaced(old, l)
 	p.newEvaluators(ev, choice.Measure, &geo)
 	parts.add("evaluators")
 	channels := make([]string, 0, len(l.Field.Channels))
@@ -519,6 +522,7 @@ func (s *Session) SaveAs(ctx context.Context, path string, report progress.Func)
 	if err != nil {
 		return err
 	}
+	defer releaseSnapshot(snap)
 	s.mu.Lock()
 	mode := s.pipe.mode
 	s.mu.Unlock()
@@ -619,9 +623,17 @@ func (s *Session) snapshot() (*landscape.Landscape, uint64, error) {
 	s.fmu.RLock()
 	defer s.fmu.RUnlock()
 	l := s.land
-	f := &field.Field{Placement: l.Field.Placement, Height: l.Field.Height.Clone(), Channels: map[string]*field.Grid{}}
+	// Whole-field copies, on disk with the planes they copy (released by releaseSnapshot).
+	f := &field.Field{Placement: l.Field.Placement, Channels: map[string]*field.Grid{}}
+	var err error
+	if f.Height, err = l.Field.Height.ClonePlane(); err != nil {
+		return nil, 0, fmt.Errorf("session: save: %w", err)
+	}
 	for k, g := range l.Field.Channels {
-		f.Channels[k] = g.Clone()
+		if f.Channels[k], err = g.ClonePlane(); err != nil {
+			f.Release()
+			return nil, 0, fmt.Errorf("session: save: %w", err)
+		}
 	}
 	snap := &landscape.Landscape{Stack: st, StackDir: l.StackDir, Field: f, GUID: l.GUID, AtlasSize: l.AtlasSize, Baked: l.Baked, Script: l.Script}
 	if l.Holes != nil {
@@ -633,6 +645,21 @@ func (s *Session) snapshot() (*landscape.Landscape, uint64, error) {
 		snap.Geometry = l.Geometry
 	}
 	return snap, version, nil
+}
+
+// releaseSnapshot frees the planes a save's snapshot owns once the save is over: its copies of
+// the height and channels (and the flow routed over them), and, when the save evaluated a stack,
+// the weights and densities it evaluated. A baked landscape's weights and scatter are the open
+// landscape's own and stay.
+func releaseSnapshot(snap *landscape.Landscape) {
+	snap.Field.Release()
+	if snap.Stack == nil {
+		return
+	}
+	snap.Weights.Release()
+	for i := range snap.Scatter {
+		snap.Scatter[i].Density.Release()
+	}
 }
 
 // takeOps removes the queued field edits. s.mu is held.
@@ -706,4 +733,39 @@ func (s *Session) StartStack() error {
 	s.mu.Unlock()
 	s.emit(Event{Kind: EventDocument, Message: "Started a stack"})
 	return nil
+}
+
+// retireReplaced gives back the planes on disk of old, the landscape the session just dropped
+// for l (File → Open, New, a reload, a recovery): its height, channels, flow, holes, weights and
+// densities (landscape.Retire) — the blocks on disk and the pages at once, instead of at some
+// later collection. Retired, not unmapped: a slice of them may outlive the swap (a viewport
+// overlay bound to a grid, a goroutine finishing a range scan of the old channels), and reads
+// zeros rather than faulting. Planes l shares with old (a caller opening the same grids again)
+// are kept. The session owns what it opened: nothing else is to read old's planes afterwards.
+func retireReplaced(old, l *landscape.Landscape) {
+	if old == nil || old == l {
+		return
+	}
+	keep := map[*field.Grid]bool{}
+	if l.Field != nil {
+		keep[l.Field.Height] = true
+		for _, g := range l.Field.Channels {
+			keep[g] = true
+		}
+	}
+	shared := l.Field == old.Field || (old.Field != nil && keep[old.Field.Height])
+	if old.Field != nil && !shared {
+		for _, g := range old.Field.Channels {
+			if keep[g] {
+				shared = true
+			}
+		}
+	}
+	if len(old.Holes) > 0 && len(l.Holes) > 0 && &old.Holes[0] == &l.Holes[0] {
+		shared = true
+	}
+	if shared || (old.Weights != nil && old.Weights == l.Weights) {
+		return // a caller's landscape over the same grids: the collector decides
+	}
+	old.Retire()
 }
