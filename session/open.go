@@ -61,10 +61,20 @@ func (s *Session) OpenLandscape(ctx context.Context, l *landscape.Landscape, nam
 
 // OpenContainer opens a terrainData container for editing: its stack, channels, holes and weights
 // come back as they were saved. A container with no stack opens with its baked weights shown.
-// On any error the landscape open until now stays open.
+// On any error the landscape open until now stays open. As a heightmap's, the viewport's
+// level-of-detail tree is built from the height's rows as they are read (the rest of the
+// container — channels, controls, densities — is read meanwhile), and the status bar says what
+// the open does.
 func (s *Session) OpenContainer(ctx context.Context, path string) error {
+	name := filepath.Base(path)
 	read := stepTimes{last: time.Now()}
-	l, err := landscape.Open(path)
+	tree := &rowsTree{}
+	defer func() { tree.b.Stop() }() // nothing once the tree was taken; the build on a failure
+	defer s.opening("")              // the status says what the open does until it is done
+	l, err := landscape.OpenWith(ctx, path, landscape.OpenOptions{
+		Progress: func(done, total int) { s.reading(name, done, total) },
+		Rows:     tree.rows,
+	})
 	if err != nil {
 		return err
 	}
@@ -72,11 +82,17 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 		absoluteTextures(l.Stack, path)
 	}
 	read.add("read the container")
+	s.opening(fmt.Sprintf("refining %s: levels of detail…", name))
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	return s.loadAfter(ctx, l, path, nameOf(path), []string{path}, read, nil, baseFor(l, recovery.Base{Kind: recovery.BaseContainer, Path: abs}))
+	base := baseFor(l, recovery.Base{Kind: recovery.BaseContainer, Path: abs})
+	if err := s.loadWith(ctx, l, path, nameOf(path), []string{path}, read, nil, base, tree.b); err != nil {
+		l.Retire() // never the session's: its planes go back now (retired: the viewport may have seen it)
+		return err
+	}
+	return nil
 }
 
 // HeightmapOptions says how to read a heightmap for File → New → From heightmap.
