@@ -3,6 +3,7 @@ package landscape
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -180,15 +181,20 @@ func containerHeight(rd *reading, c *terraindata.Container, onDisk bool) (*field
 	}
 	var g *field.Grid
 	var rows rowsDone
+	rng := field.Range{Min: float32(math.Inf(1)), Max: float32(math.Inf(-1))}
 	err := streamChild(rd, ref, terraindata.RGBA32F, "a height", onDisk, func(w, h int) (err error) {
 		g, err = field.NewPlane(w, h, onDisk)
 		return err
 	},
 		func(b terraindata.Block) {
 			row := g.Data[b.Y0*g.W : (b.Y0+b.N)*g.W]
+			lo, hi := rng.Min, rng.Max
 			for i := range row {
-				row[i] = b.Float[4*i]
+				v := b.Float[4*i]
+				row[i] = v
+				lo, hi = min(lo, v), max(hi, v)
 			}
+			rng.Min, rng.Max = lo, hi
 			if rd != nil && rd.rows != nil {
 				if done, more := rows.add(b.Y0, b.N); more {
 					rd.rows(g, done)
@@ -198,6 +204,9 @@ func containerHeight(rd *reading, c *terraindata.Container, onDisk bool) (*field
 	if err != nil {
 		g.Release()
 		return nil, err
+	}
+	if rd != nil && rd.rangeOut != nil {
+		*rd.rangeOut = rng // the stream checked every value finite
 	}
 	return g, nil
 }

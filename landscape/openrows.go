@@ -18,6 +18,9 @@ type OpenOptions struct {
 	// tree from them while the rest of the container is read (docs/design.md "Progressive
 	// open"). When the open fails, what was heard was never a landscape: the consumer drops it.
 	Rows field.RowsFunc
+	// Range, when not nil, receives the height's lowest and highest value, found as it is read
+	// (the editor needs them for its first frame: no second pass over the grid).
+	Range *field.Range
 }
 
 // reading is one open's OpenOptions with its count of rows read. Its methods are nil-safe (the
@@ -27,13 +30,14 @@ type reading struct {
 	ctx         context.Context
 	progress    func(done, total int)
 	rows        field.RowsFunc
+	rangeOut    *field.Range
 	done, total int
 }
 
 // newReading counts the rows of the children an open of c streams (a child whose texture.yaml
 // cannot be read counts none: its read reports it).
 func newReading(ctx context.Context, c *terraindata.Container, m *terraindata.Manifest, o OpenOptions) *reading {
-	r := &reading{ctx: ctx, progress: o.Progress, rows: o.Rows}
+	r := &reading{ctx: ctx, progress: o.Progress, rows: o.Rows, rangeOut: o.Range}
 	if r.progress == nil {
 		return r
 	}

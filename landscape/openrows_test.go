@@ -22,7 +22,9 @@ func TestOpenWithTellsRows(t *testing.T) {
 	var told []int
 	var early []float32 // the rows told, as they were when told
 	var last, total int
+	var rng field.Range
 	l, err := landscape.OpenWith(context.Background(), path, landscape.OpenOptions{
+		Range:    &rng,
 		Progress: func(done, n int) { last, total = done, n },
 		Rows: func(g *field.Grid, done int) {
 			from := 0
@@ -42,6 +44,9 @@ func TestOpenWithTellsRows(t *testing.T) {
 	}
 	if !slices.Equal(early, whole.Field.Height.Data) {
 		t.Error("a row told complete changed after it was told")
+	}
+	if lo, hi := h.MinMax(); rng != (field.Range{Min: lo, Max: hi}) {
+		t.Errorf("the range found while reading %v, the grid's %v…%v", rng, lo, hi)
 	}
 	// height, holes, the mask, two controls and the population's density: 6 children of 256 rows.
 	if last != total || total != 6*h.H {

@@ -64,9 +64,11 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 	tree := &rowsTree{}
 	defer func() { tree.b.Stop() }() // nothing once the tree was taken; the build on a failure
 	defer s.opening("")              // the status says what the open does until it is done
+	var rng field.Range              // the height's, found as it is read: no second scan
 	l, err := landscape.OpenWith(ctx, path, landscape.OpenOptions{
 		Progress: func(done, total int) { s.reading(name, done, total) },
 		Rows:     tree.rows,
+		Range:    &rng,
 	})
 	if err != nil {
 		return err
@@ -81,7 +83,8 @@ func (s *Session) OpenContainer(ctx context.Context, path string) error {
 		abs = path
 	}
 	base := baseFor(l, recovery.Base{Kind: recovery.BaseContainer, Path: abs})
-	if err := s.loadWith(ctx, l, path, nameOf(path), []string{path}, read, nil, base, tree.b); err != nil {
+	hr := [2]float64{float64(rng.Min), float64(rng.Max)}
+	if err := s.loadWith(ctx, l, path, nameOf(path), []string{path}, read, &hr, base, tree.b); err != nil {
 		l.Retire() // never the session's: its planes go back now (retired: the viewport may have seen it)
 		return err
 	}

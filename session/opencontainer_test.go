@@ -61,6 +61,10 @@ func TestProgressiveContainerIsTheOpen(t *testing.T) {
 	if n := diffPixels(fa.Image, fb.Image); n != 0 {
 		t.Errorf("%d pixels differ from the container opened whole", n)
 	}
+	// The height's range is the one the read found, the grid's own.
+	if got, want := read.s.Field().HeightRange, gridRange(l.Field.Height); got != want {
+		t.Errorf("height range %v, the grid's %v", got, want)
+	}
 	var said []string
 	for _, e := range read.events(0) {
 		if r := e.Status.Reading; e.Kind == EventStatus && r != "" && (len(said) == 0 || said[len(said)-1] != r) {
