@@ -180,10 +180,11 @@ func containerHeight(rd *reading, c *terraindata.Container, onDisk bool) (*field
 		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
 	}
 	var g *field.Grid
-	var rows rowsDone
+	var rows *field.RowsPrefix
 	rng := field.Range{Min: float32(math.Inf(1)), Max: float32(math.Inf(-1))}
 	err := streamChild(rd, ref, terraindata.RGBA32F, "a height", onDisk, func(w, h int) (err error) {
 		g, err = field.NewPlane(w, h, onDisk)
+		rows = field.NewRowsPrefix(h)
 		return err
 	},
 		func(b terraindata.Block) {
@@ -196,7 +197,7 @@ func containerHeight(rd *reading, c *terraindata.Container, onDisk bool) (*field
 			}
 			rng.Min, rng.Max = lo, hi
 			if rd != nil && rd.rows != nil {
-				if done, more := rows.add(b.Y0, b.N); more {
+				if done, more := rows.Add(b.Y0, b.Y0+b.N); more {
 					rd.rows(g, done)
 				}
 			}

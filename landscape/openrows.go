@@ -78,29 +78,3 @@ func (r *reading) read(n int) {
 	r.done += n
 	r.progress(min(r.done, r.total), r.total)
 }
-
-// rowsDone follows the bands of a child decoded in any order (an EXR's blocks on every core) and
-// says how many of its first rows are complete.
-type rowsDone struct {
-	next    int
-	pending map[int]int // first row → rows, of bands landed past next
-}
-
-// add records the band of n rows from y0 and reports the rows complete from the top, and whether
-// that grew.
-func (r *rowsDone) add(y0, n int) (int, bool) {
-	if r.pending == nil {
-		r.pending = map[int]int{}
-	}
-	r.pending[y0] = n
-	before := r.next
-	for {
-		k, ok := r.pending[r.next]
-		if !ok {
-			break
-		}
-		delete(r.pending, r.next)
-		r.next += k
-	}
-	return r.next, r.next > before
-}
