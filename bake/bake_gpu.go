@@ -168,7 +168,10 @@ func (g *GPU) newBakeRun(l *landscape.Landscape, opt Options, withScatter bool, 
 	r.dens = make([]*field.Grid, pops)
 	r.maxD = make([]float32, pops)
 	for p := range r.dens {
-		r.dens[p] = field.NewGrid(W, H)
+		// On disk with the height (checkMemory counted them so).
+		if r.dens[p], err = field.NewPlaneLike(W, H, l.Field.Height); err != nil {
+			return nil, fmt.Errorf("bake: %w", err)
+		}
 	}
 	perTexel := 4 * (1 + btoi(r.readHi) + pops) // bytes read back: Lo, Hi, each density
 	r.evalTotal = len(r.tiles) * (1 + pops)

@@ -29,7 +29,7 @@ func checkMemory(l *landscape.Landscape) error {
 	what := fmt.Sprintf("a bake of %d×%d weights over a %d×%d height with %d population(s)", fg.WeightsW, fg.WeightsH, fg.HeightW, fg.HeightH, pops)
 	// The two weight images go on disk with the field's planes when together they would pass
 	// half the budget (landscape.NewWeightsFor): they are then checked against the disk.
-	perWeights := uint64(bakeBytesPerWeightsTexel)
+	perWeights, perPop := uint64(bakeBytesPerWeightsTexel), uint64(bakeBytesPerPopulationTexel)
 	onDisk, err := sysmem.PlanesOnDisk(landscape.FieldPlaneBytes(l.Field) + 8*wt)
 	if err != nil {
 		return fmt.Errorf("bake: %w", err)
@@ -40,7 +40,15 @@ func checkMemory(l *landscape.Landscape) error {
 			return fmt.Errorf("bake: %w", err)
 		}
 	}
-	need := wt*(perWeights+pops*bakeBytesPerPopulationTexel) + ht*bakeBytesPerHeightTexel
+	// Each population's density grid (4 bytes a texel) is on disk with the height
+	// (field.NewPlaneLike).
+	if l.Field.Height.OnDisk() && pops > 0 {
+		perPop -= 4
+		if err := sysmem.CheckPlanes(4*pops*wt, true, what+": its densities"); err != nil {
+			return fmt.Errorf("bake: %w", err)
+		}
+	}
+	need := wt*(perWeights+pops*perPop) + ht*bakeBytesPerHeightTexel
 	if err := sysmem.Check(need, what); err != nil {
 		return fmt.Errorf("bake: %w (lower --resolution or the heightmap's size, or free memory)", err)
 	}

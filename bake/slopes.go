@@ -28,6 +28,13 @@ type Slopes struct {
 // Reset forgets the slopes: the height's values changed.
 func (s *Slopes) Reset() { s.grid, s.stale = nil, image.Rectangle{} }
 
+// Retire is Reset for an evaluator that is dropped: the grid's disk blocks and pages go back now
+// (field.Grid.Retire) if it is on disk.
+func (s *Slopes) Retire() {
+	s.grid.Retire()
+	s.Reset()
+}
+
 // ResetRect forgets the slopes of the weights texels in r (those whose taps read a part of the
 // height that changed); the next Fill computes the tiles holding them again, the same values a
 // whole Fill would.
@@ -61,7 +68,11 @@ func (s *Slopes) Fill(ctx context.Context, st *stack.Stack, f *field.Field, g *l
 		}
 		tiles = some
 	} else {
-		grid = field.NewGrid(g.Field.WeightsW, g.Field.WeightsH)
+		// A whole weights grid: on disk when the height is (field.NewPlaneLike).
+		if grid, err = field.NewPlaneLike(g.Field.WeightsW, g.Field.WeightsH, f.Height); err != nil {
+			s.grid = nil
+			return nil, fmt.Errorf("bake: slopes: %w", err)
+		}
 	}
 	s.grid, s.stale = nil, image.Rectangle{}
 	err = forTiles(ctx, tiles, Options{}, "slopes", func(t field.Tile) {

@@ -47,7 +47,11 @@ func Flow(ctx context.Context, g *Grid, texel [2]float64) (*Grid, error) {
 	dx, dz := texel[0], texel[1]
 	w, h := g.W, g.H
 	n := w * h
-	if err := sysmem.Check(uint64(n)*flowBytesPerCell, fmt.Sprintf("routing flow over a %d×%d height grid", w, h)); err != nil {
+	need := uint64(flowBytesPerCell)
+	if g.OnDisk() {
+		need -= 4 // the plane written is on disk with the height
+	}
+	if err := sysmem.Check(uint64(n)*need, fmt.Sprintf("routing flow over a %d×%d height grid", w, h)); err != nil {
 		return nil, fmt.Errorf("field: flow: %w", err)
 	}
 	r := flowRouter{g: g, w: w, h: h}
@@ -71,8 +75,11 @@ func Flow(ctx context.Context, g *Grid, texel [2]float64) (*Grid, error) {
 	if err := r.route(ctx, queue, acc, dx*dz); err != nil {
 		return nil, err
 	}
-	out := &Grid{W: w, H: h, Data: make([]float32, n)}
-	err := r.rows(ctx, func(j int) {
+	out, err := NewPlaneLike(w, h, g) // on disk with the height it is routed over
+	if err != nil {
+		return nil, fmt.Errorf("field: flow: %w", err)
+	}
+	err = r.rows(ctx, func(j int) {
 		for k := j * w; k < (j+1)*w; k++ {
 			out.Data[k] = float32(math.Log10(acc[k]))
 		}

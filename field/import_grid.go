@@ -222,10 +222,35 @@ type gridOut struct {
 // rowTracker tells a RowsFunc how many of the grid's first rows are complete, from row ranges
 // the decoders report in any order (each row once it holds its final value).
 type rowTracker struct {
-	fn     RowsFunc
-	mu     sync.Mutex // guards done and prefix; fn is called holding it
-	done   []bool     // rows reported; allocated only when fn is set
-	prefix int        // rows 0 … prefix-1 are all done
+	fn RowsFunc
+	mu sync.Mutex  // guards p; fn is called holding it
+	p  *RowsPrefix // allocated only when fn is set
+}
+
+// RowsPrefix follows the rows of a grid completed in any order (bands decoded on several
+// workers) and says how many of its first rows are complete: what a RowsFunc is told. The imports
+// here and a container's read (landscape.OpenWith) use it. Not safe for concurrent use.
+type RowsPrefix struct {
+	done   []bool // rows reported
+	prefix int    // rows 0 … prefix-1 are all done
+}
+
+// NewRowsPrefix follows the h rows of a grid.
+func NewRowsPrefix(h int) *RowsPrefix { return &RowsPrefix{done: make([]bool, max(h, 0))} }
+
+// Add marks rows y0 … y1-1 complete (rows marked before and rows outside the grid are ignored)
+// and returns how many of the first rows are complete, and whether that grew.
+func (r *RowsPrefix) Add(y0, y1 int) (int, bool) {
+	for y := max(y0, 0); y < min(y1, len(r.done)); y++ {
+		r.done[y] = true
+	}
+	p := r.prefix
+	for p < len(r.done) && r.done[p] {
+		p++
+	}
+	grew := p > r.prefix
+	r.prefix = p
+	return p, grew
 }
 
 func newGridOut(g *Grid, lut []float32) *gridOut {
@@ -235,7 +260,7 @@ func newGridOut(g *Grid, lut []float32) *gridOut {
 // hear makes fn hear the complete rows (nil: nobody listens, and rowsDone costs nothing).
 func (o *gridOut) hear(fn RowsFunc) {
 	if fn != nil {
-		o.rows.fn, o.rows.done = fn, make([]bool, o.g.H)
+		o.rows.fn, o.rows.p = fn, NewRowsPrefix(o.g.H)
 	}
 }
 
@@ -248,15 +273,7 @@ func (o *gridOut) rowsDone(y0, y1 int) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for y := max(y0, 0); y < min(y1, len(t.done)); y++ {
-		t.done[y] = true
-	}
-	p := t.prefix
-	for p < len(t.done) && t.done[p] {
-		p++
-	}
-	if p > t.prefix {
-		t.prefix = p
+	if p, grew := t.p.Add(y0, y1); grew {
 		t.fn(o.g, p)
 	}
 }

@@ -92,3 +92,26 @@ func TestRowsDone(t *testing.T) {
 		}
 	}
 }
+
+// RowsPrefix: bands in any order, overlapping, repeated or outside the grid; the prefix grows
+// only when the rows above a band are there.
+func TestRowsPrefix(t *testing.T) {
+	r := NewRowsPrefix(10)
+	for _, tc := range []struct {
+		y0, y1 int
+		want   int
+		grew   bool
+	}{
+		{4, 6, 0, false},  // a band below a gap
+		{-3, 2, 2, true},  // from above the grid
+		{2, 3, 3, true},   //
+		{3, 4, 6, true},   // fills the gap: the band below counts now
+		{3, 5, 6, false},  // again
+		{8, 20, 6, false}, // past the grid's end
+		{6, 8, 10, true},  // the last gap
+	} {
+		if got, grew := r.Add(tc.y0, tc.y1); got != tc.want || grew != tc.grew {
+			t.Errorf("Add(%d, %d) = %d, %v; want %d, %v", tc.y0, tc.y1, got, grew, tc.want, tc.grew)
+		}
+	}
+}

@@ -61,6 +61,25 @@ func NewPlane(w, h int, onDisk bool) (*Grid, error) {
 	return g, nil
 }
 
+// NewPlaneLike is NewPlane of w×h kept where like is kept: a plane derived from another (the flow
+// routed over a height, the slopes and densities evaluated over it, an undo's copy of it) lives on
+// disk when the plane it comes from does, so a landscape's working planes follow its budget
+// together (docs/field.md "Planes on disk").
+func NewPlaneLike(w, h int, like *Grid) (*Grid, error) {
+	return NewPlane(w, h, like.OnDisk())
+}
+
+// ClonePlane is Clone kept where g is kept (NewPlaneLike): a whole-field copy (an undo's, a
+// save's) of a plane on disk is on disk too. The caller releases it when its lifetime is clear.
+func (g *Grid) ClonePlane() (*Grid, error) {
+	c, err := NewPlaneLike(g.W, g.H, g)
+	if err != nil {
+		return nil, err
+	}
+	copy(c.Data, g.Data)
+	return c, nil
+}
+
 // OnDisk reports a plane whose Data is memory-mapped (NewPlane).
 func (g *Grid) OnDisk() bool { return g != nil && g.mem != nil }
 
@@ -74,6 +93,19 @@ func (g *Grid) Release() {
 	m := g.mem
 	g.mem, g.Data = nil, nil
 	m.Release()
+}
+
+// Retire gives a plane on disk's disk blocks and pages back now, where its owner is dropped but
+// a bare slice of its Data may still be read somewhere (a landscape replaced by another: a
+// viewport overlay, a goroutine finishing with it): the memory stays mapped and reads zeros
+// (sysmem.Mapping.Retire), so a late reader gets wrong numbers, never a fault. It is what the
+// collector's safety net does, done at the moment the owner is known to be dropped. A heap grid
+// is left to the collector; Retire is nil-safe and idempotent, and Release after it frees nothing
+// more.
+func (g *Grid) Retire() {
+	if g != nil {
+		g.mem.Retire()
+	}
 }
 
 // Trim drops a plane on disk's pages from the resident set (sysmem.Mapping.Trim); its data is
@@ -98,6 +130,22 @@ func (f *Field) Release() {
 	f.Height.Release()
 	for _, g := range f.Channels {
 		g.Release()
+	}
+}
+
+// Retire retires the height, every channel and the flow plane (Grid.Retire): for a field that was
+// dropped while something may still read a slice of it.
+func (f *Field) Retire() {
+	if f == nil {
+		return
+	}
+	f.flowMu.Lock()
+	flow := f.flow
+	f.flowMu.Unlock()
+	flow.Retire()
+	f.Height.Retire()
+	for _, g := range f.Channels {
+		g.Retire()
 	}
 }
 

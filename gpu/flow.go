@@ -416,7 +416,10 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err := r.submit("plane", []dispatch{d}); err != nil {
 		return nil, st, err
 	}
-	res := field.NewGrid(w, h)
+	res, err := field.NewPlaneLike(w, h, g) // on disk with the height it is routed over
+	if err != nil {
+		return nil, st, fmt.Errorf("gpu: flow: %w", err)
+	}
 	// A Reader copies the rows out of the staging buffer on every core: the grid is fresh memory,
 	// whose page faults one core alone cannot keep up with (64 MiB at 4096²).
 	if k.rd == nil {

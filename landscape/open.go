@@ -1,7 +1,9 @@
 package landscape
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,6 +34,12 @@ type Baked struct {
 // contained, regular, bounded, checked against texture.yaml and its role. A broken container
 // returns an error naming the file and field and no Landscape, so the editor keeps what it had.
 func Open(path string) (*Landscape, error) {
+	return OpenWith(context.Background(), path, OpenOptions{})
+}
+
+// OpenWith is Open telling o what it reads as it reads it (OpenOptions); cancelling ctx stops the
+// read between two blocks of a child, and the error then wraps ctx.Err().
+func OpenWith(ctx context.Context, path string, o OpenOptions) (*Landscape, error) {
 	c, err := terraindata.Open(path)
 	if err != nil {
 		return nil, err
@@ -44,7 +52,8 @@ func Open(path string) (*Landscape, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bake: %s: %w", path, err)
 	}
-	h, err := containerHeight(c, onDisk)
+	rd := newReading(ctx, c, &m, o)
+	h, err := containerHeight(rd, c, onDisk)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +70,7 @@ func Open(path string) (*Landscape, error) {
 			l.Release()
 		}
 	}()
-	holes, holesMem, err := containerHoles(c, h.W, h.H, onDisk)
+	holes, holesMem, err := containerHoles(rd, c, h.W, h.H, onDisk)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +82,7 @@ func Open(path string) (*Landscape, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		g, err := readR32F(c.Channel(name), h.W, h.H, onDisk)
+		g, err := readR32F(rd, c.Channel(name), h.W, h.H, onDisk)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +101,7 @@ func Open(path string) (*Landscape, error) {
 	if l.Script, err = openScript(c, m.Script); err != nil {
 		return nil, err
 	}
-	if l.Weights, err = containerWeights(c, onDisk); err != nil {
+	if l.Weights, err = containerWeights(rd, c, onDisk); err != nil {
 		return nil, err
 	}
 	resolution := 0.0
@@ -111,7 +120,7 @@ func Open(path string) (*Landscape, error) {
 			path, l.Weights.W, l.Weights.H, m.Size[0], m.Size[1])
 	}
 	for i, mp := range m.Scatter {
-		dens, err := readR32F(c.ScatterDensity(mp.Name), l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH, false)
+		dens, err := readR32F(rd, c.ScatterDensity(mp.Name), l.Geometry.Field.WeightsW, l.Geometry.Field.WeightsH, false)
 		if err != nil {
 			return nil, fmt.Errorf("bake: %s: scatter[%d] %q: %w", path, i, mp.Name, err)
 		}
@@ -160,29 +169,45 @@ func (l *Landscape) Resolution() float64 {
 // ContainerHeight reads a container's height child back into a grid of metres (its R channel),
 // streamed block by block into the grid: the whole RGBA payload (4 GiB at 16384²) is never held.
 func ContainerHeight(c *terraindata.Container) (*field.Grid, error) {
-	return containerHeight(c, false)
+	return containerHeight(nil, c, false)
 }
 
-// containerHeight is ContainerHeight on disk when onDisk is set.
-func containerHeight(c *terraindata.Container, onDisk bool) (*field.Grid, error) {
+// containerHeight is ContainerHeight on disk when onDisk is set, telling rd's Rows the rows
+// complete as the blocks land (in any order: a band is told once the rows before it are).
+func containerHeight(rd *reading, c *terraindata.Container, onDisk bool) (*field.Grid, error) {
 	ref := c.Height()
 	if ref == nil {
 		return nil, fmt.Errorf("bake: %s: manifest names no height child", c.Path())
 	}
 	var g *field.Grid
-	err := streamChild(ref, terraindata.RGBA32F, "a height", onDisk, func(w, h int) (err error) {
+	var rows *field.RowsPrefix
+	rng := field.Range{Min: float32(math.Inf(1)), Max: float32(math.Inf(-1))}
+	err := streamChild(rd, ref, terraindata.RGBA32F, "a height", onDisk, func(w, h int) (err error) {
 		g, err = field.NewPlane(w, h, onDisk)
+		rows = field.NewRowsPrefix(h)
 		return err
 	},
 		func(b terraindata.Block) {
 			row := g.Data[b.Y0*g.W : (b.Y0+b.N)*g.W]
+			lo, hi := rng.Min, rng.Max
 			for i := range row {
-				row[i] = b.Float[4*i]
+				v := b.Float[4*i]
+				row[i] = v
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			rng.Min, rng.Max = lo, hi
+			if rd != nil && rd.rows != nil {
+				if done, more := rows.Add(b.Y0, b.Y0+b.N); more {
+					rd.rows(g, done)
+				}
 			}
 		})
 	if err != nil {
 		g.Release()
 		return nil, err
+	}
+	if rd != nil && rd.rangeOut != nil {
+		*rd.rangeOut = rng // the stream checked every value finite
 	}
 	return g, nil
 }
@@ -192,7 +217,7 @@ func containerHeight(c *terraindata.Container, onDisk bool) (*field.Grid, error)
 // float32 of that size needs checked against what the machine has), then each block goes to put
 // (called one at a time; blocks in any order, each carrying its rows). onDisk says alloc maps its
 // plane: the disk's free space is checked instead of memory (sysmem.CheckPlanes).
-func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, onDisk bool, alloc func(w, h int) error, put func(terraindata.Block)) error {
+func streamChild(rd *reading, ref *terraindata.Ref, want terraindata.Format, what string, onDisk bool, alloc func(w, h int) error, put func(terraindata.Block)) error {
 	s, err := ref.Stream()
 	if err != nil {
 		return err
@@ -208,19 +233,27 @@ func streamChild(ref *terraindata.Ref, want terraindata.Format, what string, onD
 	if err := alloc(info.Width, info.Height); err != nil {
 		return fmt.Errorf("bake: %s: %s: %w", ref.Dir, ref.Field, err)
 	}
-	return s.Each(func(b terraindata.Block) error {
+	err = s.Each(func(b terraindata.Block) error {
+		if err := rd.err(); err != nil {
+			return err
+		}
 		put(b)
+		rd.read(b.N)
 		return nil
 	})
+	if cerr := rd.err(); err != nil && cerr != nil {
+		return fmt.Errorf("bake: %s: %s: %w", ref.Dir, ref.Field, cerr)
+	}
+	return err
 }
 
 // readR32F reads an r32f child of size w×h, on disk when onDisk is set.
-func readR32F(ref *terraindata.Ref, w, h int, onDisk bool) (*field.Grid, error) {
+func readR32F(rd *reading, ref *terraindata.Ref, w, h int, onDisk bool) (*field.Grid, error) {
 	if ref == nil {
 		return nil, fmt.Errorf("the manifest names no child")
 	}
 	var g *field.Grid
-	err := streamChild(ref, terraindata.R32F, "a grid", onDisk, func(cw, ch int) (err error) {
+	err := streamChild(rd, ref, terraindata.R32F, "a grid", onDisk, func(cw, ch int) (err error) {
 		if cw == w && ch == h {
 			g, err = field.NewPlane(w, h, onDisk)
 		}
@@ -243,7 +276,7 @@ func readR32F(ref *terraindata.Ref, w, h int, onDisk bool) (*field.Grid, error) 
 
 // containerHoles reads the holes child into a mask (true = no ground); nil when there is none.
 // On disk (onDisk) the mask lies in the mapping returned, which the caller owns.
-func containerHoles(c *terraindata.Container, w, h int, onDisk bool) ([]bool, *sysmem.Mapping, error) {
+func containerHoles(rd *reading, c *terraindata.Container, w, h int, onDisk bool) ([]bool, *sysmem.Mapping, error) {
 	ref := c.Holes()
 	if ref == nil {
 		return nil, nil, nil
@@ -251,7 +284,7 @@ func containerHoles(c *terraindata.Container, w, h int, onDisk bool) ([]bool, *s
 	var holes []bool
 	var mem *sysmem.Mapping
 	var got [2]int
-	err := streamChild(ref, terraindata.RGBA8, "holes", onDisk, func(cw, ch int) (err error) {
+	err := streamChild(rd, ref, terraindata.RGBA8, "holes", onDisk, func(cw, ch int) (err error) {
 		if got = [2]int{cw, ch}; cw == w && ch == h {
 			holes, mem, err = newHoles(w*h, onDisk)
 		}
@@ -278,11 +311,11 @@ func containerHoles(c *terraindata.Container, w, h int, onDisk bool) ([]bool, *s
 // ContainerWeights reads the control textures into Weights (a missing control1 is zero; nil when
 // there are none), each streamed row by row into its plane.
 func ContainerWeights(c *terraindata.Container) (*Weights, error) {
-	return containerWeights(c, false)
+	return containerWeights(nil, c, false)
 }
 
 // containerWeights is ContainerWeights on disk when onDisk is set.
-func containerWeights(c *terraindata.Container, onDisk bool) (*Weights, error) {
+func containerWeights(rd *reading, c *terraindata.Container, onDisk bool) (*Weights, error) {
 	refs := c.Controls()
 	if len(refs) == 0 || refs[0] == nil {
 		return nil, nil
@@ -294,7 +327,7 @@ func containerWeights(c *terraindata.Container, onDisk bool) (*Weights, error) {
 		}
 		var dst []byte
 		var got [2]int
-		err := streamChild(ref, terraindata.RGBA8, "a control", onDisk, func(cw, ch int) (err error) {
+		err := streamChild(rd, ref, terraindata.RGBA8, "a control", onDisk, func(cw, ch int) (err error) {
 			got = [2]int{cw, ch}
 			if w == nil {
 				if w, err = NewWeightsOn(cw, ch, onDisk); err != nil {

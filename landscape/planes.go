@@ -44,9 +44,9 @@ func NewWeightsOn(w, h int, onDisk bool) (*Weights, error) {
 	}
 	b := m.Bytes()
 	wt := &Weights{W: w, H: h, Lo: b[:n:n], Hi: b[n:], mem: m}
-	// As for a plane: unmapped once the collector finds the Weights unreachable; nothing keeps
-	// Lo or Hi without the Weights.
-	runtime.AddCleanup(wt, func(m *sysmem.Mapping) { m.Release() }, m)
+	// As for a plane: retired once the collector finds the Weights unreachable (a late reader of
+	// Lo or Hi reads zeros, never faults); nothing is to keep Lo or Hi without the Weights.
+	runtime.AddCleanup(wt, func(m *sysmem.Mapping) { m.Retire() }, m)
 	return wt, nil
 }
 
@@ -101,25 +101,54 @@ func (l *Landscape) setHolesMem(m *sysmem.Mapping) {
 		return
 	}
 	l.holesMem = m
-	runtime.AddCleanup(l, func(m *sysmem.Mapping) { m.Release() }, m)
+	runtime.AddCleanup(l, func(m *sysmem.Mapping) { m.Retire() }, m)
 }
 
 // OnDisk reports a landscape whose height is memory-mapped (Open chose disk for its planes).
 func (l *Landscape) OnDisk() bool { return l != nil && l.Field != nil && l.Field.Height.OnDisk() }
 
 // Release frees the planes on disk of a landscape whose lifetime is clear (an open that failed,
-// a command's landscape at its end, a test): height, channels, flow, holes and weights. Nothing
-// may read them afterwards. Heap planes are left to the collector. Nil-safe and idempotent.
+// a command's landscape at its end, a test): height, channels, flow, holes, weights and the
+// populations' densities. Nothing may read them afterwards. Heap planes are left to the
+// collector. Nil-safe and idempotent.
 func (l *Landscape) Release() {
 	if l == nil {
 		return
 	}
 	l.Field.Release()
 	l.Weights.Release()
+	for i := range l.Scatter {
+		l.Scatter[i].Density.Release()
+	}
 	if l.holesMem != nil {
 		l.Holes = nil
 		l.holesMem.Release()
 		l.holesMem = nil
+	}
+}
+
+// Retire gives the disk blocks and pages of a landscape's planes on disk back now — height,
+// channels, flow, holes and weights (field.Grid.Retire) — for a landscape that was dropped while
+// something may still read a slice of one (the editor's session when another landscape replaces
+// it): the memory stays mapped and reads zeros. Heap planes are left to the collector. Nil-safe
+// and idempotent.
+func (l *Landscape) Retire() {
+	if l == nil {
+		return
+	}
+	l.Field.Retire()
+	l.Weights.Retire()
+	l.holesMem.Retire()
+	for i := range l.Scatter {
+		l.Scatter[i].Density.Retire()
+	}
+}
+
+// Retire is Release for weights something may still read (Landscape.Retire): the memory stays
+// mapped and reads zeros. Nil-safe and idempotent.
+func (w *Weights) Retire() {
+	if w != nil {
+		w.mem.Retire()
 	}
 }
 

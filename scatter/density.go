@@ -17,9 +17,12 @@ import (
 // reading the field through its apron-inclusive block as the kernel does.
 func Density(ctx context.Context, s *stack.Stack, pop int, f *field.Field, geo Geometry, weightsLo, weightsHi []byte) (*field.Grid, float32, error) {
 	fg := &geo.Field
-	out := field.NewGrid(fg.WeightsW, fg.WeightsH)
-	if out == nil {
-		return nil, 0, fmt.Errorf("scatter: density: bad weights grid %d×%d", fg.WeightsW, fg.WeightsH)
+	if f == nil || f.Height == nil {
+		return nil, 0, fmt.Errorf("scatter: density: no height grid")
+	}
+	out, err := field.NewPlaneLike(fg.WeightsW, fg.WeightsH, f.Height) // on disk with the height
+	if err != nil {
+		return nil, 0, fmt.Errorf("scatter: density: %w", err)
 	}
 	tiles := field.Tiles(fg, field.DefaultTileSize, geo.Stack.GradientStep)
 	maxes, err := DensityTiles(ctx, s, pop, f, geo, weightsLo, weightsHi, out, tiles, nil)

@@ -138,7 +138,11 @@ func (p *pipeline) placeEarlyCPU(ctx context.Context, st *stack.Stack, i int, ps
 	}
 	allTiles := len(p.geo.Tiles(p.s.opts.TileSize))
 	if ps.dens == nil || ps.dens.W != fg.WeightsW || ps.dens.H != fg.WeightsH || len(ps.tileMax) != allTiles {
-		ps.dens = field.NewGrid(fg.WeightsW, fg.WeightsH)
+		dens, err := field.NewPlaneLike(fg.WeightsW, fg.WeightsH, l.Field.Height) // on disk with the height
+		if err != nil {
+			return false, err
+		}
+		ps.dens = dens
 		ps.tileMax = make([]float32, allTiles)
 		ps.pool, ps.densAt = nil, nil
 	}

@@ -131,7 +131,15 @@ func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Fun
 	s.mu.Unlock()
 	s.fmu.RLock()
 	land := s.land
-	old := land.Field.Height.Clone()
+	// The height before, for the undo's blocks and the mask's blend: a whole-field copy, on disk
+	// with the height, released when the erosion's step is made (or refused).
+	old, cerr := land.Field.Height.ClonePlane()
+	if cerr != nil {
+		s.fmu.RUnlock()
+		p.passMu.Unlock()
+		return fmt.Errorf("session: erode: %w", cerr)
+	}
+	defer old.Release()
 	texel := land.Field.TexelSize()
 	var mask []float32
 	maskName := ""
@@ -143,7 +151,14 @@ func (s *Session) Erode(ctx context.Context, o ErodeOptions, report progress.Fun
 			p.passMu.Unlock()
 			return fmt.Errorf("session: erode: the landscape has no mask %q", strings.TrimPrefix(maskName, field.MaskPrefix))
 		}
-		mask = append([]float32(nil), g.Data...)
+		mg, cerr := g.ClonePlane()
+		if cerr != nil {
+			s.fmu.RUnlock()
+			p.passMu.Unlock()
+			return fmt.Errorf("session: erode: %w", cerr)
+		}
+		defer mg.Release()
+		mask = mg.Data
 	}
 	s.fmu.RUnlock()
 	p.passMu.Unlock()

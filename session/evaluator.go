@@ -207,4 +207,11 @@ func (e *cpuEval) slopesFor(ctx context.Context, st *stack.Stack, f *field.Field
 }
 
 func (e *cpuEval) gpuTarget() *gpu.WeightsTarget { return nil }
-func (e *cpuEval) release()                      {}
+
+// release retires the full weights and the slopes (their planes on disk go back at once; a page
+// of them the viewport or a late reader still holds reads zeros).
+func (e *cpuEval) release() {
+	e.w.Retire()
+	e.w = nil
+	e.slopes.Retire()
+}

@@ -49,6 +49,8 @@ func (ps *popState) release() {
 	if ps != nil {
 		ps.kernel.Release()
 		ps.kernel = nil
+		ps.dens.Retire() // the viewport's density overlay may still hold its Data: retired, not unmapped
+		ps.dens, ps.pool = nil, nil
 	}
 }
 
@@ -173,7 +175,11 @@ func (p *pipeline) placeCPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 	l := p.s.land
 	fg := &p.geo.Field
 	if ps.dens == nil || ps.dens.W != fg.WeightsW || ps.dens.H != fg.WeightsH {
-		ps.dens = field.NewGrid(fg.WeightsW, fg.WeightsH)
+		dens, err := field.NewPlaneLike(fg.WeightsW, fg.WeightsH, l.Field.Height) // on disk with the height
+		if err != nil {
+			return err
+		}
+		ps.dens = dens
 		ps.tileMax = make([]float32, len(allTiles))
 		touched = allTiles
 	}

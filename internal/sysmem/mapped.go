@@ -272,14 +272,23 @@ func TrimAll() {
 }
 
 // Residency governor: while planes are mapped and a cap is known (STRATA_MEMORY_LIMIT, else a
-// cgroup's memory.max), the process's resident set is read every governMin … governMax (the
-// shorter right after a trim, doubling while none is needed); when it passes TrimAt of the cap
-// and the planes' pages are part of it, every mapping is trimmed. Between two reads a pass over
+// cgroup's memory.max), the process's resident set is read every governMin … governMax (governMin
+// while it is over TrimAt of the cap, doubling while it is under); when it passes TrimAt of the
+// cap and the planes' pages are part of it, every mapping is trimmed. Between two reads a pass over
 // the planes can map again what it touches meanwhile: the resident set overshoots by that (page
-// cache pages, which the kernel can take back at any time), not by what the process needs.
+// cache pages, which the kernel can take back at any time), not by what the process needs. The
+// planes are mapped with small pages and no read-ahead (mapFile), so a touch maps at most what
+// fault-around maps (64 KiB), never a whole 2 MiB folio.
 const (
-	TrimAt    = 0.6
-	TrimMin   = 1.0 / 16
+	TrimAt = 0.6
+	// TrimMin is the share of the cap the planes' resident pages must reach before a trim, while
+	// the resident set is under TrimHard of the cap: when the process's private memory alone is
+	// over TrimAt, trimming the few pages a pass just touched would only make it fault them again.
+	TrimMin = 1.0 / 16
+	// TrimHard is the share of the cap past which any resident plane pages beyond TrimFloor are
+	// trimmed: near the cap, faulting pages again is the price of staying under it.
+	TrimHard  = 0.85
+	TrimFloor = 2 << 20
 	governMin = 5 * time.Millisecond
 	governMax = 40 * time.Millisecond
 )
@@ -313,7 +322,7 @@ func govern(limit uint64) {
 			return
 		}
 		live.Unlock()
-		if TrimOver(limit) {
+		if _, high := check(limit); high {
 			wait = governMin
 		} else {
 			wait = min(2*wait, governMax)
@@ -323,35 +332,62 @@ func govern(limit uint64) {
 }
 
 // govLimit is the running governor's cap, for pollResidency; lastPoll the time (UnixNano) of the
-// last check by either.
-var govLimit, lastPoll atomic.Uint64
+// last check by either; govHigh whether that check found the resident set over TrimAt.
+var (
+	govLimit, lastPoll atomic.Uint64
+	govHigh            atomic.Bool
+)
+
+// pollHigh is pollResidency's interval while the resident set is over TrimAt of the cap: a pass
+// maps what it touches meanwhile, and on a busy machine the governor's timer waits behind it.
+const pollHigh = time.Millisecond
 
 // pollResidency is the governor's check from the worker pool's items (pool.SetBetween): at most
-// once per governMin, by whichever worker comes first.
+// once per governMin (pollHigh near the cap), by whichever worker comes first.
 func pollResidency() {
 	limit := govLimit.Load()
 	if limit == 0 {
 		return
 	}
+	every := governMin
+	if govHigh.Load() {
+		every = pollHigh
+	}
 	now := uint64(time.Now().UnixNano())
 	last := lastPoll.Load()
-	if now-last < uint64(governMin) || !lastPoll.CompareAndSwap(last, now) {
+	if now-last < uint64(every) || !lastPoll.CompareAndSwap(last, now) {
 		return
 	}
-	TrimOver(limit)
+	check(limit)
 }
 
 // TrimOver trims every mapping when the resident set is over TrimAt of limit and the planes'
 // pages in it (file-backed resident pages beyond the program's own) are at least TrimMin of
-// limit: when the process's private memory alone is over TrimAt, trimming whatever few pages a
-// pass just touched would only make it touch them again. It reports whether it trimmed.
+// limit, or when it is over TrimHard of limit and they are more than TrimFloor. It reports whether
+// it trimmed.
 func TrimOver(limit uint64) bool {
+	trimmed, _ := check(limit)
+	return trimmed
+}
+
+// check is TrimOver, reporting besides whether the resident set was over TrimAt of limit (the
+// governor then checks again soon).
+func check(limit uint64) (trimmed, high bool) {
 	rss, file, ok := residentSet()
-	if !ok || float64(rss) <= TrimAt*float64(limit) || float64(file) < float64(fileBase())+TrimMin*float64(limit) {
-		return false
+	high = ok && float64(rss) > TrimAt*float64(limit)
+	govHigh.Store(high)
+	if !high {
+		return false, false
+	}
+	var planes uint64
+	if base := fileBase(); file > base {
+		planes = file - base
+	}
+	if float64(planes) < TrimMin*float64(limit) && (float64(rss) <= TrimHard*float64(limit) || planes <= TrimFloor) {
+		return false, true
 	}
 	TrimAll()
-	return true
+	return true, true
 }
 
 // fileBase is the file-backed resident set before the first mapping (the program's text and

@@ -47,6 +47,18 @@ func mapFile(dir string, n int) (*Mapping, error) {
 		f.Close()
 		return nil, fmt.Errorf("mmap of %s: %w", Format(uint64(n)), err)
 	}
+	// No huge (PMD) mappings of the plane: where the page cache holds the file in 2 MiB folios
+	// (ext4 and xfs with large folios, Linux ≥ 6.x), one touch would map a whole folio into the
+	// resident set — a pass sampling every 8th or 32nd row of a plane (a coarse page of the view,
+	// the height pages of the viewport) mapped all of it in a few milliseconds, between two of the
+	// governor's checks. With small pages a touch maps what fault-around maps (64 KiB).
+	for _, adv := range []int{syscall.MADV_NOHUGEPAGE, syscall.MADV_RANDOM} {
+		if err := syscall.Madvise(data, adv); err != nil && err != syscall.EINVAL {
+			syscall.Munmap(data)
+			f.Close()
+			return nil, fmt.Errorf("madvise(%d) of %s: %w", adv, Format(uint64(n)), err)
+		}
+	}
 	return &Mapping{data: data, f: f}, nil
 }
 

@@ -185,7 +185,8 @@ func TestPlanesOnDisk(t *testing.T) {
 }
 
 // The governor's check trims when the resident set is over TrimAt of the cap and holds at least
-// TrimMin of it in mapped pages, and leaves it alone otherwise.
+// TrimMin of it in mapped pages, or over TrimHard and more than TrimFloor; otherwise it leaves
+// it alone.
 func TestTrimOver(t *testing.T) {
 	base := fileBase() // the real program's, read before the fixture
 	old := statusPath
@@ -203,12 +204,52 @@ func TestTrimOver(t *testing.T) {
 	if TrimOver(limit) {
 		t.Error("under TrimAt of the cap: trimmed")
 	}
-	write(limit, base+limit/32)
+	write(limit*8/10, base+limit/32)
 	if TrimOver(limit) {
-		t.Error("fewer mapped pages than TrimMin of the cap: trimmed")
+		t.Error("fewer mapped pages than TrimMin of the cap, under TrimHard: trimmed")
+	}
+	write(limit*9/10, base+limit/32)
+	if !TrimOver(limit) {
+		t.Error("fewer mapped pages than TrimMin of the cap, over TrimHard: no trim")
+	}
+	write(limit, base+TrimFloor)
+	if TrimOver(limit) {
+		t.Error("no more than TrimFloor of mapped pages: trimmed")
 	}
 	write(limit, base)
 	if TrimOver(limit) {
 		t.Error("no mapped pages resident: trimmed")
+	}
+}
+
+// A sparse touch of a written plane maps little of it: one byte read every 2 MiB of a 64 MiB
+// mapping must not bring the whole of it back into the resident set. Before the mapping was made
+// with small pages and no read-ahead, Linux 6.18 on ext4 mapped each 2 MiB folio whole at its
+// first touch, so a coarse pass over a plane (every 32nd row) mapped all of it between two of the
+// governor's checks (the peak RSS over STRATA_MEMORY_LIMIT after the first frame).
+func TestSparseTouchMapsLittle(t *testing.T) {
+	t.Setenv(EnvMapDir, t.TempDir())
+	const n = 64 << 20
+	m, err := Map(n, "a test plane")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Release()
+	b := m.Bytes()
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = byte(i >> 12)
+	}
+	m.Trim()
+	_, before, ok := residentSet()
+	if !ok {
+		t.Fatal("no resident set in " + statusPath)
+	}
+	var sum byte
+	for i := 0; i < len(b); i += 2 << 20 {
+		sum += b[i]
+	}
+	_, after, _ := residentSet()
+	if after > before+16<<20 {
+		t.Errorf("reading one byte every 2 MiB of a 64 MiB plane mapped %d MiB (sum %d): want at most 16 MiB", (after-before)>>20, sum)
 	}
 }
