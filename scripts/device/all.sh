@@ -58,6 +58,9 @@ timeout 100 $S bench bake --size 16384 --out $T/g2.terrainData 2>&1 | grep -E "t
 /usr/bin/time -f "validate: %e s, %M kB" $S validate $T/g2.terrainData 2>&1 | tail -2
 rm -rf $T
 
+step "BenchmarkReadback: 256 MiB as eight 32 MiB requests, one at a time and through Readers"
+(cd gpu && timeout 100 $B/gpu.test -test.run XXX -test.bench Readback -test.benchtime 5x 2>&1 | grep -E "^Benchmark|^ok|FAIL")
+
 [ -n "${SKIP_TESTS:-}" ] && exit 0
 step "GPU tests"
 for t in $B/*.test; do
