@@ -66,24 +66,38 @@ var flowPasses = []kernelPass{
 	{"flow_route", "routeFront", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl, fFront}},
 	{"flow_route", "frontTick", []uint32{fCtl, fFront, fArgs}},
 	{"flow_route", "logPlane", []uint32{fP, fAcc, fPlane}},
+	{"flow_route", "clearFlag", []uint32{fCtl}},
 }
 
 // flowTileShift is log2 of the side of routeFront's tiles, as flow_route.wgsl declares it (32: 4
-// cells a thread of 256, 3.5 KiB of workgroup memory). On the H200 (BenchmarkFlowRoute, 4096²,
-// sweeps ≤ 16) 32² tiles routed in 60 ms, 64² in 79 ms: a step recounts its tiles' cells, so a
-// step of large tiles costs more (docs/PERFORMANCE.md "flow17").
+// cells a thread of 256; the tile and its ring in workgroup memory, 21 KiB). On the H200
+// (BenchmarkFlowRoute, 4096², sweeps ≤ 16) 32² tiles routed in 60 ms, 64² in 79 ms before the
+// tile was held in workgroup memory (docs/PERFORMANCE.md "flow17"); 64² tiles would now need
+// 75 KiB of it, more than a device gives.
 const flowTileShift = 5
+
+// flowTileStorage is the workgroup memory routeFront declares with tiles 2^shift texels a side:
+// the tile and its ring of one cell (height, area per weight, receivers: 12 bytes a cell), the
+// tile's weight sums (4), its counts, queue and donors (3.5 bytes a cell), 16 bytes of counters.
+func flowTileStorage(shift uint) uint64 {
+	side := uint64(1) << shift
+	ring := (side + 2) * (side + 2)
+	return 12*ring + 4*side*side + side*side/2 + 2*side*side + side*side + 16
+}
 
 // NewFlowKernel compiles the flow passes.
 func (d *Device) NewFlowKernel() (*FlowKernel, error) {
 	return d.newFlowKernel(flowTileShift)
 }
 
-// newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 … 6;
-// 128² would need 56 KiB of workgroup memory).
+// newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 or 5;
+// flowTileStorage must fit the device's workgroup memory).
 func (d *Device) newFlowKernel(shift uint) (*FlowKernel, error) {
-	if shift < 4 || shift > 6 {
-		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 … 6", shift)
+	if shift < 4 || shift > 5 {
+		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 or 5", shift)
+	}
+	if need, lim := flowTileStorage(shift), uint64(d.Limits.MaxComputeWorkgroupStorageSize); need > lim {
+		return nil, fmt.Errorf("gpu: flow: %d² tiles need %d bytes of workgroup memory, the device gives %d", 1<<shift, need, lim)
 	}
 	var edit func(string) (string, error) // the source as embedded declares flowTileShift
 	if shift != flowTileShift {
@@ -165,9 +179,11 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 // counters with route (one submission each; the waves after the last change nothing).
 var flowChunk = 64
 
-// frontChunk is how many routeFront steps run in one submission between two reads of the
-// counters (even: the steps alternate their lists). Steps after the last dispatch no workgroup.
-var frontChunk = 64
+// frontChunk is how many routeFront steps the first submission runs before the host reads the
+// counters; each further submission runs twice as many, up to frontChunkMax (both even: the
+// steps alternate their lists). Steps after the last dispatch no workgroup (a few µs each), a
+// read of the counters is a round trip.
+var frontChunk, frontChunkMax = 64, 256
 
 // flowSweep is the most sub-waves routeFront sweeps a tile in one step (0: as far as it goes).
 // The steps are bulk-synchronous, each as long as its longest sweep, so unlimited sweeps add up
@@ -178,8 +194,14 @@ var flowSweep = 16
 // frontSteps is how many steps' sweep lengths routeFront records (FlowStats.SubWaves).
 const frontSteps = 4096
 
-// flatChunk is how many of the flats' relaxation passes run between two reads of their flag.
-const flatChunk = 16
+// flatChunk is how many of the flats' relaxation passes the first chunk runs before the host
+// reads their flag (which says whether the chunk's last pass changed a distance); each further
+// chunk runs twice as many, up to flatChunkMax. A pass over a 4096² grid costs ~70 µs on the
+// H200, a read of the flag a round trip.
+const (
+	flatChunk    = 8
+	flatChunkMax = 64
+)
 
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.
@@ -264,7 +286,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 			bufs[fDistA], bufs[fDistB] = dist[1], dist[0]
 		}
 		bg, err := r.group(entry, bufs)
-		return dispatch{entry: entry, bg: bg, one: entry == "tick" || entry == "frontTick"}, err
+		return dispatch{entry: entry, bg: bg, one: entry == "tick" || entry == "frontTick" || entry == "clearFlag"}, err
 	}
 	readCtl := func() ([4]uint32, error) {
 		var c [4]uint32
@@ -288,17 +310,22 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	}
 	lap(&st.Prepare)
 	cur := 0 // the distance buffer the next pass reads
-	for {
+	clear, err := pass("clearFlag", false)
+	if err != nil {
+		return nil, st, err
+	}
+	for passes := flatChunk; ; passes = min(2*passes, flatChunkMax) {
 		if err := ctx.Err(); err != nil {
 			return nil, st, fmt.Errorf("gpu: flow: %w", err)
 		}
-		if err := ctl.Write(0, u32bytes(0, 0, 0, 0)); err != nil {
-			return nil, st, err
-		}
-		// A chunk of passes, the buffers swapping; the flag says whether any changed a distance.
-		// The chunk that changes nothing leaves both buffers holding the final distances.
-		ds := make([]dispatch, 0, flatChunk)
-		for range flatChunk {
+		// A chunk of passes, the buffers swapping; the flag, cleared before the last, says whether
+		// that pass changed a distance. A pass that changes nothing leaves both buffers holding the
+		// final distances (a fixed point of the relaxation).
+		ds := make([]dispatch, 0, passes+1)
+		for p := range passes {
+			if p == passes-1 {
+				ds = append(ds, clear)
+			}
 			d, err := pass("flats", cur == 1)
 			if err != nil {
 				return nil, st, err
@@ -309,7 +336,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err := r.submit("flats", ds); err != nil {
 			return nil, st, err
 		}
-		st.FlatPasses += flatChunk
+		st.FlatPasses += passes
 		c, err := readCtl()
 		if err != nil {
 			return nil, st, err
@@ -353,7 +380,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err != nil {
 			return nil, st, err
 		}
-		for i := range frontChunk + frontChunk&1 { // even: each chunk starts on an odd step
+		for i := range frontChunkMax + frontChunkMax&1 { // even: each chunk starts on an odd step
 			// Step s reads the list (s−1)&1, whose arguments are at 16·((s−1)&1).
 			s := step
 			s.indirect, s.offset = args, uint64(16*(i&1))
@@ -375,14 +402,19 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 			chunk = append(chunk, route, tick)
 		}
 	}
+	sub := len(chunk) // the dispatches of the next submission
+	if flowTiles {
+		sub = min(2*(frontChunk+frontChunk&1), len(chunk))
+	}
 	var doneBefore uint32
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, st, fmt.Errorf("gpu: flow: %w", err)
 		}
-		if err := r.submit("route", chunk); err != nil {
+		if err := r.submit("route", chunk[:sub]); err != nil {
 			return nil, st, err
 		}
+		sub = min(2*sub, len(chunk))
 		c, err := readCtl()
 		if err != nil {
 			return nil, st, err
