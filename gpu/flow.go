@@ -203,6 +203,10 @@ const (
 	flatChunkMax = 64
 )
 
+// flowReadPieces is how many bands of rows the plane is read back in (each its own staging
+// buffer and map), so that copying one out on the host overlaps the device's copy of the next.
+var flowReadPieces = 4
+
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.
 var flowTiles = true
@@ -451,12 +455,20 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	res := field.NewGrid(w, h)
 	// A Reader copies the rows out of the staging buffer on every core: the grid is fresh memory,
 	// whose page faults one core alone cannot keep up with (64 MiB at 4096²).
+	// The plane in flowReadPieces bands of rows, each its own staging buffer: the host copies a
+	// band out while the device copies the next ones.
 	if k.rd == nil {
-		k.rd = k.dev.NewReader("flow plane", 1)
+		k.rd = k.dev.NewReader("flow plane", flowReadPieces)
 	}
 	rd := k.rd
-	if err := rd.BufferRowsInto(plane, 0, uint64(h), 4*uint64(w), unsafe.Slice((*byte)(unsafe.Pointer(&res.Data[0])), 4*n), 4*uint64(w)); err != nil {
-		return nil, st, err
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(&res.Data[0])), 4*n)
+	row := 4 * uint64(w)
+	pieces := uint64(min(flowReadPieces, h))
+	for p := range pieces {
+		y0, y1 := uint64(h)*p/pieces, uint64(h)*(p+1)/pieces
+		if err := rd.BufferRowsInto(plane, y0*row, y1-y0, row, dst[y0*row:], row); err != nil {
+			return nil, st, err
+		}
 	}
 	if err := rd.Flush(); err != nil {
 		return nil, st, err

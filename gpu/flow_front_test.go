@@ -106,9 +106,9 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 }
 
 // BenchmarkFlowRoute routes bench erode's 4096² ground (fbmGround) with routeFront's tiles 32 and
-// 16 texels a side, sweeps of at most 16, 32, 64 sub-waves a step or unlimited, and reports where
-// the time went (FlowStats: ms of each phase, the steps, the sub-waves on the critical path). The
-// H200 figures are in docs/PERFORMANCE.md.
+// 16 texels a side, sweeps of at most 16, 32, 64 sub-waves a step or unlimited, the plane read
+// back in 4 bands or 1, and reports where the time went (FlowStats: ms of each phase, the steps,
+// the sub-waves on the critical path). The H200 figures are in docs/PERFORMANCE.md.
 func BenchmarkFlowRoute(b *testing.B) {
 	dev := testDevice(b)
 	g := fbmGround(4096)
@@ -122,12 +122,14 @@ func BenchmarkFlowRoute(b *testing.B) {
 		kernels[shift] = k
 	}
 	for _, v := range []struct {
-		shift uint
-		sweep int
-	}{{5, 16}, {5, 32}, {5, 64}, {5, 0}, {4, 16}, {4, 32}, {4, 0}} {
-		b.Run(fmt.Sprintf("tiles=%d/sweep=%d", 1<<v.shift, v.sweep), func(b *testing.B) {
-			flowSweep = v.sweep
-			defer func() { flowSweep = 16 }()
+		shift         uint
+		sweep, pieces int
+	}{{5, 16, 4}, {5, 32, 4}, {5, 64, 4}, {5, 0, 4}, {4, 16, 4}, {4, 32, 4}, {4, 0, 4}, {5, 32, 1}} {
+		b.Run(fmt.Sprintf("tiles=%d/sweep=%d/pieces=%d", 1<<v.shift, v.sweep, v.pieces), func(b *testing.B) {
+			flowSweep, flowReadPieces = v.sweep, v.pieces
+			defer func() { flowSweep, flowReadPieces = 16, 4 }()
+			kernels[v.shift].rd.Release() // a Reader of as many staging buffers as pieces
+			kernels[v.shift].rd = nil
 			var sum FlowStats
 			for range b.N {
 				_, st, err := kernels[v.shift].Route(context.Background(), g, [2]float64{4, 4})
