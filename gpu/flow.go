@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -23,6 +25,7 @@ type FlowKernel struct {
 	dev   *Device
 	set   *passSet
 	shift uint // log2 of routeFront's tile side
+	group int  // routeFront's threads a workgroup
 	// run holds the last routing's buffers and bind groups, re-used by the next routing of a grid
 	// the same size (six planes of 4 bytes a texel: 384 MiB at 4096²) until Release.
 	run  *passRun
@@ -37,7 +40,7 @@ type FlowKernel struct {
 // distances become the area and the area per weight once flatReceivers has read them, and the
 // plane is written over the area per weight.
 type flowBuffers struct {
-	params, height, recv, wsum, acc, out, done, ctl, front, args *Buffer
+	params, height, recv, wsum, acc, out, done, ctl, front, args, left *Buffer
 }
 
 // The flow passes and their bindings (flow_route.wgsl).
@@ -55,6 +58,7 @@ const (
 	fPlane  = 10
 	fFront  = 11
 	fArgs   = 12
+	fLeft   = 13
 )
 
 var flowPasses = []kernelPass{
@@ -63,8 +67,9 @@ var flowPasses = []kernelPass{
 	{"flow_route", "flatReceivers", []uint32{fP, fHeight, fRecv, fDistA, fWsum}},
 	{"flow_route", "route", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl}},
 	{"flow_route", "tick", []uint32{fCtl}},
-	{"flow_route", "routeFront", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl, fFront}},
-	{"flow_route", "frontTick", []uint32{fCtl, fFront, fArgs}},
+	{"flow_route", "countDonors", []uint32{fP, fRecv, fLeft}},
+	{"flow_route", "routeFront", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl, fFront, fLeft}},
+	{"flow_route", "frontTick", []uint32{fP, fCtl, fFront, fArgs}},
 	{"flow_route", "logPlane", []uint32{fP, fAcc, fPlane}},
 	{"flow_route", "clearFlag", []uint32{fCtl}},
 }
@@ -87,33 +92,46 @@ func flowTileStorage(shift uint) uint64 {
 
 // NewFlowKernel compiles the flow passes.
 func (d *Device) NewFlowKernel() (*FlowKernel, error) {
-	return d.newFlowKernel(flowTileShift)
+	return d.newFlowKernel(flowTileShift, flowGroup)
 }
 
+// flowGroup is routeFront's threads a workgroup, as flow_route.wgsl declares it (groupSize).
+const flowGroup = 256
+
 // newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 or 5;
-// flowTileStorage must fit the device's workgroup memory).
-func (d *Device) newFlowKernel(shift uint) (*FlowKernel, error) {
+// flowTileStorage must fit the device's workgroup memory) and group threads a tile (64, 128 or
+// 256).
+func (d *Device) newFlowKernel(shift uint, group int) (*FlowKernel, error) {
 	if shift < 4 || shift > 5 {
 		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 or 5", shift)
+	}
+	if group != 64 && group != 128 && group != 256 {
+		return nil, fmt.Errorf("gpu: flow: %d threads a tile: want 64, 128 or 256", group)
 	}
 	if need, lim := flowTileStorage(shift), uint64(d.Limits.MaxComputeWorkgroupStorageSize); need > lim {
 		return nil, fmt.Errorf("gpu: flow: %d² tiles need %d bytes of workgroup memory, the device gives %d", 1<<shift, need, lim)
 	}
-	var edit func(string) (string, error) // the source as embedded declares flowTileShift
-	if shift != flowTileShift {
-		decl := fmt.Sprintf("const tileShift: u32 = %du;", flowTileShift)
+	var edit func(string) (string, error) // the source as embedded declares flowTileShift, flowGroup
+	if shift != flowTileShift || group != flowGroup {
+		decls := [][2]string{
+			{fmt.Sprintf("const tileShift: u32 = %du;", flowTileShift), fmt.Sprintf("const tileShift: u32 = %du;", shift)},
+			{fmt.Sprintf("const groupSize: u32 = %du;", flowGroup), fmt.Sprintf("const groupSize: u32 = %du;", group)},
+		}
 		edit = func(src string) (string, error) {
-			if !strings.Contains(src, decl) {
-				return "", errors.New("flow_route.wgsl declares no " + decl)
+			for _, d := range decls {
+				if !strings.Contains(src, d[0]) {
+					return "", errors.New("flow_route.wgsl declares no " + d[0])
+				}
+				src = strings.Replace(src, d[0], d[1], 1)
 			}
-			return strings.Replace(src, decl, fmt.Sprintf("const tileShift: u32 = %du;", shift), 1), nil
+			return src, nil
 		}
 	}
 	set, err := d.newPassSetEdited("flow", flowPasses, edit)
 	if err != nil {
 		return nil, err
 	}
-	return &FlowKernel{dev: d, set: set, shift: shift}, nil
+	return &FlowKernel{dev: d, set: set, shift: shift, group: group}, nil
 }
 
 // Release frees the pipelines. Safe on nil and twice.
@@ -156,7 +174,7 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 	}
 	storage := wgpu.BufferUsageStorage
 	b := flowBuffers{
-		params: mk("params", 48, wgpu.BufferUsageUniform),
+		params: mk("params", 64, wgpu.BufferUsageUniform),
 		height: mk("height", 4*n, storage),
 		recv:   mk("receivers", 4*n, storage),
 		wsum:   mk("weight sum", 4*n, storage),
@@ -164,8 +182,9 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 		out:    mk("flat distance, then area per weight, then plane", 4*n, storage),
 		done:   mk("done", 4*n, storage),
 		ctl:    mk("counters", 16, storage),
-		front:  mk("tile worklist", 4*(2+3*nt+frontSteps), storage),
+		front:  mk("tile worklist", 4*(2+3*nt+frontSteps+1), storage),
 		args:   mk("worklist dispatch", 32, storage|wgpu.BufferUsageIndirect),
+		left:   mk("donors left", 4*n, storage),
 	}
 	if err != nil {
 		r.release()
@@ -207,6 +226,11 @@ const (
 // buffer and map), so that copying one out on the host overlaps the device's copy of the next.
 var flowReadPieces = 4
 
+// flowMark has routeFront count every cell's donors down (countDonors, the plane left) and queue
+// the next step's tile of a receiver only once its last donor is done, rather than whenever one
+// of its donors is (a tile queued for nothing costs its whole load).
+var flowMark = true
+
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.
 var flowTiles = true
@@ -221,7 +245,10 @@ type FlowStats struct {
 	FlatPasses, Waves int
 	// SubWaves is routeFront's critical path: over the steps, the sum of the longest sweep of a
 	// tile (sub-waves, each a barrier-separated round of gathers; the first 4096 steps).
-	SubWaves                         int
+	SubWaves int
+	// Tiles is how many tiles routeFront's steps swept in all (step 1: every tile).
+	Tiles int
+
 	Prepare, Flats, Accumulate, Read time.Duration
 }
 
@@ -256,7 +283,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err != nil {
 		return nil, st, err
 	}
-	params, height, recv, wsum, acc, out, done, ctl, front, args := b.params, b.height, b.recv, b.wsum, b.acc, b.out, b.done, b.ctl, b.front, b.args
+	params, height, recv, wsum, acc, out, done, ctl, front, args, left := b.params, b.height, b.recv, b.wsum, b.acc, b.out, b.done, b.ctl, b.front, b.args, b.left
 	dist := [2]*Buffer{acc, out}
 	plane := out
 	coef := field.FlowCoefficients(texel)
@@ -266,6 +293,11 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	for _, c := range coef {
 		head = append(head, f32bytes(float32(c))...)
 	}
+	mark := uint32(0)
+	if flowMark {
+		mark = 1
+	}
+	head = append(head, u32bytes(mark, 0, 0, 0)...)
 	if err := params.Write(0, head); err != nil {
 		return nil, st, err
 	}
@@ -279,7 +311,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		return nil, st, err
 	}
 	all := map[uint32]*Buffer{fP: params, fHeight: height, fRecv: recv, fDistA: dist[0], fDistB: dist[1], fWsum: wsum,
-		fAcc: acc, fOut: out, fDone: done, fCtl: ctl, fPlane: plane, fFront: front, fArgs: args}
+		fAcc: acc, fOut: out, fDone: done, fCtl: ctl, fPlane: plane, fFront: front, fArgs: args, fLeft: left}
 	pass := func(entry string, swap bool) (dispatch, error) {
 		bufs := all
 		if swap {
@@ -350,12 +382,30 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		}
 	}
 	lap(&st.Flats)
+	// The plane's grid, its pages faulted in on the host's idle cores while the device
+	// accumulates (fresh memory: 64 MiB at 4096² cost the read back ~5–10 ms in page faults).
+	res := field.NewGrid(w, h)
+	var touched sync.WaitGroup
+	touched.Add(1)
+	go func() {
+		defer touched.Done()
+		touchPages(res.Data)
+	}()
+	defer touched.Wait() // an early return leaves no goroutine writing into res
 	// 3. Receivers of the flats, every cell's weight sum; 4. the accumulation.
 	d, err = pass("flatReceivers", cur == 1)
 	if err != nil {
 		return nil, st, err
 	}
-	if err := r.submit("receivers", []dispatch{d}); err != nil {
+	recvs := []dispatch{d}
+	if flowTiles && flowMark {
+		d, err := pass("countDonors", false)
+		if err != nil {
+			return nil, st, err
+		}
+		recvs = append(recvs, d)
+	}
+	if err := r.submit("receivers", recvs); err != nil {
 		return nil, st, err
 	}
 	var chunk []dispatch
@@ -364,7 +414,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err := ctl.Write(0, u32bytes(1, 0, 0, 0)); err != nil {
 			return nil, st, err
 		}
-		init := make([]uint32, 2+3*nt+frontSteps)
+		init := make([]uint32, 2+3*nt+frontSteps+1)
 		init[0] = uint32(nt0)
 		for t := range nt0 {
 			init[2+nt+t] = uint32(t)
@@ -437,13 +487,14 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	}
 	lap(&st.Accumulate)
 	if flowTiles {
-		raw, err := k.dev.ReadBuffer(front, 4*(2+3*nt), 4*frontSteps)
+		raw, err := k.dev.ReadBuffer(front, 4*(2+3*nt), 4*(frontSteps+1))
 		if err != nil {
 			return nil, st, err
 		}
 		for i := range frontSteps {
 			st.SubWaves += int(binary.LittleEndian.Uint32(raw[4*i:]))
 		}
+		st.Tiles = int(nt0) + int(binary.LittleEndian.Uint32(raw[4*frontSteps:]))
 	}
 	d, err = pass("logPlane", false)
 	if err != nil {
@@ -452,7 +503,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err := r.submit("plane", []dispatch{d}); err != nil {
 		return nil, st, err
 	}
-	res := field.NewGrid(w, h)
+	touched.Wait()
 	// A Reader copies the rows out of the staging buffer on every core: the grid is fresh memory,
 	// whose page faults one core alone cannot keep up with (64 MiB at 4096²).
 	// The plane in flowReadPieces bands of rows, each its own staging buffer: the host copies a
@@ -481,4 +532,24 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	}
 	lap(&st.Read)
 	return res, st, nil
+}
+
+// touchPages writes a zero into every 4 KiB page of data, on all cores but one, so that the page
+// faults of fresh memory are taken now rather than while something waits for them.
+func touchPages(data []float32) {
+	const page = 1024 // float32s in 4 KiB
+	workers := max(1, runtime.GOMAXPROCS(0)-1)
+	workers = min(workers, max(1, len(data)/(256*page))) // shares of at least 1 MiB
+	var wg sync.WaitGroup
+	for k := range workers {
+		lo, hi := len(data)*k/workers, len(data)*(k+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i += page {
+				data[i] = 0
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -28,6 +28,12 @@ func fbmGround(n int) *field.Grid {
 	return g
 }
 
+// flowShape is routeFront's tiles: log2 of their side, threads a tile.
+type flowShape struct {
+	shift uint
+	group int
+}
+
 // planeHash is the FNV-1a hash of a plane's float32 bytes.
 func planeHash(g *field.Grid) uint64 {
 	h := fnv.New64a()
@@ -49,14 +55,14 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		"512 fbm": 0x3324513dac055a58,
 	}
 	lavapipe := strings.Contains(strings.ToLower(dev.Info.Name), "llvmpipe")
-	kernels := map[uint]*FlowKernel{}
-	for _, shift := range []uint{4, 5} {
-		k, err := dev.newFlowKernel(shift)
+	kernels := map[flowShape]*FlowKernel{}
+	for _, sh := range []flowShape{{4, 256}, {5, 256}, {4, 64}, {5, 128}} {
+		k, err := dev.newFlowKernel(sh.shift, sh.group)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer k.Release()
-		kernels[shift] = k
+		kernels[sh] = k
 	}
 	for _, name := range []string{"256 fbm", "256 tilted plane", "256 V valley", "256 terraces", "256 hills with holes and pits", "512 fbm"} {
 		var n int
@@ -71,7 +77,7 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		}
 		texel := [2]float64{4, 4}
 		flowTiles = false
-		want, wst, err := kernels[flowTileShift].Route(context.Background(), g, texel)
+		want, wst, err := kernels[flowShape{flowTileShift, flowGroup}].Route(context.Background(), g, texel)
 		flowTiles = true
 		if err != nil {
 			t.Fatal(err)
@@ -80,13 +86,18 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 			t.Errorf("%s: route's plane hashes %#016x, the GPU twin's before the worklist %#016x", name, planeHash(want), before[name])
 		}
 		for _, v := range []struct {
-			shift uint
+			flowShape
 			sweep int
-		}{{4, 16}, {4, 0}, {5, 16}, {5, 64}, {5, 0}, {5, 3}} {
+			mark  bool
+		}{
+			{flowShape{4, 256}, 16, true}, {flowShape{4, 256}, 0, true}, {flowShape{5, 256}, 16, true},
+			{flowShape{5, 256}, 64, true}, {flowShape{5, 256}, 0, true}, {flowShape{5, 256}, 3, true},
+			{flowShape{5, 256}, 16, false}, {flowShape{4, 64}, 32, true}, {flowShape{5, 128}, 32, true},
+		} {
 			shift := v.shift
-			flowSweep = v.sweep
-			got, st, err := kernels[shift].Route(context.Background(), g, texel)
-			flowSweep = 16
+			flowSweep, flowMark = v.sweep, v.mark
+			got, st, err := kernels[v.flowShape].Route(context.Background(), g, texel)
+			flowSweep, flowMark = 16, true
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,12 +106,12 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 				for got.Data[i] == want.Data[i] {
 					i++
 				}
-				t.Fatalf("%s, %d² tiles, sweeps ≤ %d: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.sweep, i%n, i/n, got.Data[i], want.Data[i])
+				t.Fatalf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.group, v.sweep, v.mark, i%n, i/n, got.Data[i], want.Data[i])
 			}
 			if st.Waves <= 0 || st.Waves >= wst.Waves || st.SubWaves < st.Waves {
-				t.Errorf("%s, %d² tiles, sweeps ≤ %d: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.sweep, st.Waves, st.SubWaves, wst.Waves)
+				t.Errorf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.group, v.sweep, v.mark, st.Waves, st.SubWaves, wst.Waves)
 			}
-			t.Logf("%s, %d² tiles, sweeps ≤ %d: %d steps, %d sub-waves (route: %d waves); hash %#016x", name, 1<<shift, v.sweep, st.Waves, st.SubWaves, wst.Waves, planeHash(got))
+			t.Logf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v: %d steps, %d sub-waves, %d tiles swept (route: %d waves); hash %#016x", name, 1<<shift, v.group, v.sweep, v.mark, st.Waves, st.SubWaves, st.Tiles, wst.Waves, planeHash(got))
 		}
 	}
 }
@@ -112,27 +123,33 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 func BenchmarkFlowRoute(b *testing.B) {
 	dev := testDevice(b)
 	g := fbmGround(4096)
-	kernels := map[uint]*FlowKernel{}
-	for _, shift := range []uint{4, 5} {
-		k, err := dev.newFlowKernel(shift)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer k.Release()
-		kernels[shift] = k
-	}
+	kernels := map[flowShape]*FlowKernel{}
 	for _, v := range []struct {
-		shift         uint
+		flowShape
 		sweep, pieces int
-	}{{5, 16, 4}, {5, 32, 4}, {5, 64, 4}, {5, 0, 4}, {4, 16, 4}, {4, 32, 4}, {4, 0, 4}, {5, 32, 1}} {
-		b.Run(fmt.Sprintf("tiles=%d/sweep=%d/pieces=%d", 1<<v.shift, v.sweep, v.pieces), func(b *testing.B) {
-			flowSweep, flowReadPieces = v.sweep, v.pieces
-			defer func() { flowSweep, flowReadPieces = 16, 4 }()
-			kernels[v.shift].rd.Release() // a Reader of as many staging buffers as pieces
-			kernels[v.shift].rd = nil
+		mark          bool
+	}{
+		{flowShape{5, 256}, 16, 4, true}, {flowShape{5, 256}, 32, 4, true}, {flowShape{5, 256}, 64, 4, true}, {flowShape{5, 256}, 0, 4, true},
+		{flowShape{4, 256}, 16, 4, true}, {flowShape{4, 256}, 32, 4, true}, {flowShape{4, 256}, 64, 4, true}, {flowShape{4, 256}, 0, 4, true},
+		{flowShape{4, 64}, 32, 4, true}, {flowShape{4, 64}, 0, 4, true}, {flowShape{4, 128}, 32, 4, true}, {flowShape{5, 128}, 32, 4, true},
+		{flowShape{5, 256}, 32, 4, false}, {flowShape{4, 256}, 32, 4, false}, {flowShape{4, 256}, 32, 1, true},
+	} {
+		if kernels[v.flowShape] == nil {
+			k, err := dev.newFlowKernel(v.shift, v.group)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer k.Release()
+			kernels[v.flowShape] = k
+		}
+		b.Run(fmt.Sprintf("tiles=%d/group=%d/sweep=%d/pieces=%d/mark=%v", 1<<v.shift, v.group, v.sweep, v.pieces, v.mark), func(b *testing.B) {
+			flowSweep, flowReadPieces, flowMark = v.sweep, v.pieces, v.mark
+			defer func() { flowSweep, flowReadPieces, flowMark = 16, 4, true }()
+			kernels[v.flowShape].rd.Release() // a Reader of as many staging buffers as pieces
+			kernels[v.flowShape].rd = nil
 			var sum FlowStats
 			for range b.N {
-				_, st, err := kernels[v.shift].Route(context.Background(), g, [2]float64{4, 4})
+				_, st, err := kernels[v.flowShape].Route(context.Background(), g, [2]float64{4, 4})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -140,7 +157,7 @@ func BenchmarkFlowRoute(b *testing.B) {
 				sum.Flats += st.Flats
 				sum.Accumulate += st.Accumulate
 				sum.Read += st.Read
-				sum.Waves, sum.SubWaves, sum.FlatPasses = st.Waves, st.SubWaves, st.FlatPasses
+				sum.Waves, sum.SubWaves, sum.FlatPasses, sum.Tiles = st.Waves, st.SubWaves, st.FlatPasses, st.Tiles
 			}
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
 			b.ReportMetric(ms(sum.Prepare), "prepare-ms")
@@ -149,6 +166,7 @@ func BenchmarkFlowRoute(b *testing.B) {
 			b.ReportMetric(ms(sum.Read), "read-ms")
 			b.ReportMetric(float64(sum.Waves), "steps")
 			b.ReportMetric(float64(sum.SubWaves), "sub-waves")
+			b.ReportMetric(float64(sum.Tiles), "tiles")
 			b.ReportMetric(float64(sum.FlatPasses), "flat-passes")
 		})
 	}

@@ -14,6 +14,9 @@ struct FlowParams {
   w: u32, h: u32, area: f32, sweep: u32,
   // coef[k]: the geometric factor of neighbour k (flowRouter.geometry), in neighbour order.
   coef: array<vec4<f32>, 2>,
+  // mark: routeFront queues the next step's tile of a receiver outside the tile only when its
+  // last donor is done (the counts in left), rather than whenever a donor of it is (0).
+  mark: u32, pad0: u32, pad1: u32, pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: FlowParams;
@@ -216,6 +219,24 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 
+// left: how many of a cell's donors are not done yet, counted down as routeFront completes them
+// (scheduling only: whoever completes a cell's last donor queues the tile that holds it).
+@group(0) @binding(13) var<storage, read_write> left: array<atomic<u32>>;
+
+// countDonors: every cell's donors (the neighbours whose receivers name it), once the receivers
+// are final.
+@compute @workgroup_size(16, 16)
+fn countDonors(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let c = cellOf(gid);
+  if (!c.ok) { return; }
+  var n = 0u;
+  for (var k = 0; k < 8; k++) {
+    let m = nb(c, k);
+    if (m >= 0 && (recv[m] & (1u << u32(7 - k))) != 0u) { n += 1u; }
+  }
+  atomicStore(&left[c.c], n);
+}
+
 // clearFlag (one thread) clears the flats' flag before a chunk's last pass, so that after the
 // chunk the flag says whether that pass changed a distance (none: the distances are final).
 @compute @workgroup_size(1)
@@ -245,11 +266,14 @@ fn clearFlag() {
 // sub-waves (0: no limit), so that one long chain inside a tile does not hold every other tile
 // of the step back: the steps are bulk-synchronous, each as long as its longest sweep.
 const tileShift: u32 = 5u;
+// groupSize: routeFront's threads a workgroup (a tile).
+const groupSize: u32 = 256u;
 const tileSide: u32 = 1u << tileShift;
 const tileCells: u32 = tileSide * tileSide;
 // The tile with its ring: haloSide² cells, cell (x, z) of the tile at (z+1)·haloSide + x+1.
 const haloSide: u32 = tileSide + 2u;
 const haloCells: u32 = haloSide * haloSide;
+const ringRounds: u32 = (haloCells + groupSize - 1u) / groupSize;
 const needWords: u32 = tileCells / 8u;
 const queueWords: u32 = tileCells / 2u;
 const donorWords: u32 = tileCells / 4u;
@@ -263,7 +287,8 @@ const wDone: u32 = 0x100u;
 // front: [0], [1] the two lists' lengths; [2, 2+NT) the step each tile was last queued for;
 // then list 0 and list 1 (NT tiles each; NT: the tiles of the larger tiling, maxTiles); then, for
 // steps 1 … frontSteps, the most sub-waves a tile swept in that step (a measure: the sum over the
-// steps is the accumulation's critical path in sub-waves).
+// steps is the accumulation's critical path in sub-waves); last, the tiles queued after step 1
+// (a measure: the work the steps had).
 @group(0) @binding(11) var<storage, read_write> front: array<atomic<u32>>;
 // args: the indirect dispatch arguments of list 0 (words 0–2) and list 1 (words 4–6).
 @group(0) @binding(12) var<storage, read_write> args: array<u32, 8>;
@@ -300,7 +325,7 @@ fn enqueue(l: u32) {
   atomicOr(&queue[e >> 1u], l << ((e & 1u) * 16u));
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(groupSize)
 fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   let step = atomicLoad(&ctl[0]);
   let nt = maxTiles();
@@ -315,9 +340,9 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     atomicStore(&wgDirs, 0u);
     atomicStore(&wgCount, 0u);
   }
-  for (var e = li; e < needWords; e += 256u) { atomicStore(&need[e], 0u); }
-  for (var e = li; e < queueWords; e += 256u) { atomicStore(&queue[e], 0u); }
-  for (var e = li; e < donorWords; e += 256u) { atomicStore(&donorBits[e], 0u); }
+  for (var e = li; e < needWords; e += groupSize) { atomicStore(&need[e], 0u); }
+  for (var e = li; e < queueWords; e += groupSize) { atomicStore(&queue[e], 0u); }
+  for (var e = li; e < donorWords; e += groupSize) { atomicStore(&donorBits[e], 0u); }
   let t = workgroupUniformLoad(&wgUniform);
   if (t == 0xffffffffu) { return; }
   let off = tileOffset(step);
@@ -332,7 +357,10 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   let bx = (ox - 1 + off2) >> tileShift;
   let bz = (oy - 1 + off2) >> tileShift;
   // 0. The tile and its ring into workgroup memory (every load at once: one round of latency).
-  for (var e = li; e < haloCells; e += 256u) {
+  // A fixed count of rounds, so that the compiler may unroll them and issue every load at once.
+  for (var it = 0u; it < ringRounds; it++) {
+    let e = li + it * groupSize;
+    if (e >= haloCells) { continue; }
     let x = i32(e % haloSide) - 1;
     let z = i32(e / haloSide) - 1;
     let i = ox + x;
@@ -350,7 +378,7 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   }
   workgroupBarrier();
   // 1. The tile's cells not done: their donors, how many each waits for.
-  for (var l = li; l < tileCells; l += 256u) {
+  for (var l = li; l < tileCells; l += groupSize) {
     let e = i32(ringIndex(l));
     if ((wRecv[e] & wDone) != 0u) { continue; }
     let x = i32(l & (tileSide - 1u));
@@ -399,7 +427,7 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
       break;
     }
     waves += 1u;
-    for (var q = head + li; q < tail; q += 256u) {
+    for (var q = head + li; q < tail; q += groupSize) {
       let l = (atomicLoad(&queue[q >> 1u]) >> ((q & 1u) * 16u)) & 0xffffu;
       let x = i32(l & (tileSide - 1u));
       let z = i32(l >> tileShift);
@@ -429,12 +457,24 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         let o = nbOffset(k);
         let xn = x + o.x;
         let zn = z + o.y;
+        // last: this was the receiver's last donor not done (always, without P.mark).
+        var last = true;
+        if (P.mark != 0u) { last = atomicSub(&left[g + o.y * i32(P.w) + o.x], 1u) == 1u; }
+        var wake = last;
         if (xn >= 0 && zn >= 0 && xn < side && zn < side) {
           let r = u32(zn * side + xn);
           let sh = (r & 7u) * 4u;
           let old = atomicSub(&need[r >> 3u], 1u << sh);
-          if (((old >> sh) & 15u) == 1u) { enqueue(r); }
-        } else {
+          if (((old >> sh) & 15u) == 1u) {
+            enqueue(r);
+            wake = false;
+          } else {
+            // A receiver in the tile that waits for a donor done in this step outside it (15): if
+            // this was its last donor, the next step takes it.
+            wake = wake && P.mark != 0u;
+          }
+        }
+        if (wake) {
           let d = (((ox + xn + off2) >> tileShift) - bx) + 2 * (((oy + zn + off2) >> tileShift) - bz);
           atomicOr(&wgDirs, 1u << u32(d));
         }
@@ -475,6 +515,7 @@ fn frontTick() {
   args[wr * 4u] = min(n, frontRow);
   args[wr * 4u + 1u] = (n + frontRow - 1u) / frontRow;
   args[wr * 4u + 2u] = 1u;
+  atomicAdd(&front[2u + 3u * maxTiles() + frontSteps], n);
   atomicStore(&front[1u - wr], 0u);
   atomicStore(&ctl[0], step + 1u);
 }
