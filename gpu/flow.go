@@ -229,7 +229,7 @@ var flowReadPieces = 4
 // flowMark has routeFront count every cell's donors down (countDonors, the plane left) and queue
 // the next step's tile of a receiver only once its last donor is done, rather than whenever one
 // of its donors is (a tile queued for nothing costs its whole load).
-var flowMark = true
+var flowMark = false
 
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.

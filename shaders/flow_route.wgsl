@@ -421,9 +421,15 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     let tail = workgroupUniformLoad(&wgUniform);
     if (tail == head) { break; }
     if (waves == P.sweep && P.sweep != 0u) {
-      // Swept as far as a step may: the ready cells wait for the next step, whose tiles over this
-      // one are all queued.
-      if (li == 0u) { atomicStore(&wgDirs, 15u); }
+      // Swept as far as a step may: the ready cells wait for the next step, which takes the tiles
+      // that hold them (a cell they make ready in another tile is queued as it completes).
+      for (var q = head + li; q < tail; q += groupSize) {
+        let l = (atomicLoad(&queue[q >> 1u]) >> ((q & 1u) * 16u)) & 0xffffu;
+        let xn = i32(l & (tileSide - 1u));
+        let zn = i32(l >> tileShift);
+        let d = (((ox + xn + off2) >> tileShift) - bx) + 2 * (((oy + zn + off2) >> tileShift) - bz);
+        atomicOr(&wgDirs, 1u << u32(d));
+      }
       break;
     }
     waves += 1u;
