@@ -332,10 +332,12 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   let rd = (step - 1u) & 1u;
   let wr = step & 1u;
   if (li == 0u) {
+    // The list's length and its entry idx loaded at once (one round trip, not two): entries past
+    // the length are old ones, idx past the list (the last row of a long one) reads entry 0.
     let idx = wid.y * frontRow + wid.x;
-    var t = 0xffffffffu;
-    if (idx < atomicLoad(&front[rd])) { t = atomicLoad(&front[2u + (1u + rd) * nt + idx]); }
-    wgUniform = t;
+    let n = atomicLoad(&front[rd]);
+    let e = atomicLoad(&front[2u + (1u + rd) * nt + select(0u, idx, idx < nt)]);
+    wgUniform = select(0xffffffffu, e, idx < n);
     atomicStore(&qTail, 0u);
     atomicStore(&wgDirs, 0u);
     atomicStore(&wgCount, 0u);
