@@ -231,6 +231,11 @@ var flowReadPieces = 4
 // of its donors is (a tile queued for nothing costs its whole load).
 var flowMark = false
 
+// flowSparse has routeFront load its tile's and ring's done stamps first, then only what the
+// cells that can move need (two round trips), rather than every plane of every cell at once:
+// most tiles a step sweeps have most of their cells done.
+var flowSparse = true
+
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.
 var flowTiles = true
@@ -297,7 +302,11 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if flowMark {
 		mark = 1
 	}
-	head = append(head, u32bytes(mark, 0, 0, 0)...)
+	sparse := uint32(0)
+	if flowSparse {
+		sparse = 1
+	}
+	head = append(head, u32bytes(mark, sparse, 0, 0)...)
 	if err := params.Write(0, head); err != nil {
 		return nil, st, err
 	}

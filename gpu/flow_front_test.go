@@ -87,17 +87,18 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		}
 		for _, v := range []struct {
 			flowShape
-			sweep int
-			mark  bool
+			sweep       int
+			mark, dense bool
 		}{
-			{flowShape{4, 256}, 16, false}, {flowShape{4, 256}, 0, false}, {flowShape{5, 256}, 16, false},
-			{flowShape{5, 256}, 64, false}, {flowShape{5, 256}, 0, false}, {flowShape{5, 256}, 3, false},
-			{flowShape{5, 256}, 16, true}, {flowShape{4, 64}, 32, false}, {flowShape{5, 128}, 32, true},
+			{flowShape{4, 256}, 16, false, false}, {flowShape{4, 256}, 0, false, false}, {flowShape{5, 256}, 16, false, false},
+			{flowShape{5, 256}, 64, false, false}, {flowShape{5, 256}, 0, false, false}, {flowShape{5, 256}, 3, false, false},
+			{flowShape{5, 256}, 16, true, false}, {flowShape{4, 64}, 32, false, false}, {flowShape{5, 128}, 32, true, false},
+			{flowShape{4, 256}, 16, false, true}, {flowShape{5, 256}, 16, true, true},
 		} {
 			shift := v.shift
-			flowSweep, flowMark = v.sweep, v.mark
+			flowSweep, flowMark, flowSparse = v.sweep, v.mark, !v.dense
 			got, st, err := kernels[v.flowShape].Route(context.Background(), g, texel)
-			flowSweep, flowMark = 16, false
+			flowSweep, flowMark, flowSparse = 16, false, true
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,12 +107,12 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 				for got.Data[i] == want.Data[i] {
 					i++
 				}
-				t.Fatalf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.group, v.sweep, v.mark, i%n, i/n, got.Data[i], want.Data[i])
+				t.Fatalf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v, dense %v: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.group, v.sweep, v.mark, v.dense, i%n, i/n, got.Data[i], want.Data[i])
 			}
 			if st.Waves <= 0 || st.Waves >= wst.Waves || st.SubWaves < st.Waves {
-				t.Errorf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.group, v.sweep, v.mark, st.Waves, st.SubWaves, wst.Waves)
+				t.Errorf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v, dense %v: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.group, v.sweep, v.mark, v.dense, st.Waves, st.SubWaves, wst.Waves)
 			}
-			t.Logf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v: %d steps, %d sub-waves, %d tiles swept (route: %d waves); hash %#016x", name, 1<<shift, v.group, v.sweep, v.mark, st.Waves, st.SubWaves, st.Tiles, wst.Waves, planeHash(got))
+			t.Logf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v, dense %v: %d steps, %d sub-waves, %d tiles swept (route: %d waves); hash %#016x", name, 1<<shift, v.group, v.sweep, v.mark, v.dense, st.Waves, st.SubWaves, st.Tiles, wst.Waves, planeHash(got))
 		}
 	}
 }
@@ -127,12 +128,13 @@ func BenchmarkFlowRoute(b *testing.B) {
 	for _, v := range []struct {
 		flowShape
 		sweep, pieces int
-		mark          bool
+		mark, dense   bool
 	}{
-		{flowShape{5, 256}, 16, 4, false}, {flowShape{5, 256}, 32, 4, false}, {flowShape{5, 256}, 0, 4, false},
-		{flowShape{4, 256}, 16, 4, false}, {flowShape{4, 256}, 32, 4, false}, {flowShape{4, 256}, 64, 4, false}, {flowShape{4, 256}, 0, 4, false},
-		{flowShape{4, 64}, 32, 4, false}, {flowShape{4, 64}, 0, 4, false}, {flowShape{4, 128}, 32, 4, false}, {flowShape{5, 128}, 32, 4, false},
-		{flowShape{5, 256}, 32, 4, true}, {flowShape{4, 256}, 32, 4, true}, {flowShape{4, 256}, 0, 4, true}, {flowShape{4, 256}, 32, 1, false},
+		{flowShape{5, 256}, 16, 4, false, true}, {flowShape{4, 256}, 16, 4, false, true}, {flowShape{4, 256}, 0, 4, false, true},
+		{flowShape{5, 256}, 16, 4, false, false}, {flowShape{5, 256}, 32, 4, false, false}, {flowShape{5, 256}, 0, 4, false, false},
+		{flowShape{4, 256}, 16, 4, false, false}, {flowShape{4, 256}, 32, 4, false, false}, {flowShape{4, 256}, 64, 4, false, false}, {flowShape{4, 256}, 0, 4, false, false},
+		{flowShape{4, 64}, 32, 4, false, false}, {flowShape{4, 64}, 0, 4, false, false}, {flowShape{4, 128}, 32, 4, false, false}, {flowShape{5, 128}, 32, 4, false, false},
+		{flowShape{5, 256}, 32, 4, true, false}, {flowShape{4, 256}, 0, 4, true, false}, {flowShape{4, 256}, 32, 1, false, false},
 	} {
 		if kernels[v.flowShape] == nil {
 			k, err := dev.newFlowKernel(v.shift, v.group)
@@ -142,9 +144,9 @@ func BenchmarkFlowRoute(b *testing.B) {
 			defer k.Release()
 			kernels[v.flowShape] = k
 		}
-		b.Run(fmt.Sprintf("tiles=%d/group=%d/sweep=%d/pieces=%d/mark=%v", 1<<v.shift, v.group, v.sweep, v.pieces, v.mark), func(b *testing.B) {
-			flowSweep, flowReadPieces, flowMark = v.sweep, v.pieces, v.mark
-			defer func() { flowSweep, flowReadPieces, flowMark = 16, 4, false }()
+		b.Run(fmt.Sprintf("tiles=%d/group=%d/sweep=%d/pieces=%d/mark=%v/dense=%v", 1<<v.shift, v.group, v.sweep, v.pieces, v.mark, v.dense), func(b *testing.B) {
+			flowSweep, flowReadPieces, flowMark, flowSparse = v.sweep, v.pieces, v.mark, !v.dense
+			defer func() { flowSweep, flowReadPieces, flowMark, flowSparse = 16, 4, false, true }()
 			kernels[v.flowShape].rd.Release() // a Reader of as many staging buffers as pieces
 			kernels[v.flowShape].rd = nil
 			var sum FlowStats
