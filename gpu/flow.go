@@ -40,7 +40,7 @@ type FlowKernel struct {
 // distances become the area and the area per weight once flatReceivers has read them, and the
 // plane is written over the area per weight.
 type flowBuffers struct {
-	params, height, recv, wsum, acc, out, done, ctl, front, args, left *Buffer
+	params, height, recv, wsum, acc, out, done, ctl, front, args *Buffer
 }
 
 // The flow passes and their bindings (flow_route.wgsl).
@@ -58,7 +58,6 @@ const (
 	fPlane  = 10
 	fFront  = 11
 	fArgs   = 12
-	fLeft   = 13
 )
 
 var flowPasses = []kernelPass{
@@ -67,19 +66,18 @@ var flowPasses = []kernelPass{
 	{"flow_route", "flatReceivers", []uint32{fP, fHeight, fRecv, fDistA, fWsum}},
 	{"flow_route", "route", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl}},
 	{"flow_route", "tick", []uint32{fCtl}},
-	{"flow_route", "countDonors", []uint32{fP, fRecv, fLeft}},
-	{"flow_route", "routeFront", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl, fFront, fLeft}},
+	{"flow_route", "routeFront", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl, fFront}},
 	{"flow_route", "frontTick", []uint32{fP, fCtl, fFront, fArgs}},
 	{"flow_route", "logPlane", []uint32{fP, fAcc, fPlane}},
 	{"flow_route", "clearFlag", []uint32{fCtl}},
 }
 
-// flowTileShift is log2 of the side of routeFront's tiles, as flow_route.wgsl declares it (32: 4
-// cells a thread of 256; the tile and its ring in workgroup memory, 21 KiB). On the H200
-// (BenchmarkFlowRoute, 4096², sweeps ≤ 16) 32² tiles routed in 60 ms, 64² in 79 ms before the
-// tile was held in workgroup memory (docs/PERFORMANCE.md "flow17"); 64² tiles would now need
-// 75 KiB of it, more than a device gives.
-const flowTileShift = 5
+// flowTileShift is log2 of the side of routeFront's tiles, as flow_route.wgsl declares it (16²:
+// one cell a thread of 256; the tile and its ring in workgroup memory, 6 KiB). On the H200
+// (BenchmarkFlowRoute, 4096², sweeps ≤ 16) 16² tiles accumulated in 31–44 ms, 32² in 42–53 ms:
+// a step loads the whole of every tile it sweeps, and most of its cells are done already
+// (docs/PERFORMANCE.md "flow50"); 64² tiles would need 75 KiB of workgroup memory.
+const flowTileShift = 4
 
 // flowTileStorage is the workgroup memory routeFront declares with tiles 2^shift texels a side:
 // the tile and its ring of one cell (height, area per weight, receivers: 12 bytes a cell), the
@@ -174,7 +172,7 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 	}
 	storage := wgpu.BufferUsageStorage
 	b := flowBuffers{
-		params: mk("params", 64, wgpu.BufferUsageUniform),
+		params: mk("params", 48, wgpu.BufferUsageUniform),
 		height: mk("height", 4*n, storage),
 		recv:   mk("receivers", 4*n, storage),
 		wsum:   mk("weight sum", 4*n, storage),
@@ -184,7 +182,6 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 		ctl:    mk("counters", 16, storage),
 		front:  mk("tile worklist", 4*(2+3*nt+frontSteps+1), storage),
 		args:   mk("worklist dispatch", 32, storage|wgpu.BufferUsageIndirect),
-		left:   mk("donors left", 4*n, storage),
 	}
 	if err != nil {
 		r.release()
@@ -225,16 +222,6 @@ const (
 // flowReadPieces is how many bands of rows the plane is read back in (each its own staging
 // buffer and map), so that copying one out on the host overlaps the device's copy of the next.
 var flowReadPieces = 4
-
-// flowMark has routeFront count every cell's donors down (countDonors, the plane left) and queue
-// the next step's tile of a receiver only once its last donor is done, rather than whenever one
-// of its donors is (a tile queued for nothing costs its whole load).
-var flowMark = false
-
-// flowSparse has routeFront load its tile's and ring's done stamps first, then only what the
-// cells that can move need (two round trips), rather than every plane of every cell at once:
-// most tiles a step sweeps have most of their cells done.
-var flowSparse = true
 
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.
@@ -288,7 +275,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err != nil {
 		return nil, st, err
 	}
-	params, height, recv, wsum, acc, out, done, ctl, front, args, left := b.params, b.height, b.recv, b.wsum, b.acc, b.out, b.done, b.ctl, b.front, b.args, b.left
+	params, height, recv, wsum, acc, out, done, ctl, front, args := b.params, b.height, b.recv, b.wsum, b.acc, b.out, b.done, b.ctl, b.front, b.args
 	dist := [2]*Buffer{acc, out}
 	plane := out
 	coef := field.FlowCoefficients(texel)
@@ -298,15 +285,6 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	for _, c := range coef {
 		head = append(head, f32bytes(float32(c))...)
 	}
-	mark := uint32(0)
-	if flowMark {
-		mark = 1
-	}
-	sparse := uint32(0)
-	if flowSparse {
-		sparse = 1
-	}
-	head = append(head, u32bytes(mark, sparse, 0, 0)...)
 	if err := params.Write(0, head); err != nil {
 		return nil, st, err
 	}
@@ -320,7 +298,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		return nil, st, err
 	}
 	all := map[uint32]*Buffer{fP: params, fHeight: height, fRecv: recv, fDistA: dist[0], fDistB: dist[1], fWsum: wsum,
-		fAcc: acc, fOut: out, fDone: done, fCtl: ctl, fPlane: plane, fFront: front, fArgs: args, fLeft: left}
+		fAcc: acc, fOut: out, fDone: done, fCtl: ctl, fPlane: plane, fFront: front, fArgs: args}
 	pass := func(entry string, swap bool) (dispatch, error) {
 		bufs := all
 		if swap {
@@ -391,13 +369,17 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		}
 	}
 	lap(&st.Flats)
-	// The plane's grid, its pages faulted in on the host's idle cores while the device
-	// accumulates (fresh memory: 64 MiB at 4096² cost the read back ~5–10 ms in page faults).
-	res := field.NewGrid(w, h)
+	// The plane's grid, allocated and its pages faulted in on other goroutines while the device
+	// accumulates: fresh memory's page faults cost the read back 5–10 ms at 4096², and an
+	// allocation that re-uses freed memory zeroes its 64 MiB — not on this goroutine, which must
+	// submit the accumulation (the H200's second flow50 run allocated it here, ahead of the
+	// submissions: its accumulation took ~10–20 ms longer than the first run's).
+	var res *field.Grid
 	var touched sync.WaitGroup
 	touched.Add(1)
 	go func() {
 		defer touched.Done()
+		res = field.NewGrid(w, h)
 		touchPages(res.Data)
 	}()
 	defer touched.Wait() // an early return leaves no goroutine writing into res
@@ -406,15 +388,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err != nil {
 		return nil, st, err
 	}
-	recvs := []dispatch{d}
-	if flowTiles && flowMark {
-		d, err := pass("countDonors", false)
-		if err != nil {
-			return nil, st, err
-		}
-		recvs = append(recvs, d)
-	}
-	if err := r.submit("receivers", recvs); err != nil {
+	if err := r.submit("receivers", []dispatch{d}); err != nil {
 		return nil, st, err
 	}
 	var chunk []dispatch

@@ -87,18 +87,15 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		}
 		for _, v := range []struct {
 			flowShape
-			sweep       int
-			mark, dense bool
+			sweep int
 		}{
-			{flowShape{4, 256}, 16, false, false}, {flowShape{4, 256}, 0, false, false}, {flowShape{5, 256}, 16, false, false},
-			{flowShape{5, 256}, 64, false, false}, {flowShape{5, 256}, 0, false, false}, {flowShape{5, 256}, 3, false, false},
-			{flowShape{5, 256}, 16, true, false}, {flowShape{4, 64}, 32, false, false}, {flowShape{5, 128}, 32, true, false},
-			{flowShape{4, 256}, 16, false, true}, {flowShape{5, 256}, 16, true, true},
+			{flowShape{4, 256}, 16}, {flowShape{4, 256}, 0}, {flowShape{4, 256}, 3}, {flowShape{5, 256}, 16},
+			{flowShape{5, 256}, 64}, {flowShape{5, 256}, 0}, {flowShape{4, 64}, 32}, {flowShape{5, 128}, 32},
 		} {
 			shift := v.shift
-			flowSweep, flowMark, flowSparse = v.sweep, v.mark, !v.dense
+			flowSweep = v.sweep
 			got, st, err := kernels[v.flowShape].Route(context.Background(), g, texel)
-			flowSweep, flowMark, flowSparse = 16, false, true
+			flowSweep = 16
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,19 +104,19 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 				for got.Data[i] == want.Data[i] {
 					i++
 				}
-				t.Fatalf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v, dense %v: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.group, v.sweep, v.mark, v.dense, i%n, i/n, got.Data[i], want.Data[i])
+				t.Fatalf("%s, %d² tiles of %d threads, sweeps ≤ %d: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.group, v.sweep, i%n, i/n, got.Data[i], want.Data[i])
 			}
 			if st.Waves <= 0 || st.Waves >= wst.Waves || st.SubWaves < st.Waves {
-				t.Errorf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v, dense %v: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.group, v.sweep, v.mark, v.dense, st.Waves, st.SubWaves, wst.Waves)
+				t.Errorf("%s, %d² tiles of %d threads, sweeps ≤ %d: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.group, v.sweep, st.Waves, st.SubWaves, wst.Waves)
 			}
-			t.Logf("%s, %d² tiles of %d threads, sweeps ≤ %d, mark %v, dense %v: %d steps, %d sub-waves, %d tiles swept (route: %d waves); hash %#016x", name, 1<<shift, v.group, v.sweep, v.mark, v.dense, st.Waves, st.SubWaves, st.Tiles, wst.Waves, planeHash(got))
+			t.Logf("%s, %d² tiles of %d threads, sweeps ≤ %d: %d steps, %d sub-waves, %d tiles swept (route: %d waves); hash %#016x", name, 1<<shift, v.group, v.sweep, st.Waves, st.SubWaves, st.Tiles, wst.Waves, planeHash(got))
 		}
 	}
 }
 
-// BenchmarkFlowRoute routes bench erode's 4096² ground (fbmGround) with routeFront's tiles 32 and
-// 16 texels a side, sweeps of at most 16, 32, 64 sub-waves a step or unlimited, the plane read
-// back in 4 bands or 1, and reports where the time went (FlowStats: ms of each phase, the steps,
+// BenchmarkFlowRoute routes bench erode's 4096² ground (fbmGround) with routeFront's tiles 16 and
+// 32 texels a side of 256 or 128 threads, sweeps of at most 16 or 32 sub-waves a step or
+// unlimited, the plane read back in 4 bands or 1, and reports where the time went (FlowStats: ms of each phase, the steps,
 // the sub-waves on the critical path). The H200 figures are in docs/PERFORMANCE.md.
 func BenchmarkFlowRoute(b *testing.B) {
 	dev := testDevice(b)
@@ -128,13 +125,9 @@ func BenchmarkFlowRoute(b *testing.B) {
 	for _, v := range []struct {
 		flowShape
 		sweep, pieces int
-		mark, dense   bool
 	}{
-		{flowShape{5, 256}, 16, 4, false, true}, {flowShape{4, 256}, 16, 4, false, true}, {flowShape{4, 256}, 0, 4, false, true},
-		{flowShape{5, 256}, 16, 4, false, false}, {flowShape{5, 256}, 32, 4, false, false}, {flowShape{5, 256}, 0, 4, false, false},
-		{flowShape{4, 256}, 16, 4, false, false}, {flowShape{4, 256}, 32, 4, false, false}, {flowShape{4, 256}, 64, 4, false, false}, {flowShape{4, 256}, 0, 4, false, false},
-		{flowShape{4, 64}, 32, 4, false, false}, {flowShape{4, 64}, 0, 4, false, false}, {flowShape{4, 128}, 32, 4, false, false}, {flowShape{5, 128}, 32, 4, false, false},
-		{flowShape{5, 256}, 32, 4, true, false}, {flowShape{4, 256}, 0, 4, true, false}, {flowShape{4, 256}, 32, 1, false, false},
+		{flowShape{4, 256}, 16, 4}, {flowShape{4, 256}, 32, 4}, {flowShape{4, 256}, 0, 4}, {flowShape{4, 128}, 16, 4},
+		{flowShape{5, 256}, 16, 4}, {flowShape{5, 256}, 32, 4}, {flowShape{4, 256}, 16, 1},
 	} {
 		if kernels[v.flowShape] == nil {
 			k, err := dev.newFlowKernel(v.shift, v.group)
@@ -144,9 +137,9 @@ func BenchmarkFlowRoute(b *testing.B) {
 			defer k.Release()
 			kernels[v.flowShape] = k
 		}
-		b.Run(fmt.Sprintf("tiles=%d/group=%d/sweep=%d/pieces=%d/mark=%v/dense=%v", 1<<v.shift, v.group, v.sweep, v.pieces, v.mark, v.dense), func(b *testing.B) {
-			flowSweep, flowReadPieces, flowMark, flowSparse = v.sweep, v.pieces, v.mark, !v.dense
-			defer func() { flowSweep, flowReadPieces, flowMark, flowSparse = 16, 4, false, true }()
+		b.Run(fmt.Sprintf("tiles=%d/group=%d/sweep=%d/pieces=%d", 1<<v.shift, v.group, v.sweep, v.pieces), func(b *testing.B) {
+			flowSweep, flowReadPieces = v.sweep, v.pieces
+			defer func() { flowSweep, flowReadPieces = 16, 4 }()
 			kernels[v.flowShape].rd.Release() // a Reader of as many staging buffers as pieces
 			kernels[v.flowShape].rd = nil
 			var sum FlowStats

@@ -14,11 +14,6 @@ struct FlowParams {
   w: u32, h: u32, area: f32, sweep: u32,
   // coef[k]: the geometric factor of neighbour k (flowRouter.geometry), in neighbour order.
   coef: array<vec4<f32>, 2>,
-  // mark: routeFront queues the next step's tile of a receiver outside the tile only when its
-  // last donor is done (the counts in left), rather than whenever a donor of it is (0).
-  // sparse: routeFront loads, of its tile and ring, the done stamps first, then only what the
-  // cells that can move need (0: every plane of every cell at once).
-  mark: u32, sparse: u32, pad1: u32, pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: FlowParams;
@@ -221,24 +216,6 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 
-// left: how many of a cell's donors are not done yet, counted down as routeFront completes them
-// (scheduling only: whoever completes a cell's last donor queues the tile that holds it).
-@group(0) @binding(13) var<storage, read_write> left: array<atomic<u32>>;
-
-// countDonors: every cell's donors (the neighbours whose receivers name it), once the receivers
-// are final.
-@compute @workgroup_size(16, 16)
-fn countDonors(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let c = cellOf(gid);
-  if (!c.ok) { return; }
-  var n = 0u;
-  for (var k = 0; k < 8; k++) {
-    let m = nb(c, k);
-    if (m >= 0 && (recv[m] & (1u << u32(7 - k))) != 0u) { n += 1u; }
-  }
-  atomicStore(&left[c.c], n);
-}
-
 // clearFlag (one thread) clears the flats' flag before a chunk's last pass, so that after the
 // chunk the flag says whether that pass changed a distance (none: the distances are final).
 @compute @workgroup_size(1)
@@ -267,7 +244,7 @@ fn clearFlag() {
 // route's. ctl[3] is the last step that completed a cell. A step may sweep a tile at most P.sweep
 // sub-waves (0: no limit), so that one long chain inside a tile does not hold every other tile
 // of the step back: the steps are bulk-synchronous, each as long as its longest sweep.
-const tileShift: u32 = 5u;
+const tileShift: u32 = 4u;
 // groupSize: routeFront's threads a workgroup (a tile).
 const groupSize: u32 = 256u;
 const tileSide: u32 = 1u << tileShift;
@@ -360,98 +337,25 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   let off2 = i32(tileOffset(step + 1u));
   let bx = (ox - 1 + off2) >> tileShift;
   let bz = (oy - 1 + off2) >> tileShift;
-  // 0. The tile and its ring into workgroup memory, in a fixed count of rounds, so that the
-  // compiler may unroll them and issue every load at once.
-  if (P.sparse == 0u) {
-    // Every plane of every cell: one round of latency.
-    for (var it = 0u; it < ringRounds; it++) {
-      let e = li + it * groupSize;
-      if (e >= haloCells) { continue; }
-      let x = i32(e % haloSide) - 1;
-      let z = i32(e / haloSide) - 1;
-      let i = ox + x;
-      let j = oy + z;
-      var r = wDone;
-      if (i >= 0 && j >= 0 && i < i32(P.w) && j < i32(P.h)) {
-        let g = j * i32(P.w) + i;
-        let d = done[g];
-        r = recv[g] | select(0u, wDone, d != 0u && d < step);
-        wHeight[e] = height[g];
-        wOut[e] = outv[g];
-        if (x >= 0 && z >= 0 && x < side && z < side) { wSum[u32(z * side + x)] = wsum[g]; }
-      }
-      wRecv[e] = r;
-    }
-  } else {
-    // The done stamps, then what is needed: a tile cell not done, its receivers, height and
-    // weight sum; a cell next to one (its donors, and those it may wait for), its receivers, and
-    // when done before this step its height and area per weight. Two rounds of latency, but a
-    // tile most of whose cells are done loads little more than their stamps.
-    for (var it = 0u; it < ringRounds; it++) {
-      let e = li + it * groupSize;
-      if (e >= haloCells) { continue; }
-      let i = ox + i32(e % haloSide) - 1;
-      let j = oy + i32(e / haloSide) - 1;
-      var r = wDone;
-      if (i >= 0 && j >= 0 && i < i32(P.w) && j < i32(P.h)) {
-        let d = done[j * i32(P.w) + i];
-        r = select(0u, wDone, d != 0u && d < step);
-      }
-      wRecv[e] = r;
-    }
-    workgroupBarrier();
-    // kinds: bit 0 receivers, 1 height, 2 area per weight, 3 weight sum (loaded into registers,
-    // written after a barrier: the loop reads the done bits of the neighbours).
-    var kinds: array<u32, ringRounds>;
-    var rv: array<u32, ringRounds>;
-    var hh: array<f32, ringRounds>;
-    var ov: array<f32, ringRounds>;
-    var ws: array<f32, ringRounds>;
-    for (var it = 0u; it < ringRounds; it++) {
-      kinds[it] = 0u;
-      let e = li + it * groupSize;
-      if (e >= haloCells) { continue; }
-      let x = i32(e % haloSide) - 1;
-      let z = i32(e / haloSide) - 1;
-      let i = ox + x;
-      let j = oy + z;
-      if (i < 0 || j < 0 || i >= i32(P.w) || j >= i32(P.h)) { continue; }
+  // 0. The tile and its ring into workgroup memory: every plane of every cell, in a fixed count
+  // of rounds, so that the compiler may unroll them and issue every load at once.
+  for (var it = 0u; it < ringRounds; it++) {
+    let e = li + it * groupSize;
+    if (e >= haloCells) { continue; }
+    let x = i32(e % haloSide) - 1;
+    let z = i32(e / haloSide) - 1;
+    let i = ox + x;
+    let j = oy + z;
+    var r = wDone;
+    if (i >= 0 && j >= 0 && i < i32(P.w) && j < i32(P.h)) {
       let g = j * i32(P.w) + i;
-      let before = (wRecv[e] & wDone) != 0u;
-      if (x >= 0 && z >= 0 && x < side && z < side && !before) {
-        rv[it] = recv[g];
-        hh[it] = height[g];
-        ws[it] = wsum[g];
-        kinds[it] = 11u;
-        continue;
-      }
-      var near = false;
-      for (var k = 0; k < 8; k++) {
-        let o = nbOffset(k);
-        let xn = x + o.x;
-        let zn = z + o.y;
-        if (xn >= 0 && zn >= 0 && xn < side && zn < side && (wRecv[i32(e) + o.y * hs + o.x] & wDone) == 0u) { near = true; }
-      }
-      if (near) {
-        rv[it] = recv[g];
-        kinds[it] = 1u;
-        if (before) {
-          hh[it] = height[g];
-          ov[it] = outv[g];
-          kinds[it] = 7u;
-        }
-      }
+      let d = done[g];
+      r = recv[g] | select(0u, wDone, d != 0u && d < step);
+      wHeight[e] = height[g];
+      wOut[e] = outv[g];
+      if (x >= 0 && z >= 0 && x < side && z < side) { wSum[u32(z * side + x)] = wsum[g]; }
     }
-    workgroupBarrier();
-    for (var it = 0u; it < ringRounds; it++) {
-      let e = li + it * groupSize;
-      let k = kinds[it];
-      if (k == 0u) { continue; }
-      wRecv[e] |= rv[it];
-      if ((k & 2u) != 0u) { wHeight[e] = hh[it]; }
-      if ((k & 4u) != 0u) { wOut[e] = ov[it]; }
-      if ((k & 8u) != 0u) { wSum[(e / haloSide - 1u) * tileSide + e % haloSide - 1u] = ws[it]; }
-    }
+    wRecv[e] = r;
   }
   workgroupBarrier();
   // 1. The tile's cells not done: their donors, how many each waits for.
@@ -540,24 +444,12 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
         let o = nbOffset(k);
         let xn = x + o.x;
         let zn = z + o.y;
-        // last: this was the receiver's last donor not done (always, without P.mark).
-        var last = true;
-        if (P.mark != 0u) { last = atomicSub(&left[g + o.y * i32(P.w) + o.x], 1u) == 1u; }
-        var wake = last;
         if (xn >= 0 && zn >= 0 && xn < side && zn < side) {
           let r = u32(zn * side + xn);
           let sh = (r & 7u) * 4u;
           let old = atomicSub(&need[r >> 3u], 1u << sh);
-          if (((old >> sh) & 15u) == 1u) {
-            enqueue(r);
-            wake = false;
-          } else {
-            // A receiver in the tile that waits for a donor done in this step outside it (15): if
-            // this was its last donor, the next step takes it.
-            wake = wake && P.mark != 0u;
-          }
-        }
-        if (wake) {
+          if (((old >> sh) & 15u) == 1u) { enqueue(r); }
+        } else {
           let d = (((ox + xn + off2) >> tileShift) - bx) + 2 * (((oy + zn + off2) >> tileShift) - bz);
           atomicOr(&wgDirs, 1u << u32(d));
         }
