@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # flow50 on the H200 (issue 17: warm flow routing of a 4096² field ≤ 50 ms): gpu's
 # BenchmarkFlowRoute before (base/gpu.test, built at the commit before flow50) and after
-# (new/gpu.test: routeFront's tile side, threads, sweep cap, read-back bands and marking varied),
+# (new/gpu.test: routeFront's tile side, threads, sweep cap and read-back bands varied),
 # the flow tests on the real device (gpu, bake), and strata bench erode's flow line at 4096² and
 # 8192². Builds nothing.
 #
