@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"strata/field"
+	"strata/internal/sysmem"
 )
 
 // FlowKernel is field.Flow's GPU twin (flow_route.wgsl; docs/design.md "Flow", "The GPU twin"):
@@ -23,6 +26,7 @@ type FlowKernel struct {
 	dev   *Device
 	set   *passSet
 	shift uint // log2 of routeFront's tile side
+	group int  // routeFront's threads a workgroup
 	// run holds the last routing's buffers and bind groups, re-used by the next routing of a grid
 	// the same size (six planes of 4 bytes a texel: 384 MiB at 4096²) until Release.
 	run  *passRun
@@ -64,42 +68,69 @@ var flowPasses = []kernelPass{
 	{"flow_route", "route", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl}},
 	{"flow_route", "tick", []uint32{fCtl}},
 	{"flow_route", "routeFront", []uint32{fP, fHeight, fRecv, fWsum, fAcc, fOut, fDone, fCtl, fFront}},
-	{"flow_route", "frontTick", []uint32{fCtl, fFront, fArgs}},
+	{"flow_route", "frontTick", []uint32{fP, fCtl, fFront, fArgs}},
 	{"flow_route", "logPlane", []uint32{fP, fAcc, fPlane}},
+	{"flow_route", "clearFlag", []uint32{fCtl}},
 }
 
-// flowTileShift is log2 of the side of routeFront's tiles, as flow_route.wgsl declares it (32: 4
-// cells a thread of 256, 3.5 KiB of workgroup memory). On the H200 (BenchmarkFlowRoute, 4096²,
-// sweeps ≤ 16) 32² tiles routed in 60 ms, 64² in 79 ms: a step recounts its tiles' cells, so a
-// step of large tiles costs more (docs/PERFORMANCE.md "flow17").
-const flowTileShift = 5
+// flowTileShift is log2 of the side of routeFront's tiles, as flow_route.wgsl declares it (16²:
+// one cell a thread of 256; the tile and its ring in workgroup memory, 6 KiB). On the H200
+// (BenchmarkFlowRoute, 4096², sweeps ≤ 16) 16² tiles accumulated in 31–44 ms, 32² in 42–53 ms:
+// a step loads the whole of every tile it sweeps, and most of its cells are done already
+// (docs/PERFORMANCE.md "flow50"); 64² tiles would need 75 KiB of workgroup memory.
+const flowTileShift = 4
+
+// flowTileStorage is the workgroup memory routeFront declares with tiles 2^shift texels a side:
+// the tile and its ring of one cell (height, area per weight, receivers: 12 bytes a cell), the
+// tile's weight sums (4), its counts, queue and donors (3.5 bytes a cell), 16 bytes of counters.
+func flowTileStorage(shift uint) uint64 {
+	side := uint64(1) << shift
+	ring := (side + 2) * (side + 2)
+	return 12*ring + 4*side*side + side*side/2 + 2*side*side + side*side + 16
+}
 
 // NewFlowKernel compiles the flow passes.
 func (d *Device) NewFlowKernel() (*FlowKernel, error) {
-	return d.newFlowKernel(flowTileShift)
+	return d.newFlowKernel(flowTileShift, flowGroup)
 }
 
-// newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 … 6;
-// 128² would need 56 KiB of workgroup memory).
-func (d *Device) newFlowKernel(shift uint) (*FlowKernel, error) {
-	if shift < 4 || shift > 6 {
-		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 … 6", shift)
+// flowGroup is routeFront's threads a workgroup, as flow_route.wgsl declares it (groupSize).
+const flowGroup = 256
+
+// newFlowKernel compiles the flow passes with routeFront's tiles 2^shift texels a side (4 or 5;
+// flowTileStorage must fit the device's workgroup memory) and group threads a tile (64, 128 or
+// 256).
+func (d *Device) newFlowKernel(shift uint, group int) (*FlowKernel, error) {
+	if shift < 4 || shift > 5 {
+		return nil, fmt.Errorf("gpu: flow: tile shift %d: want 4 or 5", shift)
 	}
-	var edit func(string) (string, error) // the source as embedded declares flowTileShift
-	if shift != flowTileShift {
-		decl := fmt.Sprintf("const tileShift: u32 = %du;", flowTileShift)
+	if group != 64 && group != 128 && group != 256 {
+		return nil, fmt.Errorf("gpu: flow: %d threads a tile: want 64, 128 or 256", group)
+	}
+	if need, lim := flowTileStorage(shift), uint64(d.Limits.MaxComputeWorkgroupStorageSize); need > lim {
+		return nil, fmt.Errorf("gpu: flow: %d² tiles need %d bytes of workgroup memory, the device gives %d", 1<<shift, need, lim)
+	}
+	var edit func(string) (string, error) // the source as embedded declares flowTileShift, flowGroup
+	if shift != flowTileShift || group != flowGroup {
+		decls := [][2]string{
+			{fmt.Sprintf("const tileShift: u32 = %du;", flowTileShift), fmt.Sprintf("const tileShift: u32 = %du;", shift)},
+			{fmt.Sprintf("const groupSize: u32 = %du;", flowGroup), fmt.Sprintf("const groupSize: u32 = %du;", group)},
+		}
 		edit = func(src string) (string, error) {
-			if !strings.Contains(src, decl) {
-				return "", errors.New("flow_route.wgsl declares no " + decl)
+			for _, d := range decls {
+				if !strings.Contains(src, d[0]) {
+					return "", errors.New("flow_route.wgsl declares no " + d[0])
+				}
+				src = strings.Replace(src, d[0], d[1], 1)
 			}
-			return strings.Replace(src, decl, fmt.Sprintf("const tileShift: u32 = %du;", shift), 1), nil
+			return src, nil
 		}
 	}
 	set, err := d.newPassSetEdited("flow", flowPasses, edit)
 	if err != nil {
 		return nil, err
 	}
-	return &FlowKernel{dev: d, set: set, shift: shift}, nil
+	return &FlowKernel{dev: d, set: set, shift: shift, group: group}, nil
 }
 
 // Release frees the pipelines. Safe on nil and twice.
@@ -150,7 +181,7 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 		out:    mk("flat distance, then area per weight, then plane", 4*n, storage),
 		done:   mk("done", 4*n, storage),
 		ctl:    mk("counters", 16, storage),
-		front:  mk("tile worklist", 4*(2+3*nt+frontSteps), storage),
+		front:  mk("tile worklist", 4*(2+3*nt+frontSteps+1), storage),
 		args:   mk("worklist dispatch", 32, storage|wgpu.BufferUsageIndirect),
 	}
 	if err != nil {
@@ -165,9 +196,11 @@ func (k *FlowKernel) buffers(w, h int, nt uint64) (*passRun, flowBuffers, error)
 // counters with route (one submission each; the waves after the last change nothing).
 var flowChunk = 64
 
-// frontChunk is how many routeFront steps run in one submission between two reads of the
-// counters (even: the steps alternate their lists). Steps after the last dispatch no workgroup.
-var frontChunk = 64
+// frontChunk is how many routeFront steps the first submission runs before the host reads the
+// counters; each further submission runs twice as many, up to frontChunkMax (both even: the
+// steps alternate their lists). Steps after the last dispatch no workgroup (a few µs each), a
+// read of the counters is a round trip.
+var frontChunk, frontChunkMax = 64, 256
 
 // flowSweep is the most sub-waves routeFront sweeps a tile in one step (0: as far as it goes).
 // The steps are bulk-synchronous, each as long as its longest sweep, so unlimited sweeps add up
@@ -178,8 +211,18 @@ var flowSweep = 16
 // frontSteps is how many steps' sweep lengths routeFront records (FlowStats.SubWaves).
 const frontSteps = 4096
 
-// flatChunk is how many of the flats' relaxation passes run between two reads of their flag.
-const flatChunk = 16
+// flatChunk is how many of the flats' relaxation passes the first chunk runs before the host
+// reads their flag (which says whether the chunk's last pass changed a distance); each further
+// chunk runs twice as many, up to flatChunkMax. A pass over a 4096² grid costs ~70 µs on the
+// H200, a read of the flag a round trip.
+const (
+	flatChunk    = 8
+	flatChunkMax = 64
+)
+
+// flowReadPieces is how many bands of rows the plane is read back in (each its own staging
+// buffer and map), so that copying one out on the host overlaps the device's copy of the next.
+var flowReadPieces = 4
 
 // flowTiles routes with routeFront (a worklist of tiles, each swept as far as it goes) rather than
 // route (one wave over the grid a dispatch); a test compares the two.
@@ -195,7 +238,10 @@ type FlowStats struct {
 	FlatPasses, Waves int
 	// SubWaves is routeFront's critical path: over the steps, the sum of the longest sweep of a
 	// tile (sub-waves, each a barrier-separated round of gathers; the first 4096 steps).
-	SubWaves                         int
+	SubWaves int
+	// Tiles is how many tiles routeFront's steps swept in all (step 1: every tile).
+	Tiles int
+
 	Prepare, Flats, Accumulate, Read time.Duration
 }
 
@@ -264,7 +310,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 			bufs[fDistA], bufs[fDistB] = dist[1], dist[0]
 		}
 		bg, err := r.group(entry, bufs)
-		return dispatch{entry: entry, bg: bg, one: entry == "tick" || entry == "frontTick"}, err
+		return dispatch{entry: entry, bg: bg, one: entry == "tick" || entry == "frontTick" || entry == "clearFlag"}, err
 	}
 	readCtl := func() ([4]uint32, error) {
 		var c [4]uint32
@@ -288,17 +334,22 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	}
 	lap(&st.Prepare)
 	cur := 0 // the distance buffer the next pass reads
-	for {
+	clear, err := pass("clearFlag", false)
+	if err != nil {
+		return nil, st, err
+	}
+	for passes := flatChunk; ; passes = min(2*passes, flatChunkMax) {
 		if err := ctx.Err(); err != nil {
 			return nil, st, fmt.Errorf("gpu: flow: %w", err)
 		}
-		if err := ctl.Write(0, u32bytes(0, 0, 0, 0)); err != nil {
-			return nil, st, err
-		}
-		// A chunk of passes, the buffers swapping; the flag says whether any changed a distance.
-		// The chunk that changes nothing leaves both buffers holding the final distances.
-		ds := make([]dispatch, 0, flatChunk)
-		for range flatChunk {
+		// A chunk of passes, the buffers swapping; the flag, cleared before the last, says whether
+		// that pass changed a distance. A pass that changes nothing leaves both buffers holding the
+		// final distances (a fixed point of the relaxation).
+		ds := make([]dispatch, 0, passes+1)
+		for p := range passes {
+			if p == passes-1 {
+				ds = append(ds, clear)
+			}
 			d, err := pass("flats", cur == 1)
 			if err != nil {
 				return nil, st, err
@@ -309,7 +360,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err := r.submit("flats", ds); err != nil {
 			return nil, st, err
 		}
-		st.FlatPasses += flatChunk
+		st.FlatPasses += passes
 		c, err := readCtl()
 		if err != nil {
 			return nil, st, err
@@ -319,6 +370,22 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		}
 	}
 	lap(&st.Flats)
+	// The plane's grid, allocated and its pages faulted in on other goroutines while the device
+	// accumulates: fresh memory's page faults cost the read back 5–10 ms at 4096², and an
+	// allocation that re-uses freed memory zeroes its 64 MiB — not on this goroutine, which must
+	// submit the accumulation (the H200's second flow50 run allocated it here, ahead of the
+	// submissions: its accumulation took ~10–20 ms longer than the first run's).
+	var res *field.Grid
+	var resErr error
+	var touched sync.WaitGroup
+	touched.Add(1)
+	go func() {
+		defer touched.Done()
+		if res, resErr = field.NewPlaneLike(w, h, g); resErr == nil { // on disk with the height it is routed over
+			touchPages(res.Data)
+		}
+	}()
+	defer touched.Wait() // an early return leaves no goroutine writing into res
 	// 3. Receivers of the flats, every cell's weight sum; 4. the accumulation.
 	d, err = pass("flatReceivers", cur == 1)
 	if err != nil {
@@ -333,7 +400,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err := ctl.Write(0, u32bytes(1, 0, 0, 0)); err != nil {
 			return nil, st, err
 		}
-		init := make([]uint32, 2+3*nt+frontSteps)
+		init := make([]uint32, 2+3*nt+frontSteps+1)
 		init[0] = uint32(nt0)
 		for t := range nt0 {
 			init[2+nt+t] = uint32(t)
@@ -353,7 +420,7 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 		if err != nil {
 			return nil, st, err
 		}
-		for i := range frontChunk + frontChunk&1 { // even: each chunk starts on an odd step
+		for i := range frontChunkMax + frontChunkMax&1 { // even: each chunk starts on an odd step
 			// Step s reads the list (s−1)&1, whose arguments are at 16·((s−1)&1).
 			s := step
 			s.indirect, s.offset = args, uint64(16*(i&1))
@@ -375,14 +442,19 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 			chunk = append(chunk, route, tick)
 		}
 	}
+	sub := len(chunk) // the dispatches of the next submission
+	if flowTiles {
+		sub = min(2*(frontChunk+frontChunk&1), len(chunk))
+	}
 	var doneBefore uint32
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, st, fmt.Errorf("gpu: flow: %w", err)
 		}
-		if err := r.submit("route", chunk); err != nil {
+		if err := r.submit("route", chunk[:sub]); err != nil {
 			return nil, st, err
 		}
+		sub = min(2*sub, len(chunk))
 		c, err := readCtl()
 		if err != nil {
 			return nil, st, err
@@ -401,13 +473,14 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	}
 	lap(&st.Accumulate)
 	if flowTiles {
-		raw, err := k.dev.ReadBuffer(front, 4*(2+3*nt), 4*frontSteps)
+		raw, err := k.dev.ReadBuffer(front, 4*(2+3*nt), 4*(frontSteps+1))
 		if err != nil {
 			return nil, st, err
 		}
 		for i := range frontSteps {
 			st.SubWaves += int(binary.LittleEndian.Uint32(raw[4*i:]))
 		}
+		st.Tiles = int(nt0) + int(binary.LittleEndian.Uint32(raw[4*frontSteps:]))
 	}
 	d, err = pass("logPlane", false)
 	if err != nil {
@@ -416,18 +489,26 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	if err := r.submit("plane", []dispatch{d}); err != nil {
 		return nil, st, err
 	}
-	res, err := field.NewPlaneLike(w, h, g) // on disk with the height it is routed over
-	if err != nil {
-		return nil, st, fmt.Errorf("gpu: flow: %w", err)
+	touched.Wait()
+	if resErr != nil {
+		return nil, st, fmt.Errorf("gpu: flow: %w", resErr)
 	}
 	// A Reader copies the rows out of the staging buffer on every core: the grid is fresh memory,
 	// whose page faults one core alone cannot keep up with (64 MiB at 4096²).
+	// The plane in flowReadPieces bands of rows, each its own staging buffer: the host copies a
+	// band out while the device copies the next ones.
 	if k.rd == nil {
-		k.rd = k.dev.NewReader("flow plane", 1)
+		k.rd = k.dev.NewReader("flow plane", flowReadPieces)
 	}
 	rd := k.rd
-	if err := rd.BufferRowsInto(plane, 0, uint64(h), 4*uint64(w), unsafe.Slice((*byte)(unsafe.Pointer(&res.Data[0])), 4*n), 4*uint64(w)); err != nil {
-		return nil, st, err
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(&res.Data[0])), 4*n)
+	row := 4 * uint64(w)
+	pieces := uint64(min(flowReadPieces, h))
+	for p := range pieces {
+		y0, y1 := uint64(h)*p/pieces, uint64(h)*(p+1)/pieces
+		if err := rd.BufferRowsInto(plane, y0*row, y1-y0, row, dst[y0*row:], row); err != nil {
+			return nil, st, err
+		}
 	}
 	if err := rd.Flush(); err != nil {
 		return nil, st, err
@@ -440,4 +521,23 @@ func (k *FlowKernel) Route(ctx context.Context, g *field.Grid, texel [2]float64)
 	}
 	lap(&st.Read)
 	return res, st, nil
+}
+
+// touchPages faults every page of data in (sysmem.Populate: nothing written, nothing on a plane on
+// disk), on all cores but one, so that the page faults of fresh memory are taken now rather than
+// while something waits for them.
+func touchPages(data []float32) {
+	const page = 1024 // float32s in 4 KiB
+	workers := max(1, runtime.GOMAXPROCS(0)-1)
+	workers = min(workers, max(1, len(data)/(256*page))) // shares of at least 1 MiB
+	var wg sync.WaitGroup
+	for k := range workers {
+		lo, hi := len(data)*k/workers, len(data)*(k+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sysmem.Populate(unsafe.Slice((*byte)(unsafe.Pointer(&data[lo])), 4*(hi-lo))) // not a plane on disk
+		}()
+	}
+	wg.Wait()
 }

@@ -28,6 +28,12 @@ func fbmGround(n int) *field.Grid {
 	return g
 }
 
+// flowShape is routeFront's tiles: log2 of their side, threads a tile.
+type flowShape struct {
+	shift uint
+	group int
+}
+
 // planeHash is the FNV-1a hash of a plane's float32 bytes.
 func planeHash(g *field.Grid) uint64 {
 	h := fnv.New64a()
@@ -36,10 +42,11 @@ func planeHash(g *field.Grid) uint64 {
 }
 
 // The worklist of tiles (routeFront) against one wave over the grid a dispatch (route), at
-// 256² and 512², with tiles 16, 32 and 64 texels a side, sweeps of at most 16 sub-waves a step,
-// 3, or unlimited: the same bytes, in far fewer dispatches. On lavapipe the planes also hash as the GPU twin's did before the worklist
-// (routeTile, 16×16 tiles, up to 32 sub-waves a dispatch; hashes taken at 0683d4e), so the
-// change of schedule changed no byte.
+// 256² and 512², with tiles 16 and 32 texels a side, sweeps of at most 3, 16 or 64 sub-waves a
+// step or unlimited: the same bytes, in far fewer dispatches. On lavapipe the planes also hash as
+// the GPU twin's did before the worklist (routeTile, 16×16 tiles, up to 32 sub-waves a dispatch;
+// hashes taken at 0683d4e), so no change of schedule since (the worklist; the tile held in
+// workgroup memory, flow50) changed a byte.
 func TestFlowFrontMatchesRoute(t *testing.T) {
 	dev := testDevice(t)
 	before := map[string]uint64{ // lavapipe, 4 m texels, routeTile at 0683d4e
@@ -48,14 +55,14 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		"512 fbm": 0x3324513dac055a58,
 	}
 	lavapipe := strings.Contains(strings.ToLower(dev.Info.Name), "llvmpipe")
-	kernels := map[uint]*FlowKernel{}
-	for _, shift := range []uint{4, 5, 6} {
-		k, err := dev.newFlowKernel(shift)
+	kernels := map[flowShape]*FlowKernel{}
+	for _, sh := range []flowShape{{4, 256}, {5, 256}, {4, 64}, {5, 128}} {
+		k, err := dev.newFlowKernel(sh.shift, sh.group)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer k.Release()
-		kernels[shift] = k
+		kernels[sh] = k
 	}
 	for _, name := range []string{"256 fbm", "256 tilted plane", "256 V valley", "256 terraces", "256 hills with holes and pits", "512 fbm"} {
 		var n int
@@ -70,7 +77,7 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 		}
 		texel := [2]float64{4, 4}
 		flowTiles = false
-		want, wst, err := kernels[flowTileShift].Route(context.Background(), g, texel)
+		want, wst, err := kernels[flowShape{flowTileShift, flowGroup}].Route(context.Background(), g, texel)
 		flowTiles = true
 		if err != nil {
 			t.Fatal(err)
@@ -79,12 +86,15 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 			t.Errorf("%s: route's plane hashes %#016x, the GPU twin's before the worklist %#016x", name, planeHash(want), before[name])
 		}
 		for _, v := range []struct {
-			shift uint
+			flowShape
 			sweep int
-		}{{4, 16}, {5, 16}, {6, 16}, {6, 0}, {6, 3}} {
+		}{
+			{flowShape{4, 256}, 16}, {flowShape{4, 256}, 0}, {flowShape{4, 256}, 3}, {flowShape{5, 256}, 16},
+			{flowShape{5, 256}, 64}, {flowShape{5, 256}, 0}, {flowShape{4, 64}, 32}, {flowShape{5, 128}, 32},
+		} {
 			shift := v.shift
 			flowSweep = v.sweep
-			got, st, err := kernels[shift].Route(context.Background(), g, texel)
+			got, st, err := kernels[v.flowShape].Route(context.Background(), g, texel)
 			flowSweep = 16
 			if err != nil {
 				t.Fatal(err)
@@ -94,42 +104,47 @@ func TestFlowFrontMatchesRoute(t *testing.T) {
 				for got.Data[i] == want.Data[i] {
 					i++
 				}
-				t.Fatalf("%s, %d² tiles, sweeps ≤ %d: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.sweep, i%n, i/n, got.Data[i], want.Data[i])
+				t.Fatalf("%s, %d² tiles of %d threads, sweeps ≤ %d: texel (%d, %d): routeFront %v, route %v", name, 1<<shift, v.group, v.sweep, i%n, i/n, got.Data[i], want.Data[i])
 			}
 			if st.Waves <= 0 || st.Waves >= wst.Waves || st.SubWaves < st.Waves {
-				t.Errorf("%s, %d² tiles, sweeps ≤ %d: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.sweep, st.Waves, st.SubWaves, wst.Waves)
+				t.Errorf("%s, %d² tiles of %d threads, sweeps ≤ %d: %d steps, %d sub-waves, route %d waves", name, 1<<shift, v.group, v.sweep, st.Waves, st.SubWaves, wst.Waves)
 			}
-			t.Logf("%s, %d² tiles, sweeps ≤ %d: %d steps, %d sub-waves (route: %d waves); hash %#016x", name, 1<<shift, v.sweep, st.Waves, st.SubWaves, wst.Waves, planeHash(got))
+			t.Logf("%s, %d² tiles of %d threads, sweeps ≤ %d: %d steps, %d sub-waves, %d tiles swept (route: %d waves); hash %#016x", name, 1<<shift, v.group, v.sweep, st.Waves, st.SubWaves, st.Tiles, wst.Waves, planeHash(got))
 		}
 	}
 }
 
-// BenchmarkFlowRoute routes bench erode's 4096² ground (fbmGround) with routeFront's tiles 32 and
-// 64 texels a side, sweeps of at most 8, 16, 32 sub-waves a step or unlimited, and reports where
-// the time went (FlowStats: ms of each phase, the steps, the sub-waves on the critical path). The
-// H200 figures are in docs/PERFORMANCE.md.
+// BenchmarkFlowRoute routes bench erode's 4096² ground (fbmGround) with routeFront's tiles 16 and
+// 32 texels a side of 256 or 128 threads, sweeps of at most 16 or 32 sub-waves a step or
+// unlimited, the plane read back in 4 bands or 1, and reports where the time went (FlowStats: ms of each phase, the steps,
+// the sub-waves on the critical path). The H200 figures are in docs/PERFORMANCE.md.
 func BenchmarkFlowRoute(b *testing.B) {
 	dev := testDevice(b)
 	g := fbmGround(4096)
-	kernels := map[uint]*FlowKernel{}
-	for _, shift := range []uint{5, 6} {
-		k, err := dev.newFlowKernel(shift)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer k.Release()
-		kernels[shift] = k
-	}
+	kernels := map[flowShape]*FlowKernel{}
 	for _, v := range []struct {
-		shift uint
-		sweep int
-	}{{6, 0}, {6, 8}, {6, 16}, {6, 32}, {5, 8}, {5, 16}} {
-		b.Run(fmt.Sprintf("tiles=%d/sweep=%d", 1<<v.shift, v.sweep), func(b *testing.B) {
-			flowSweep = v.sweep
-			defer func() { flowSweep = 16 }()
+		flowShape
+		sweep, pieces int
+	}{
+		{flowShape{4, 256}, 16, 4}, {flowShape{4, 256}, 32, 4}, {flowShape{4, 256}, 0, 4}, {flowShape{4, 128}, 16, 4},
+		{flowShape{5, 256}, 16, 4}, {flowShape{5, 256}, 32, 4}, {flowShape{4, 256}, 16, 1},
+	} {
+		if kernels[v.flowShape] == nil {
+			k, err := dev.newFlowKernel(v.shift, v.group)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer k.Release()
+			kernels[v.flowShape] = k
+		}
+		b.Run(fmt.Sprintf("tiles=%d/group=%d/sweep=%d/pieces=%d", 1<<v.shift, v.group, v.sweep, v.pieces), func(b *testing.B) {
+			flowSweep, flowReadPieces = v.sweep, v.pieces
+			defer func() { flowSweep, flowReadPieces = 16, 4 }()
+			kernels[v.flowShape].rd.Release() // a Reader of as many staging buffers as pieces
+			kernels[v.flowShape].rd = nil
 			var sum FlowStats
 			for range b.N {
-				_, st, err := kernels[v.shift].Route(context.Background(), g, [2]float64{4, 4})
+				_, st, err := kernels[v.flowShape].Route(context.Background(), g, [2]float64{4, 4})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -137,7 +152,7 @@ func BenchmarkFlowRoute(b *testing.B) {
 				sum.Flats += st.Flats
 				sum.Accumulate += st.Accumulate
 				sum.Read += st.Read
-				sum.Waves, sum.SubWaves, sum.FlatPasses = st.Waves, st.SubWaves, st.FlatPasses
+				sum.Waves, sum.SubWaves, sum.FlatPasses, sum.Tiles = st.Waves, st.SubWaves, st.FlatPasses, st.Tiles
 			}
 			ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 / float64(b.N) }
 			b.ReportMetric(ms(sum.Prepare), "prepare-ms")
@@ -146,6 +161,7 @@ func BenchmarkFlowRoute(b *testing.B) {
 			b.ReportMetric(ms(sum.Read), "read-ms")
 			b.ReportMetric(float64(sum.Waves), "steps")
 			b.ReportMetric(float64(sum.SubWaves), "sub-waves")
+			b.ReportMetric(float64(sum.Tiles), "tiles")
 			b.ReportMetric(float64(sum.FlatPasses), "flat-passes")
 		})
 	}

@@ -51,7 +51,7 @@ func flowKernel(t *testing.T) *FlowKernel {
 // hills with non-finite holes and pits, square and rectangular texels, every texel's log10 area
 // within 1e-4 of Go's (the sums are f32 and taken in another order: seen ≤ 1e-6); two GPU
 // routings write the same bytes, and so do the two accumulations (route: one wave a dispatch;
-// routeFront: a worklist of 32×32 tiles, each swept up to 16 sub-waves a step).
+// routeFront: a worklist of 16×16 tiles, each swept up to 16 sub-waves a step).
 func TestFlowGPUMatchesGo(t *testing.T) {
 	k := flowKernel(t)
 	for _, name := range []string{"tilted plane", "V valley", "noise hills", "terraces", "hills with holes and pits"} {

@@ -176,15 +176,29 @@ fn gather(c: Cell, donors: u32, stamp: u32) {
       hn[k] = height[n];
     }
   }
-  var a = P.area;
-  for (var k = 0; k < 8; k++) {
-    if ((donors & (1u << u32(k))) != 0u) { a += ov[k] * weight(7 - k, hn[k], hc); }
-  }
+  let a = donorSum(hc, donors, &ov, &hn);
   acc[c.c] = a;
-  var o = 0.0;
-  if (recv[c.c] != 0u) { o = a / wsum[c.c]; }
+  let o = handOut(a, recv[c.c], wsum[c.c]);
   outv[c.c] = o;
   done[c.c] = stamp;
+}
+
+// donorSum is a cell's area: its own plus, donor by donor in neighbour order, the donor's area
+// per unit of weight (ov[k]) times its weight toward the cell (hn[k]: the donor's height, hc the
+// cell's). gather and routeFront both sum through it: the same operations, so the same bytes.
+fn donorSum(hc: f32, donors: u32, ov: ptr<function, array<f32, 8>>, hn: ptr<function, array<f32, 8>>) -> f32 {
+  var a = P.area;
+  for (var k = 0; k < 8; k++) {
+    if ((donors & (1u << u32(k))) != 0u) { a += (*ov)[k] * weight(7 - k, (*hn)[k], hc); }
+  }
+  return a;
+}
+
+// handOut is the area a cell of area a hands per unit of weight (0 for a pit: no receivers).
+fn handOut(a: f32, m: u32, ws: f32) -> f32 {
+  var o = 0.0;
+  if (m != 0u) { o = a / ws; }
+  return o;
 }
 
 // tick ends a wave (one thread).
@@ -201,45 +215,75 @@ fn logPlane(@builtin(global_invocation_id) gid: vec3<u32>) {
   plane[c.c] = log2(acc[c.c]) * 0.30102999566398120;
 }
 
+
+// clearFlag (one thread) clears the flats' flag before a chunk's last pass, so that after the
+// chunk the flag says whether that pass changed a distance (none: the distances are final).
+@compute @workgroup_size(1)
+fn clearFlag() {
+  atomicStore(&ctl[2], 0u);
+}
+
 // ---- Scheduling only: the accumulation over a worklist of tiles (docs/design.md "The GPU twin").
 //
 // routeFront runs route's step over the tiles of a worklist, one tileSide² tile a workgroup, and
-// inside a tile as far as it goes: a topological sweep, every cell completed (gather) once its
-// donors are, in sub-waves separated by barriers, until the tile can do no more. A step (one
-// dispatch, stamp s = ctl[0]) reads list (s−1)&1 and appends to list s&1 the tiles of the next
-// step that hold a receiver, outside this tile, of a cell it completed; frontTick then turns that
-// list's length into the next dispatch's indirect arguments (an empty list dispatches no
-// workgroup). The tiling alternates: odd steps' tiles start at (0, 0), even steps' half a tile
-// up and left, so a chain running along one tiling's edge runs inside the other's tiles. A donor
-// in another tile counts only when done in an earlier step (stamp < s: a value another
-// workgroup may be writing is never read); a donor in the same tile once its sub-wave is behind
-// a barrier. Every cell is completed by gather, its donors in neighbour order: the bytes are
+// inside a tile as far as it goes: a topological sweep, every cell completed once its donors are,
+// in sub-waves separated by barriers, until the tile can do no more. A step (one dispatch, stamp
+// s = ctl[0]) reads list (s−1)&1 and appends to list s&1 the tiles of the next step that hold a
+// receiver, outside this tile, of a cell it completed; frontTick then turns that list's length
+// into the next dispatch's indirect arguments (an empty list dispatches no workgroup). The tiling
+// alternates: odd steps' tiles start at (0, 0), even steps' half a tile up and left, so a chain
+// running along one tiling's edge runs inside the other's tiles.
+//
+// The workgroup first loads its tile and a ring of one cell around it into workgroup memory
+// (height, receivers, the area per weight, whether done before this step; the tile's weight
+// sums), so that the sweep reads no global memory: a cell's in-tile donors' values are those the
+// sweep left in workgroup memory, its donors outside the tile those done in an earlier step
+// (stamp < s: a value another workgroup may be writing in this step is never read, such a donor
+// counts as not done and the cell waits for a later step). Every cell is completed with route's
+// sum (donorSum, handOut: its donors in neighbour order, the same operations): the bytes are
 // route's. ctl[3] is the last step that completed a cell. A step may sweep a tile at most P.sweep
 // sub-waves (0: no limit), so that one long chain inside a tile does not hold every other tile
 // of the step back: the steps are bulk-synchronous, each as long as its longest sweep.
-const tileShift: u32 = 5u;
+const tileShift: u32 = 4u;
+// groupSize: routeFront's threads a workgroup (a tile).
+const groupSize: u32 = 256u;
 const tileSide: u32 = 1u << tileShift;
 const tileCells: u32 = tileSide * tileSide;
+// The tile with its ring: haloSide² cells, cell (x, z) of the tile at (z+1)·haloSide + x+1.
+const haloSide: u32 = tileSide + 2u;
+const haloCells: u32 = haloSide * haloSide;
+const ringRounds: u32 = (haloCells + groupSize - 1u) / groupSize;
 const needWords: u32 = tileCells / 8u;
 const queueWords: u32 = tileCells / 2u;
 const donorWords: u32 = tileCells / 4u;
 // frontRow: workgroups a row of an indirect dispatch (a list longer than this takes rows).
 const frontRow: u32 = 32768u;
 const frontSteps: u32 = 4096u;
+// wDone: the bit of wRecv that says the cell was done before this step (or lies outside the
+// field, where it is neither a donor nor swept).
+const wDone: u32 = 0x100u;
 
 // front: [0], [1] the two lists' lengths; [2, 2+NT) the step each tile was last queued for;
 // then list 0 and list 1 (NT tiles each; NT: the tiles of the larger tiling, maxTiles); then, for
 // steps 1 … frontSteps, the most sub-waves a tile swept in that step (a measure: the sum over the
-// steps is the accumulation's critical path in sub-waves).
+// steps is the accumulation's critical path in sub-waves); last, the tiles queued after step 1
+// (a measure: the work the steps had).
 @group(0) @binding(11) var<storage, read_write> front: array<atomic<u32>>;
 // args: the indirect dispatch arguments of list 0 (words 0–2) and list 1 (words 4–6).
 @group(0) @binding(12) var<storage, read_write> args: array<u32, 8>;
 
-// need: 4 bits a cell of the tile, its donors not yet done (15: one in another tile is not
+// The tile and its ring (haloCells each): height, area per weight (outv; of the tile's cells as
+// the sweep completes them), receivers with wDone.
+var<workgroup> wHeight: array<f32, haloCells>;
+var<workgroup> wOut: array<f32, haloCells>;
+var<workgroup> wRecv: array<u32, haloCells>;
+// The tile's cells' weight sums.
+var<workgroup> wSum: array<f32, tileCells>;
+// need: 4 bits a cell of the tile, its donors not yet done (15: one outside the tile is not
 // ready, so it waits for a later step); queue: the tile's cells ready to complete, 16 bits each.
 var<workgroup> need: array<atomic<u32>, needWords>;
 var<workgroup> queue: array<atomic<u32>, queueWords>;
-// donors: 8 bits a cell of the tile, its donors (found once, in step 1 of the sweep).
+// donors: 8 bits a cell of the tile, its donors (found once, in phase 1).
 var<workgroup> donorBits: array<atomic<u32>, donorWords>;
 var<workgroup> qTail: atomic<u32>;
 var<workgroup> wgDirs: atomic<u32>;
@@ -252,29 +296,34 @@ fn tileOffset(s: u32) -> u32 { return select(tileSide / 2u, 0u, (s & 1u) == 1u);
 fn tilesAcross(extent: u32, off: u32) -> u32 { return (extent + off + tileSide - 1u) >> tileShift; }
 fn maxTiles() -> u32 { return tilesAcross(P.w, tileSide / 2u) * tilesAcross(P.h, tileSide / 2u); }
 
+// ringIndex is tile cell l's index in the tile with its ring.
+fn ringIndex(l: u32) -> u32 { return ((l >> tileShift) + 1u) * haloSide + (l & (tileSide - 1u)) + 1u; }
+
 fn enqueue(l: u32) {
   let e = atomicAdd(&qTail, 1u);
   atomicOr(&queue[e >> 1u], l << ((e & 1u) * 16u));
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(groupSize)
 fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   let step = atomicLoad(&ctl[0]);
   let nt = maxTiles();
   let rd = (step - 1u) & 1u;
   let wr = step & 1u;
   if (li == 0u) {
+    // The list's length and its entry idx loaded at once (one round trip, not two): entries past
+    // the length are old ones, idx past the list (the last row of a long one) reads entry 0.
     let idx = wid.y * frontRow + wid.x;
-    var t = 0xffffffffu;
-    if (idx < atomicLoad(&front[rd])) { t = atomicLoad(&front[2u + (1u + rd) * nt + idx]); }
-    wgUniform = t;
+    let n = atomicLoad(&front[rd]);
+    let e = atomicLoad(&front[2u + (1u + rd) * nt + select(0u, idx, idx < nt)]);
+    wgUniform = select(0xffffffffu, e, idx < n);
     atomicStore(&qTail, 0u);
     atomicStore(&wgDirs, 0u);
     atomicStore(&wgCount, 0u);
   }
-  for (var e = li; e < needWords; e += 256u) { atomicStore(&need[e], 0u); }
-  for (var e = li; e < queueWords; e += 256u) { atomicStore(&queue[e], 0u); }
-  for (var e = li; e < donorWords; e += 256u) { atomicStore(&donorBits[e], 0u); }
+  for (var e = li; e < needWords; e += groupSize) { atomicStore(&need[e], 0u); }
+  for (var e = li; e < queueWords; e += groupSize) { atomicStore(&queue[e], 0u); }
+  for (var e = li; e < donorWords; e += groupSize) { atomicStore(&donorBits[e], 0u); }
   let t = workgroupUniformLoad(&wgUniform);
   if (t == 0xffffffffu) { return; }
   let off = tileOffset(step);
@@ -283,32 +332,54 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
   let ox = i32(tx << tileShift) - i32(off);
   let oy = i32(ty << tileShift) - i32(off);
   let side = i32(tileSide);
+  let hs = i32(haloSide);
   // The next step's tiles that can hold a receiver outside this one: a 2×2 block from (bx, bz).
   let off2 = i32(tileOffset(step + 1u));
   let bx = (ox - 1 + off2) >> tileShift;
   let bz = (oy - 1 + off2) >> tileShift;
-  // 1. The tile's cells not done: how many donors each waits for.
-  for (var l = li; l < tileCells; l += 256u) {
-    let i = ox + i32(l & (tileSide - 1u));
-    let j = oy + i32(l >> tileShift);
-    if (i < 0 || j < 0 || i >= i32(P.w) || j >= i32(P.h)) { continue; }
-    let c = Cell(i, j, j * i32(P.w) + i, true);
-    if (done[c.c] != 0u) { continue; }
+  // 0. The tile and its ring into workgroup memory: every plane of every cell, in a fixed count
+  // of rounds, so that the compiler may unroll them and issue every load at once.
+  for (var it = 0u; it < ringRounds; it++) {
+    let e = li + it * groupSize;
+    if (e >= haloCells) { continue; }
+    let x = i32(e % haloSide) - 1;
+    let z = i32(e / haloSide) - 1;
+    let i = ox + x;
+    let j = oy + z;
+    var r = wDone;
+    if (i >= 0 && j >= 0 && i < i32(P.w) && j < i32(P.h)) {
+      let g = j * i32(P.w) + i;
+      let d = done[g];
+      r = recv[g] | select(0u, wDone, d != 0u && d < step);
+      wHeight[e] = height[g];
+      wOut[e] = outv[g];
+      if (x >= 0 && z >= 0 && x < side && z < side) { wSum[u32(z * side + x)] = wsum[g]; }
+    }
+    wRecv[e] = r;
+  }
+  workgroupBarrier();
+  // 1. The tile's cells not done: their donors, how many each waits for.
+  for (var l = li; l < tileCells; l += groupSize) {
+    let e = i32(ringIndex(l));
+    if ((wRecv[e] & wDone) != 0u) { continue; }
+    let x = i32(l & (tileSide - 1u));
+    let z = i32(l >> tileShift);
     var wait = 0u;
     var blocked = false;
     var donors = 0u;
     for (var k = 0; k < 8; k++) {
-      let n = nb(c, k);
-      if (n < 0 || (recv[n] & (1u << u32(7 - k))) == 0u) { continue; }
-      donors |= 1u << u32(k);
       let o = nbOffset(k);
-      let x = i + o.x - ox;
-      let z = j + o.y - oy;
-      let dn = done[n];
-      if (x >= 0 && z >= 0 && x < side && z < side) {
-        if (dn == 0u) { wait += 1u; }
-      } else if (dn == 0u || dn >= step) {
-        blocked = true;
+      let rn = wRecv[e + o.y * hs + o.x];
+      if ((rn & (1u << u32(7 - k))) == 0u) { continue; }
+      donors |= 1u << u32(k);
+      if ((rn & wDone) == 0u) {
+        let xn = x + o.x;
+        let zn = z + o.y;
+        if (xn >= 0 && zn >= 0 && xn < side && zn < side) {
+          wait += 1u;
+        } else {
+          blocked = true;
+        }
       }
     }
     if (blocked) { wait = 15u; }
@@ -319,44 +390,67 @@ fn routeFront(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
       atomicOr(&need[l >> 3u], wait << ((l & 7u) * 4u));
     }
   }
-  // 2. Sub-waves: complete the ready cells, count down their receivers in the tile, queue those
-  // whose count reaches 0; note the next step's tiles that hold a receiver outside this one.
+  // 2. Sub-waves: complete the ready cells (their values to workgroup memory for the next
+  // sub-waves, and to the planes), count down their receivers in the tile, queue those whose
+  // count reaches 0; note the next step's tiles that hold a receiver outside this one.
   var head = 0u;
   var count = 0u;
   var waves = 0u;
   loop {
-    storageBarrier();
     workgroupBarrier();
     if (li == 0u) { wgUniform = atomicLoad(&qTail); }
     let tail = workgroupUniformLoad(&wgUniform);
     if (tail == head) { break; }
     if (waves == P.sweep && P.sweep != 0u) {
-      // Swept as far as a step may: the ready cells wait for the next step, whose tiles over this
-      // one are all queued.
-      if (li == 0u) { atomicStore(&wgDirs, 15u); }
+      // Swept as far as a step may: the ready cells wait for the next step, which takes the tiles
+      // that hold them (a cell they make ready in another tile is queued as it completes).
+      for (var q = head + li; q < tail; q += groupSize) {
+        let l = (atomicLoad(&queue[q >> 1u]) >> ((q & 1u) * 16u)) & 0xffffu;
+        let xn = i32(l & (tileSide - 1u));
+        let zn = i32(l >> tileShift);
+        let d = (((ox + xn + off2) >> tileShift) - bx) + 2 * (((oy + zn + off2) >> tileShift) - bz);
+        atomicOr(&wgDirs, 1u << u32(d));
+      }
       break;
     }
     waves += 1u;
-    for (var e = head + li; e < tail; e += 256u) {
-      let l = (atomicLoad(&queue[e >> 1u]) >> ((e & 1u) * 16u)) & 0xffffu;
-      let i = ox + i32(l & (tileSide - 1u));
-      let j = oy + i32(l >> tileShift);
-      let c = Cell(i, j, j * i32(P.w) + i, true);
-      gather(c, (atomicLoad(&donorBits[l >> 2u]) >> ((l & 3u) * 8u)) & 0xffu, step);
+    for (var q = head + li; q < tail; q += groupSize) {
+      let l = (atomicLoad(&queue[q >> 1u]) >> ((q & 1u) * 16u)) & 0xffffu;
+      let x = i32(l & (tileSide - 1u));
+      let z = i32(l >> tileShift);
+      let e = i32(ringIndex(l));
+      let donors = (atomicLoad(&donorBits[l >> 2u]) >> ((l & 3u) * 8u)) & 0xffu;
+      let hc = wHeight[e];
+      var ov: array<f32, 8>;
+      var hn: array<f32, 8>;
+      for (var k = 0; k < 8; k++) {
+        if ((donors & (1u << u32(k))) != 0u) {
+          let o = nbOffset(k);
+          ov[k] = wOut[e + o.y * hs + o.x];
+          hn[k] = wHeight[e + o.y * hs + o.x];
+        }
+      }
+      let a = donorSum(hc, donors, &ov, &hn);
+      let m = wRecv[e] & 0xffu;
+      let ow = handOut(a, m, wSum[l]);
+      wOut[e] = ow;
+      let g = (oy + z) * i32(P.w) + ox + x;
+      acc[g] = a;
+      outv[g] = ow;
+      done[g] = step;
       count += 1u;
-      let m = recv[c.c];
       for (var k = 0; k < 8; k++) {
         if ((m & (1u << u32(k))) == 0u) { continue; }
         let o = nbOffset(k);
-        let x = i + o.x - ox;
-        let z = j + o.y - oy;
-        if (x >= 0 && z >= 0 && x < side && z < side) {
-          let r = u32(z * side + x);
+        let xn = x + o.x;
+        let zn = z + o.y;
+        if (xn >= 0 && zn >= 0 && xn < side && zn < side) {
+          let r = u32(zn * side + xn);
           let sh = (r & 7u) * 4u;
           let old = atomicSub(&need[r >> 3u], 1u << sh);
           if (((old >> sh) & 15u) == 1u) { enqueue(r); }
         } else {
-          let d = (((i + o.x + off2) >> tileShift) - bx) + 2 * (((j + o.y + off2) >> tileShift) - bz);
+          let d = (((ox + xn + off2) >> tileShift) - bx) + 2 * (((oy + zn + off2) >> tileShift) - bz);
           atomicOr(&wgDirs, 1u << u32(d));
         }
       }
@@ -396,6 +490,7 @@ fn frontTick() {
   args[wr * 4u] = min(n, frontRow);
   args[wr * 4u + 1u] = (n + frontRow - 1u) / frontRow;
   args[wr * 4u + 2u] = 1u;
+  atomicAdd(&front[2u + 3u * maxTiles() + frontSteps], n);
   atomicStore(&front[1u - wr], 0u);
   atomicStore(&ctl[0], step + 1u);
 }
