@@ -18,6 +18,10 @@ type instances struct {
 	meshes map[Mesh]*gpu.Buffer
 	counts map[Mesh]uint32 // vertices per mesh
 	pops   []population
+	// args are the indirect draws' arguments, one buffer a population drawn by its counter, kept
+	// from scene to scene (a sculpt's every dab hands new pools).
+	args     []*gpu.Buffer
+	argVerts []uint32 // the vertex count each holds
 }
 
 type population struct {
@@ -25,6 +29,10 @@ type population struct {
 	count uint32
 	owned *gpu.Buffer // uploaded matrices; nil when the pool is borrowed
 	bg    *wgpu.BindGroup
+	// counter is the borrowed pool's count on the device, and args the indirect draw's arguments
+	// it is copied into (Population.Counter); nil: drawn with count.
+	counter *wgpu.Buffer
+	args    *gpu.Buffer
 }
 
 func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error) {
@@ -108,6 +116,10 @@ func (in *instances) Release() {
 		b.Release()
 		delete(in.meshes, k)
 	}
+	for _, b := range in.args {
+		b.Release()
+	}
+	in.args, in.argVerts = nil, nil
 	in.pipe.Release()
 	in.pipe = nil
 }
@@ -119,10 +131,29 @@ func (in *instances) setScene(d *gpu.Device, s *Scene) error {
 // setPopulations replaces the populations drawn.
 func (in *instances) setPopulations(d *gpu.Device, pops []Population) error {
 	in.releaseScene()
+	nargs := 0
 	for i, sp := range pops {
 		p := population{mesh: sp.Mesh, count: uint32(sp.Count)}
 		label := fmt.Sprintf("viewport population %d (%s)", i, sp.Name)
 		pool := sp.Pool
+		if pool != nil && sp.Counter != nil {
+			// Drawn by the device's count: the whole pool is bound, whatever the host's count.
+			args, err := in.indirectArgs(d, nargs, in.counts[sp.Mesh])
+			if err != nil {
+				in.releaseScene()
+				return err
+			}
+			nargs++
+			p.counter, p.args = sp.Counter, args
+			bg, err := in.pipe.bindGroup(d, label, 1, wgpu.BindGroupEntry{Binding: 0, Buffer: pool, Size: pool.GetSize()})
+			if err != nil {
+				in.releaseScene()
+				return err
+			}
+			p.bg = bg
+			in.pops = append(in.pops, p)
+			continue
+		}
 		if pool == nil {
 			if sp.Count == 0 {
 				continue
@@ -155,6 +186,41 @@ func (in *instances) setPopulations(d *gpu.Device, pops []Population) error {
 	return nil
 }
 
+// indirectArgs is the i-th indirect-arguments buffer (made when missing), holding a draw of
+// vertices vertices from 0 and (until a frame copies a counter in) no instance.
+func (in *instances) indirectArgs(d *gpu.Device, i int, vertices uint32) (*gpu.Buffer, error) {
+	for len(in.args) <= i {
+		b, err := d.NewBuffer(fmt.Sprintf("viewport population %d indirect draw", len(in.args)), 16, wgpu.BufferUsageIndirect)
+		if err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		in.args = append(in.args, b)
+		in.argVerts = append(in.argVerts, 0)
+	}
+	b := in.args[i]
+	if in.argVerts[i] != vertices {
+		if err := b.Write(0, wgpu.ToBytes([]uint32{vertices, 0, 0, 0})); err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		in.argVerts[i] = vertices
+	}
+	return b, nil
+}
+
+// copyCounts records, ahead of the frame's render pass, the copy of each counted population's
+// counter into its indirect draw's instance count.
+func (in *instances) copyCounts(enc *wgpu.CommandEncoder) error {
+	for _, p := range in.pops {
+		if p.counter == nil {
+			continue
+		}
+		if err := enc.CopyBufferToBuffer(p.counter, 0, p.args.Buf, 4, 4); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // drawnInstances is how many of count instances a stride draws (every stride-th, from the first).
 func drawnInstances(count, stride uint32) uint32 {
 	return (count + stride - 1) / stride
@@ -177,7 +243,12 @@ func (in *instances) draw(pass *wgpu.RenderPassEncoder, stride uint32) int {
 		pass.SetBindGroup(1, p.bg, nil)
 		pass.SetVertexBuffer(0, mb.Buf, 0, mb.Size)
 		n := drawnInstances(p.count, stride)
-		pass.Draw(in.counts[p.mesh], n, 0, 0)
+		if p.counter != nil && stride == 1 {
+			// Every instance the device counted; the triangles are the host's count's.
+			pass.DrawIndirect(p.args.Buf, 0)
+		} else {
+			pass.Draw(in.counts[p.mesh], n, 0, 0)
+		}
 		tris += int(in.counts[p.mesh]/3) * int(n)
 	}
 	return tris
