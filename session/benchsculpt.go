@@ -103,6 +103,7 @@ type SlowDab struct {
 	Took        time.Duration
 	Parts       passParts
 	Stray       int
+	Device      gpu.Counts
 }
 
 // sculptWorst is how many of the slowest dabs the figures list.
@@ -201,9 +202,9 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 			if took := f2.At.Sub(t); took > fig.Slowest {
 				fig.Slowest, fig.SlowestParts, fig.SlowestFrames, fig.SlowestGCs = took, dp, b.nFrames-frames0, gcs
 			}
-			fig.addWorst(SlowDab{Stroke: k, Dab: di, Took: f2.At.Sub(t), Parts: dp, Stray: b.stray - stray0})
 			d := b.s.dev.Counts().Sub(dev0)
-			fig.Device = gpu.Counts{Submits: fig.Device.Submits + d.Submits, Waits: fig.Device.Waits + d.Waits, Waited: fig.Device.Waited + d.Waited, WriteBytes: fig.Device.WriteBytes + d.WriteBytes}
+			fig.addWorst(SlowDab{Stroke: k, Dab: di, Took: f2.At.Sub(t), Parts: dp, Stray: b.stray - stray0, Device: d})
+			fig.Device = fig.Device.Add(d)
 			fig.Frames += float64(b.nFrames - frames0)
 			fig.FramesGPU += b.framesGPU - gpu0
 			first = append(first, f1.At.Sub(t))
@@ -303,12 +304,13 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 			ms(pp.dabDevice), ms(pp.dabHost), ms(pp.marks), f.Stray)
 		for _, d := range f.Worst {
 			q := &d.Parts
-			fmt.Fprintf(w, "  a slow dab             stroke %d dab %d: %.1f ms: apply %.2f (device %.2f, host %.2f, marks %.2f, field lock %.2f), view %.2f, full %.2f, density %.2f, place %.2f ms; %d older frames\n",
-				d.Stroke, d.Dab, ms(d.Took), ms(q.apply), ms(q.dabDevice), ms(q.dabHost), ms(q.marks), ms(q.fieldWait), ms(q.view), ms(q.full), ms(q.density), ms(q.place), d.Stray)
+			fmt.Fprintf(w, "  a slow dab             stroke %d dab %d: %.1f ms: apply %.2f (device %.2f, host %.2f, marks %.2f, field lock %.2f), view %.2f, full %.2f, density %.2f, place %.2f ms; %d older frames; %d waits (%.2f ms), in submissions %.2f ms, queued %.2f ms\n",
+				d.Stroke, d.Dab, ms(d.Took), ms(q.apply), ms(q.dabDevice), ms(q.dabHost), ms(q.marks), ms(q.fieldWait), ms(q.view), ms(q.full), ms(q.density), ms(q.place), d.Stray,
+				d.Device.Waits, ms(d.Device.Waited), ms(d.Device.Submitting), ms(d.Device.Queued))
 		}
 		n := float64(f.Dabs)
-		fmt.Fprintf(w, "  dab → final, device    %.1f submissions, %.2f waits (%.2f ms blocked), %.3f MiB written (means)\n",
-			float64(f.Device.Submits)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, float64(f.Device.WriteBytes)/n/(1<<20))
+		fmt.Fprintf(w, "  dab → final, device    %.1f submissions (%.2f ms in them), %.2f waits (%.2f ms blocked), %.2f ms queued for the device, %.3f MiB written (means)\n",
+			float64(f.Device.Submits)/n, ms(f.Device.Submitting)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, ms(f.Device.Queued)/n, float64(f.Device.WriteBytes)/n/(1<<20))
 		fmt.Fprintf(w, "  height range after     %.2f … %.2f m\n", f.HeightRange[0], f.HeightRange[1])
 	}
 	if f.Saved != "" {
