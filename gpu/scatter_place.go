@@ -47,6 +47,11 @@ type PlaceJob struct {
 	CountLate bool
 }
 
+// lateGrowth is the most instances a CountLate run's bound may pass the pool's capacity by (64
+// MiB of matrices a pool): a dab's few tiles are far under it; a run of many tiles would grow both
+// pools by their every site, and waits for its count instead.
+const lateGrowth = 1 << 20
+
 // DefaultPlaceWindow is the most bytes of height one place submission uploads: the tiles of a
 // place are cut into bands whose height windows (the texels their sites' bilinear taps reach)
 // fit it, so no buffer holds a whole 16K height (1 GiB). A field whose height fits is one band
@@ -426,9 +431,10 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		}
 		need := int64(keepBound) + sites
 		lim := int64(k.dev.Limits.MaxStorageBufferBindingSize) / matrixBytes
-		if lim <= 0 || need <= lim {
+		if (lim <= 0 || need <= lim) && need <= int64(capacity)+lateGrowth {
 			if need > int64(capacity) {
-				capacity = int(max(need, int64(capacity)+int64(capacity)/4))
+				// An eighth more than the run needs, so the next dabs' runs fit the pool too.
+				capacity = int(need + max(need/8, 1<<16))
 				if lim > 0 {
 					capacity = int(min(int64(capacity), lim))
 				}
@@ -444,7 +450,8 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 			s.trimWindows()
 			return s.count, nil
 		}
-		// A bound past what the device binds: the run reads its count and grows as any.
+		// A bound past what the device binds, or far past the pool (a run of many tiles): the run
+		// reads its count and grows to it as any.
 	}
 	for {
 		if err := ctx.Err(); err != nil {
