@@ -120,7 +120,7 @@ func (l *lateCounts) reset(d *Device, known int) error {
 // release waits for the maps in flight and frees the staging buffers.
 func (l *lateCounts) release(d *Device) {
 	if d != nil && d.raw != nil {
-		l.land(d, true) //nolint:errcheck // releasing: nothing to report it to
+		l.land(d, true) // releasing: an error has no one to go to
 	}
 	for _, b := range l.free {
 		b.Release()
