@@ -3,7 +3,6 @@ package gpu
 import (
 	"context"
 	"encoding/binary"
-	"math"
 	"testing"
 
 	"strata/field"
@@ -40,15 +39,7 @@ func TestScatterPlaceTilesCountLate(t *testing.T) {
 	grows := ss.k.Grows()
 	for _, e := range edits {
 		edit := tiles[e]
-		m := int(math.Ceil(float64(p.Spacing/ss.fg.WTexel[0]))) + 2 // beyond the reach of other tiles' sites
-		for j := edit.J0 + m; j < edit.J0+edit.H-m; j++ {
-			for i := edit.I0 + m; i < edit.I0+edit.W-m; i++ {
-				ss.density[j*ss.fg.WeightsW+i] = ss.max
-			}
-		}
-		if err := ss.k.UploadDensity(uint32(ss.fg.WeightsW), uint32(ss.fg.WeightsH), ss.density); err != nil {
-			t.Fatal(err)
-		}
+		ss.raiseTile(t, p, edit)
 		late := job
 		late.Tiles, late.CountLate = []field.Tile{edit}, true
 		n, err := ss.k.PlaceTiles(context.Background(), late)

@@ -33,7 +33,7 @@ func TestInstancesDrawnByCounter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	frame := func(pops []Population) []byte {
+	view := func(pops []Population) *Renderer {
 		s := flatTwoLayerScene()
 		s.Populations = pops
 		r := newTestRenderer(t, 160, 100, s)
@@ -42,10 +42,10 @@ func TestInstancesDrawnByCounter(t *testing.T) {
 		c.Distance = 110
 		c.Pitch = 25 * math.Pi / 180
 		r.SetCamera(c)
-		return render(t, r).Pix
+		return r
 	}
 	byCount := func(n int) []byte {
-		return frame([]Population{{Name: "pines", Mesh: MeshTree, Pool: pool.Buf, Count: n}})
+		return render(t, view([]Population{{Name: "pines", Mesh: MeshTree, Pool: pool.Buf, Count: n}})).Pix
 	}
 	want12, want5 := byCount(12), byCount(5)
 	if bytes.Equal(want12, want5) {
@@ -53,14 +53,7 @@ func TestInstancesDrawnByCounter(t *testing.T) {
 	}
 
 	setCount(12)
-	s := flatTwoLayerScene()
-	s.Populations = []Population{{Name: "pines", Mesh: MeshTree, Pool: pool.Buf, Count: 0, Counter: counter.Buf}}
-	r := newTestRenderer(t, 160, 100, s)
-	c := OrbitCamera(s.Placement, s.HeightRange, 1.6)
-	c.Focus(0, 3, 0)
-	c.Distance = 110
-	c.Pitch = 25 * math.Pi / 180
-	r.SetCamera(c)
+	r := view([]Population{{Name: "pines", Mesh: MeshTree, Pool: pool.Buf, Count: 0, Counter: counter.Buf}})
 	if got := render(t, r).Pix; !bytes.Equal(got, want12) {
 		t.Errorf("a counter of 12 (host count 0) does not draw the 12 trees' frame")
 	}
