@@ -31,7 +31,7 @@ func init() {
                     [--steps N] [--frame WxH] [--case C] [--out PATH] [--compare PATH]
        strata bench erode [--size N] [--preset P] [--iterations N] [--cpu | --gpu]
        strata bench sculpt [--size N] [--cpu|--gpu] [--strokes K] [--frame WxH] [--case C] [--heightmap FILE]
-                          [--out PATH] [--cpuprofile PATH]
+                          [--out PATH] [--cpuprofile PATH] [--blockprofile PATH]
        strata bench open PATH [--cpu] [--steps N] [--frame WxH] [--height-range LO,HI] [--size-m WxD]
 
   weights    the whole field and one tile on the GPU (resident and with upload) and on the Go
@@ -75,7 +75,8 @@ func init() {
              with the GPU kernels even on a software adapter (whose automatic choice is the Go
              reference). A dab's work is reported part by part: the worker's passes (apply,
              sync, view, full, density, place), the frames, the device's submissions and waits;
-             --cpuprofile PATH writes the process's CPU profile of the strokes (go tool pprof)
+             --cpuprofile PATH writes the process's CPU profile of the strokes (go tool pprof),
+             --blockprofile PATH its waits on locks and channels of 10 µs or more
   --size N   the field is the dunes shape at N×N texels (default 1024; bake: the weights grid)
   --tile N   tile side in weights texels (default 256)
   --strokes N  strokes for edit (default 20)
@@ -469,6 +470,7 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 	only := fs.String("case", "", "")
 	heightmap := fs.String("heightmap", "", "")
 	cpuProfile := fs.String("cpuprofile", "", "")
+	blockProfile := fs.String("blockprofile", "", "")
 	if err := fs.Parse(args); err != nil {
 		return usageError(c, stderr, "%v", err)
 	}
@@ -537,6 +539,16 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if *blockProfile != "" {
+		// Every wait of 10 µs or more on a channel, a mutex or a condition (the off-CPU time a
+		// CPU profile does not see).
+		runtime.SetBlockProfileRate(10000)
+		defer func() {
+			if err := writeBlockProfile(*blockProfile); err != nil {
+				fmt.Fprintf(stderr, "strata bench sculpt: %v\n", err)
+			}
+		}()
+	}
 	for _, sc := range cases {
 		path := ""
 		if sc.Name == "stress16" || len(cases) == 1 {
@@ -550,4 +562,17 @@ func runBenchSculpt(extra, args []string, stdout, stderr io.Writer) int {
 		f.Print(stdout, gpuName)
 	}
 	return exitOK
+}
+
+// writeBlockProfile writes the block profile gathered so far to path.
+func writeBlockProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("block").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

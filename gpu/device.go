@@ -243,7 +243,7 @@ func (d *Device) Do(op string, fn func() error) (err error) {
 	if d == nil || d.raw == nil {
 		return fmt.Errorf("gpu: %s: device is closed", op)
 	}
-	d.scopeMu.Lock()
+	d.lockScope()
 	defer d.scopeMu.Unlock()
 	scope, serr := newErrSink()
 	if serr != nil {

@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"time"
+
 	"fmt"
 	"sync"
 
@@ -258,7 +260,9 @@ func (d *Device) submitIndexed(label string, record func(enc *wgpu.CommandEncode
 			return err
 		}
 		defer cmd.Release()
+		t0 := time.Now()
 		index = d.Queue.Submit(cmd)
+		d.counts.submittingNs.Add(int64(time.Since(t0)))
 		d.counts.submits.Add(1)
 		return nil
 	})

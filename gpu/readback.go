@@ -149,7 +149,7 @@ func (d *Device) stagingFor(size uint64) (*Buffer, error) {
 // mapStaging maps the first size bytes of staging and copies them out into dst as l says,
 // through the shim. readMu held.
 func (d *Device) mapStaging(staging *Buffer, size uint64, l rowLayout, dst []byte) error {
-	d.scopeMu.Lock()
+	d.lockScope()
 	defer d.scopeMu.Unlock()
 	scope, err := newErrSink()
 	if err != nil {
@@ -349,7 +349,7 @@ func (r *Reader) request(what string, size uint64, l rowLayout, dst []byte, reco
 // scopes (one scope user at a time, as Do). A returned record with a nil c failed outright; one
 // with an error was requested but the request was refused (its callback still fires).
 func (d *Device) requestMap(staging *Buffer, mode wgpu.MapMode, size uint64) (mapPending, error) {
-	d.scopeMu.Lock()
+	d.lockScope()
 	defer d.scopeMu.Unlock()
 	scope, err := newErrSink()
 	if err != nil {

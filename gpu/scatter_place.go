@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"slices"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -40,7 +39,18 @@ type PlaceJob struct {
 	// dab's few hundred kilobytes instead of the whole window (64 MiB on a 4096² field). Empty:
 	// every held window of Height is uploaded again when a band reads it.
 	HeightEdited image.Rectangle
+	// CountLate (PlaceTiles only) does not wait for the run's count: the pool is sized for every
+	// instance the run can hold (the previous count's bound plus the sites of Tiles), its count
+	// stays on the device (Counter, which the viewport draws by), and the host reads it at the
+	// next run (Count is then the count of a run before; Exact says whether it is this pool's).
+	// A run whose bound the device cannot bind waits for its count as usual.
+	CountLate bool
 }
+
+// lateGrowth is the most instances a CountLate run's bound may pass the pool's capacity by (64
+// MiB of matrices a pool): a dab's few tiles are far under it; a run of many tiles would grow both
+// pools by their every site, and waits for its count instead.
+const lateGrowth = 1 << 20
 
 // DefaultPlaceWindow is the most bytes of height one place submission uploads: the tiles of a
 // place are cut into bands whose height windows (the texels their sites' bilinear taps reach)
@@ -156,19 +166,23 @@ func placeBands(g *field.Geometry, spacing float32, ranges []scatter.SiteRange, 
 // placeState is the place half of a ScatterKernel: two pools (and their tile tags) used in turn,
 // so a partial re-placement can copy the surviving instances from the previous pool.
 type placeState struct {
-	dev      *Device
-	pipe     *ComputePipeline
-	keep     *ComputePipeline
-	params   *Buffer
-	height   *Buffer
-	counter  *Buffer
-	dirty    *Buffer
-	pools    [2]*Buffer
-	tags     [2]*Buffer
+	dev    *Device
+	pipe   *ComputePipeline
+	keep   *ComputePipeline
+	params *Buffer
+	height *Buffer
+	dirty  *Buffer
+	pools  [2]*Buffer
+	tags   [2]*Buffer
+	// counters[i] is pools[i]'s instance count on the device (the place and keep passes' atomic
+	// counter while the pool is filled): cleared inside the submission that fills the pool.
+	counters [2]*Buffer
 	cur      int
-	count    int // instances in pools[cur]
+	count    int // instances in pools[cur], as the host knows them (a run late after CountLate)
 	capacity int // instances pools[cur] (and the next pool) hold; 0 until the first run
 	grows    int
+	// late is the runs whose count the host has not read (CountLate), and the newest count read.
+	late lateCounts
 	// wins are the height windows kept on the device, least recently used first: a re-placement
 	// whose bands' windows are held (and whose height is unchanged) uploads nothing.
 	wins          []*placeWin
@@ -185,16 +199,6 @@ type placeState struct {
 // 16K height (1 GiB) stays on the device in its bands, as the whole height stayed before it was
 // cut, so re-placing after a release uploads nothing.
 const DefaultPlaceResident = 1280 << 20
-
-// placeWin is one window of a height grid held in a buffer of its own.
-type placeWin struct {
-	buf  *Buffer
-	of   *field.Grid
-	w, h int
-	win  image.Rectangle
-}
-
-func (w *placeWin) bytes() int64 { return int64(w.win.Dx()) * int64(w.win.Dy()) * 4 }
 
 func (s *placeState) init(d *Device) error {
 	s.dev = d
@@ -215,11 +219,11 @@ func (s *placeState) init(d *Device) error {
 		return b
 	}
 	s.params = mk("scatter place params", placeParamsWords*4, wgpu.BufferUsageStorage)
-	s.counter = mk("scatter pool counter", 4, wgpu.BufferUsageStorage)
 	s.dirty = mk("scatter dirty tiles", 4, wgpu.BufferUsageStorage)
 	for i := range s.pools {
 		s.pools[i] = mk(fmt.Sprintf("scatter pool %d", i), defaultPoolCap*matrixBytes, wgpu.BufferUsageStorage|wgpu.BufferUsageVertex)
 		s.tags[i] = mk(fmt.Sprintf("scatter pool tags %d", i), defaultPoolCap*4, wgpu.BufferUsageStorage)
+		s.counters[i] = mk(fmt.Sprintf("scatter pool counter %d", i), 4, wgpu.BufferUsageStorage)
 	}
 	return err
 }
@@ -229,7 +233,8 @@ func (s *placeState) release() {
 		w.buf.Release()
 	}
 	s.wins = nil
-	for _, b := range []*Buffer{s.params, s.counter, s.dirty, s.pools[0], s.pools[1], s.tags[0], s.tags[1]} {
+	s.late.release(s.dev)
+	for _, b := range []*Buffer{s.params, s.dirty, s.pools[0], s.pools[1], s.tags[0], s.tags[1], s.counters[0], s.counters[1]} {
 		b.Release()
 	}
 	s.pipe.Release()
@@ -247,12 +252,65 @@ func (k *ScatterKernel) Pool() *Buffer {
 	return k.place.pools[k.place.cur]
 }
 
-// Count is the number of instances in Pool.
+// Count is the number of instances in Pool as the host knows it: exact after Place and a
+// PlaceTiles that waited for it; after a PlaceTiles with CountLate, the count of the newest run
+// the host has read (a run or more late; Exact says which). Counter holds the exact one.
 func (k *ScatterKernel) Count() int {
 	if k == nil {
 		return 0
 	}
 	return k.place.count
+}
+
+// Exact reports whether Count is Pool's own count (no CountLate run's count is still to be
+// read).
+func (k *ScatterKernel) Exact() bool {
+	return k != nil && len(k.place.late.runs) == 0
+}
+
+// Bound is the most instances Pool can hold as far as the host knows: Count when Exact, else the
+// newest count read plus the sites of the runs after it.
+func (k *ScatterKernel) Bound() int {
+	if k == nil {
+		return 0
+	}
+	if len(k.place.late.runs) == 0 {
+		return k.place.count
+	}
+	return k.place.late.bound()
+}
+
+// Counter is Pool's instance count on the device: one u32 at offset 0 (Storage|CopySrc|CopyDst),
+// exact once the run's submission is done — the viewport copies it into its indirect draw's
+// arguments, so it draws a CountLate run's instances without the host reading their count. Like
+// Pool, it changes after every run.
+func (k *ScatterKernel) Counter() *Buffer {
+	if k == nil {
+		return nil
+	}
+	return k.place.counters[k.place.cur]
+}
+
+// Settle reads the count of every CountLate run still in flight (waiting for them) and returns
+// the exact Count.
+func (k *ScatterKernel) Settle() (int, error) {
+	if k == nil || k.place.pipe == nil {
+		return 0, fmt.Errorf("gpu: scatter settle: nil or released kernel")
+	}
+	return k.place.count, k.place.landLate(true)
+}
+
+// LateCounts is the number of CountLate runs' counts read back so far.
+func (k *ScatterKernel) LateCounts() int { return k.place.late.landed }
+
+// landLate reads the late counts whose maps are done (wait: all of them) into count.
+func (s *placeState) landLate(wait bool) error {
+	if len(s.late.runs) == 0 {
+		return nil
+	}
+	_, err := s.late.land(s.dev, wait)
+	s.count = s.late.known
+	return err
 }
 
 // Capacity is the number of instances Pool holds.
@@ -274,6 +332,9 @@ func (k *ScatterKernel) HeightEdits() int { return k.place.heightEdits }
 func (k *ScatterKernel) ReadMatrices() ([]float32, error) {
 	if k == nil || k.Pool() == nil || k.Pool().Buf == nil {
 		return nil, fmt.Errorf("gpu: scatter read matrices: nil or released kernel")
+	}
+	if _, err := k.Settle(); err != nil {
+		return nil, err
 	}
 	n := uint64(k.place.count) * matrixBytes
 	b, err := k.dev.ReadBuffer(k.Pool(), 0, n)
@@ -339,7 +400,10 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 	if err := k.holdWindows(job, bands); err != nil {
 		return 0, err
 	}
-	keepCount := 0
+	if err := s.landLate(false); err != nil { // the late counts that have come in
+		return 0, err
+	}
+	keepBound := 0 // the keep pass's threads: at least the previous pool's count
 	if keep && s.keep == nil {
 		// The keep pass only serves re-placing some tiles (the editor): compiled on first use, so
 		// a bake does not pay for it.
@@ -349,20 +413,51 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		}
 	}
 	if keep {
-		keepCount = s.count
+		keepBound = k.Bound()
 		if err := k.uploadDirty(job.Tiles, maxTile); err != nil {
 			return 0, err
 		}
 	}
-	capacity := max(s.capacity, job.Reserve, keepCount, 1)
+	capacity := max(s.capacity, job.Reserve, 1)
 	if s.capacity == 0 && job.Reserve == 0 {
 		capacity = max(capacity, defaultPoolCap)
+	}
+	if keep && job.CountLate {
+		// Every instance the run can hold: the kept ones (at most the previous count's bound) and
+		// one per site of the tiles placed.
+		var sites int64
+		for _, r := range ranges {
+			sites += int64(r.I1-r.I0) * int64(r.J1-r.J0)
+		}
+		need := int64(keepBound) + sites
+		lim := int64(k.dev.Limits.MaxStorageBufferBindingSize) / matrixBytes
+		if (lim <= 0 || need <= lim) && need <= int64(capacity)+lateGrowth {
+			if need > int64(capacity) {
+				// An eighth more than the run needs, so the next dabs' runs fit the pool too.
+				capacity = int(need + max(need/8, 1<<16))
+				if lim > 0 {
+					capacity = int(min(int64(capacity), lim))
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return 0, fmt.Errorf("gpu: scatter place: %w", err)
+			}
+			if _, err := k.placeOnce(&job, ranges, bands, capacity, keepBound, true, int(sites)); err != nil {
+				s.trimWindows()
+				return 0, err
+			}
+			s.cur, s.capacity = 1-s.cur, capacity
+			s.trimWindows()
+			return s.count, nil
+		}
+		// A bound past what the device binds, or far past the pool (a run of many tiles): the run
+		// reads its count and grows to it as any.
 	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, fmt.Errorf("gpu: scatter place: %w", err)
 		}
-		total, err := k.placeOnce(&job, ranges, bands, capacity, keepCount)
+		total, err := k.placeOnce(&job, ranges, bands, capacity, keepBound, false, 0)
 		if err != nil {
 			s.trimWindows()
 			return 0, err
@@ -370,161 +465,12 @@ func (k *ScatterKernel) runPlace(ctx context.Context, job PlaceJob, keep bool) (
 		if total <= capacity {
 			s.cur, s.count, s.capacity = 1-s.cur, total, capacity
 			s.trimWindows()
-			return total, nil
+			// The late runs before it (long done) are read and forgotten: this count is exact.
+			return total, s.late.reset(s.dev, total)
 		}
 		capacity = total
 		s.grows++
 	}
-}
-
-// holdWindows makes every band's height window resident and sets each band's win and buf to the
-// window that serves it: a held window of the same grid that covers it when the job's height is
-// unchanged, else a fresh upload (an unchanged promise about another grid is not trusted). Held
-// windows past the resident budget are let go after the run (trimWindows).
-func (k *ScatterKernel) holdWindows(job PlaceJob, bands []placeBand) error {
-	s := &k.place
-	h := job.Height
-	if !job.HeightUnchanged {
-		edited := job.HeightEdited.Intersect(image.Rect(0, 0, h.W, h.H))
-		for _, w := range s.wins {
-			if w.of != h {
-				continue
-			}
-			if job.HeightEdited.Empty() || w.w != h.W || w.h != h.H {
-				w.of = nil // its values may have changed in place
-				continue
-			}
-			if err := k.writeWindowRows(w, h, edited); err != nil {
-				w.of = nil
-				return err
-			}
-		}
-	}
-	used := map[*placeWin]bool{}
-	for bi := range bands {
-		b := &bands[bi]
-		var hit *placeWin
-		for _, w := range s.wins {
-			if w.of == h && w.w == h.W && w.h == h.H && b.win.In(w.win) {
-				hit = w
-				break
-			}
-		}
-		if hit == nil {
-			w, err := k.uploadWindow(h, b.win, used)
-			if err != nil {
-				return err
-			}
-			hit = w
-		}
-		used[hit] = true
-		b.win, b.buf = hit.win, hit.buf
-		// Most recently used last.
-		s.wins = append(slices.DeleteFunc(s.wins, func(w *placeWin) bool { return w == hit }), hit)
-	}
-	return nil
-}
-
-// trimWindows lets go of held windows past the resident budget, least recently used first (after
-// a run's submission: a released buffer lives on until the work reading it is done).
-func (s *placeState) trimWindows() {
-	var held int64
-	for _, w := range s.wins {
-		held += w.bytes()
-	}
-	for len(s.wins) > 0 && held > s.resident {
-		held -= s.wins[0].bytes()
-		s.wins[0].buf.Release()
-		s.wins = s.wins[1:]
-	}
-}
-
-// uploadWindow writes window win of the height grid h (its rows packed) into a buffer: a held
-// one of another grid or rect that this job does not read, or a new one.
-func (k *ScatterKernel) uploadWindow(h *field.Grid, win image.Rectangle, used map[*placeWin]bool) (*placeWin, error) {
-	s := &k.place
-	need := uint64(win.Dx() * win.Dy() * 4)
-	var held int64
-	for _, c := range s.wins {
-		held += c.bytes()
-	}
-	// A stale buffer (a changed or other grid) first; a valid one of another rect only when a
-	// new buffer would pass the resident budget.
-	var w *placeWin
-	for _, c := range s.wins {
-		if !used[c] && (c.of == nil || c.of != h) && c.buf.Cap >= need {
-			w = c
-			break
-		}
-	}
-	if w == nil && held+int64(need) > s.resident {
-		for _, c := range s.wins {
-			if !used[c] && c.buf.Cap >= need {
-				w = c
-				break
-			}
-		}
-	}
-	if w == nil {
-		b, err := s.dev.NewBuffer("scatter place height window", uint64(max(win.Dx()*win.Dy()*4, 4)), wgpu.BufferUsageStorage)
-		if err != nil {
-			return nil, err
-		}
-		w = &placeWin{buf: b}
-		s.wins = append(s.wins, w)
-	}
-	w.of = nil
-	var vals []float32
-	if win.Min.X == 0 && win.Dx() == h.W {
-		vals = h.Data[win.Min.Y*h.W : win.Max.Y*h.W]
-	} else {
-		vals = make([]float32, 0, win.Dx()*win.Dy())
-		for j := win.Min.Y; j < win.Max.Y; j++ {
-			vals = append(vals, h.Data[j*h.W+win.Min.X:j*h.W+win.Max.X]...)
-		}
-	}
-	if _, err := w.buf.Upload(k.scratch.floats(vals)); err != nil {
-		return nil, err
-	}
-	w.of, w.w, w.h, w.win = h, h.W, h.H, win
-	s.heightUploads++
-	return w, nil
-}
-
-// writeWindowRows writes the texels r of the height grid h into the held window w, where they
-// lie inside it: whole rows of the window in one write when r spans its width, else a write per
-// row of r's part (one error scope for all of them).
-func (k *ScatterKernel) writeWindowRows(w *placeWin, h *field.Grid, r image.Rectangle) error {
-	r = r.Intersect(w.win)
-	if r.Empty() {
-		return nil
-	}
-	s := &k.place
-	d := k.dev
-	ww := w.win.Dx()
-	if r.Min.X == w.win.Min.X && r.Max.X == w.win.Max.X && w.win.Min.X == 0 && ww == h.W {
-		// The window's rows are the grid's: one contiguous write.
-		off := uint64((r.Min.Y-w.win.Min.Y)*ww) * 4
-		data := k.scratch.floats(h.Data[r.Min.Y*h.W : r.Max.Y*h.W])
-		d.counts.writeBytes.Add(int64(len(data)))
-		s.heightEdits++
-		return d.Do("write "+w.buf.Label, func() error { return d.Queue.WriteBuffer(w.buf.Buf, off, data) })
-	}
-	var n int64
-	err := d.Do("write "+w.buf.Label, func() error {
-		for j := r.Min.Y; j < r.Max.Y; j++ {
-			off := uint64((j-w.win.Min.Y)*ww+r.Min.X-w.win.Min.X) * 4
-			data := k.scratch.floats(h.Data[j*h.W+r.Min.X : j*h.W+r.Max.X])
-			n += int64(len(data))
-			if err := d.Queue.WriteBuffer(w.buf.Buf, off, data); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	d.counts.writeBytes.Add(n)
-	s.heightEdits++
-	return err
 }
 
 // uploadDirty writes the bitmask of tile indices being re-placed (the keep pass drops them).
@@ -538,12 +484,14 @@ func (k *ScatterKernel) uploadDirty(tiles []field.Tile, maxTile int) error {
 	return err
 }
 
-// placeOnce runs the keep pass (when keepCount > 0) and every band's tiles into the spare pool
-// sized for capacity instances, all in one submission, and returns the counter's total. Each
-// band reads its resident height window (holdWindows); its tiles go in one dispatch for up to
-// placeBatch tiles (each tile's params are one element of the params array, picked by
-// workgroup_id.z).
-func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, bands []placeBand, capacity, keepCount int) (int, error) {
+// placeOnce runs the keep pass (when keepBound > 0: its threads, at least the previous pool's
+// count, which the pass reads from that pool's counter) and every band's tiles into the spare
+// pool sized for capacity instances, all in one submission that first clears the spare pool's
+// counter, and returns the counter's total — or, late, requests its map and returns -1 (the run's
+// sites are its bound over the previous count: lateCounts). Each band reads its resident height
+// window (holdWindows); its tiles go in one dispatch for up to placeBatch tiles (each tile's
+// params are one element of the params array, picked by workgroup_id.z).
+func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, bands []placeBand, capacity, keepBound int, late bool, sites int) (int, error) {
 	s := &k.place
 	dst, src := 1-s.cur, s.cur
 	if lim := k.dev.Limits.MaxStorageBufferBindingSize; lim > 0 && uint64(capacity)*matrixBytes > lim {
@@ -553,9 +501,6 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, ban
 		return 0, err
 	}
 	if _, err := s.tags[dst].Ensure(uint64(capacity) * 4); err != nil {
-		return 0, err
-	}
-	if err := s.counter.Write(0, make([]byte, 4)); err != nil {
 		return 0, err
 	}
 	// One params element per tile with sites, band after band (element 0 also serves the keep
@@ -572,16 +517,15 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, ban
 		starts[bi] = len(words) / placeParamsWords
 		for _, i := range b.tiles {
 			r := ranges[i]
-			words = append(words, packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), uint32(keepCount), b.win)...)
+			words = append(words, packPlace(job, r, uint32(job.Tiles[i].Index), uint32(capacity), uint32(keepBound), b.win)...)
 			gx = max(gx, uint32(r.I1-r.I0+placeWorkgroup-1)/placeWorkgroup)
 			gy = max(gy, uint32(r.J1-r.J0+placeWorkgroup-1)/placeWorkgroup)
 		}
 	}
 	if len(words) == 0 {
-		if keepCount == 0 {
-			return 0, nil
-		}
-		words = packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepCount), image.Rectangle{})
+		// The keep pass's params (or none read: the submission only clears the counter of an
+		// empty pool).
+		words = packPlace(job, scatter.SiteRange{}, 0, uint32(capacity), uint32(keepBound), image.Rectangle{})
 	}
 	if _, err := s.params.Upload(k.scratch.words(words)); err != nil {
 		return 0, err
@@ -593,43 +537,43 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, ban
 		}
 	}()
 	var keepBG *wgpu.BindGroup
-	if keepCount > 0 {
+	if keepBound > 0 {
 		bg, err := s.keep.BindGroup("terrain_scatter_place keep group0",
-			BufferEntry(0, s.params), BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]),
-			BufferEntry(6, s.pools[src]), BufferEntry(7, s.tags[src]), BufferEntry(8, s.dirty))
+			BufferEntry(0, s.params), BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counters[dst]), BufferEntry(5, s.tags[dst]),
+			BufferEntry(6, s.pools[src]), BufferEntry(7, s.tags[src]), BufferEntry(8, s.dirty), BufferEntry(9, s.counters[src]))
 		if err != nil {
 			return 0, err
 		}
 		groups = append(groups, bg)
 		keepBG = bg
 	}
-	type batch struct {
-		bg *wgpu.BindGroup
-		n  uint32
+	// submit records the counter's clear, the keep pass and the batches in one submission (a
+	// queued write of the counter would land before the submissions queued ahead of it — a
+	// frame's copy of the counter among them), and the late count's copy after them.
+	var staging *Buffer
+	if late { // made before the submission: a buffer is made under the device's scope lock
+		var err error
+		if staging, err = s.late.staging(k.dev); err != nil {
+			return 0, err
+		}
 	}
-	// submit records the keep pass (the first call) and the batches in one submission.
-	submit := func(batches []batch) error {
-		return k.dev.Submit("terrain_scatter_place", func(enc *wgpu.CommandEncoder) error {
-			return ComputePass(enc, "terrain_scatter_place", func(pass *wgpu.ComputePassEncoder) {
-				if keepBG != nil {
-					n := uint32((keepCount + keepWorkgroup - 1) / keepWorkgroup)
-					kx := min(n, maxWorkgroupsAxis)
-					pass.SetPipeline(s.keep.Pipeline)
-					pass.SetBindGroup(0, keepBG, nil)
-					pass.DispatchWorkgroups(kx, (n+kx-1)/kx, 1)
-					keepBG = nil
+	submit := func(batches []placeDispatch) (wgpu.SubmissionIndex, error) {
+		return k.dev.submitIndexed("terrain_scatter_place", func(enc *wgpu.CommandEncoder) error {
+			if err := enc.ClearBuffer(s.counters[dst].Buf, 0, 4); err != nil {
+				return err
+			}
+			if keepBG != nil || len(batches) > 0 {
+				if err := k.recordPlace(enc, keepBG, batches, keepBound, gx, gy); err != nil {
+					return err
 				}
-				if len(batches) > 0 {
-					pass.SetPipeline(s.pipe.Pipeline)
-				}
-				for _, b := range batches {
-					pass.SetBindGroup(0, b.bg, nil)
-					pass.DispatchWorkgroups(gx, gy, b.n)
-				}
-			})
+			}
+			if late {
+				return enc.CopyBufferToBuffer(s.counters[dst].Buf, 0, staging.Buf, 0, 4)
+			}
+			return nil
 		})
 	}
-	var batches []batch
+	var batches []placeDispatch
 	for bi, band := range bands {
 		first := starts[bi]
 		for t0 := 0; t0 < len(band.tiles); t0 += placeBatch {
@@ -637,20 +581,55 @@ func (k *ScatterKernel) placeOnce(job *PlaceJob, ranges []scatter.SiteRange, ban
 			bg, err := s.pipe.BindGroup(fmt.Sprintf("terrain_scatter_place band %d group0", bi),
 				wgpu.BindGroupEntry{Binding: 0, Buffer: s.params.Buf, Offset: uint64(first+t0) * placeParamsWords * 4, Size: uint64(n) * placeParamsWords * 4},
 				BufferEntry(1, k.grid), BufferEntry(2, band.buf),
-				BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counter), BufferEntry(5, s.tags[dst]))
+				BufferEntry(3, s.pools[dst]), BufferEntry(4, s.counters[dst]), BufferEntry(5, s.tags[dst]))
 			if err != nil {
 				return 0, err
 			}
 			groups = append(groups, bg)
-			batches = append(batches, batch{bg, uint32(n)})
+			batches = append(batches, placeDispatch{bg, uint32(n)})
 		}
 	}
-	if err := submit(batches); err != nil { // every band (and the keep pass) in one submission
+	index, err := submit(batches) // every band (and the keep pass) in one submission
+	if err != nil {
+		if staging != nil {
+			s.late.free = append(s.late.free, staging)
+		}
 		return 0, err
 	}
-	b, err := k.dev.ReadBuffer(s.counter, 0, 4)
+	if late {
+		return -1, s.late.requested(k.dev, staging, index, sites)
+	}
+	b, err := k.dev.ReadBuffer(s.counters[dst], 0, 4)
 	if err != nil {
 		return 0, err
 	}
 	return int(binary.LittleEndian.Uint32(b)), nil
+}
+
+// placeDispatch is one dispatch of the place pass: its bind group and tiles.
+type placeDispatch struct {
+	bg *wgpu.BindGroup
+	n  uint32
+}
+
+// recordPlace records the keep pass (keepBG not nil: keepBound threads) and the batches, each
+// over gx×gy workgroups a tile, in one compute pass.
+func (k *ScatterKernel) recordPlace(enc *wgpu.CommandEncoder, keepBG *wgpu.BindGroup, batches []placeDispatch, keepBound int, gx, gy uint32) error {
+	s := &k.place
+	return ComputePass(enc, "terrain_scatter_place", func(pass *wgpu.ComputePassEncoder) {
+		if keepBG != nil {
+			n := uint32((keepBound + keepWorkgroup - 1) / keepWorkgroup)
+			kx := min(n, maxWorkgroupsAxis)
+			pass.SetPipeline(s.keep.Pipeline)
+			pass.SetBindGroup(0, keepBG, nil)
+			pass.DispatchWorkgroups(kx, (n+kx-1)/kx, 1)
+		}
+		if len(batches) > 0 {
+			pass.SetPipeline(s.pipe.Pipeline)
+		}
+		for _, b := range batches {
+			pass.SetBindGroup(0, b.bg, nil)
+			pass.DispatchWorkgroups(gx, gy, b.n)
+		}
+	})
 }

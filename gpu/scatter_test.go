@@ -206,6 +206,21 @@ func TestScatterPlaceMatchesReference(t *testing.T) {
 	}
 }
 
+// raiseTile sets the density of tile edit to the maximum, but for a margin that no other tile's
+// site reaches (a spacing and a weights texel), and uploads it.
+func (ss *scatterSetup) raiseTile(t *testing.T, p scatter.Params, edit field.Tile) {
+	t.Helper()
+	m := int(math.Ceil(float64(p.Spacing/ss.fg.WTexel[0]))) + 2
+	for j := edit.J0 + m; j < edit.J0+edit.H-m; j++ {
+		for i := edit.I0 + m; i < edit.I0+edit.W-m; i++ {
+			ss.density[j*ss.fg.WeightsW+i] = ss.max
+		}
+	}
+	if err := ss.k.UploadDensity(uint32(ss.fg.WeightsW), uint32(ss.fg.WeightsH), ss.density); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestScatterPlaceTilesKeepsOthers: after one tile's density changes, PlaceTiles on it keeps every
 // other instance in the GPU pool, and the result equals the Go reference's whole placement.
 func TestScatterPlaceTilesKeepsOthers(t *testing.T) {
@@ -221,15 +236,7 @@ func TestScatterPlaceTilesKeepsOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	edit := tiles[5]
-	m := int(math.Ceil(float64(p.Spacing/ss.fg.WTexel[0]))) + 2 // beyond the reach of other tiles' sites
-	for j := edit.J0 + m; j < edit.J0+edit.H-m; j++ {
-		for i := edit.I0 + m; i < edit.I0+edit.W-m; i++ {
-			ss.density[j*ss.fg.WeightsW+i] = ss.max
-		}
-	}
-	if err := ss.k.UploadDensity(uint32(ss.fg.WeightsW), uint32(ss.fg.WeightsH), ss.density); err != nil {
-		t.Fatal(err)
-	}
+	ss.raiseTile(t, p, edit)
 	job.Tiles = []field.Tile{edit}
 	if _, err := ss.k.PlaceTiles(context.Background(), job); err != nil {
 		t.Fatal(err)

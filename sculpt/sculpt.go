@@ -266,16 +266,33 @@ func (d *Dab) Apply(g *field.Grid, pl Place) (image.Rectangle, error) {
 	}
 	p := d.Resolved(pl)
 	k := newKernel(&p, g, pl, rect, d)
+	weight := func(i int, x, z float64) float64 {
+		return Weight(math.Hypot(x-d.X, z-d.Z), d.Radius, d.Falloff)
+	}
 	var changed image.Rectangle
-	for j := rect.Min.Y; j < rect.Max.Y; j++ {
-		if r := k.row(j, rect.Min.X, rect.Max.X, func(i int, x, z float64) float64 {
-			return Weight(math.Hypot(x-d.X, z-d.Z), d.Radius, d.Falloff)
-		}); !r.Empty() {
-			changed = changed.Union(r)
+	if rect.Dx()*rect.Dy() < parallelTexels {
+		for j := rect.Min.Y; j < rect.Max.Y; j++ {
+			changed = changed.Union(k.row(j, rect.Min.X, rect.Max.X, weight))
 		}
+		return changed, nil
+	}
+	// A texel's result reads only the grid as it was before the dab (the smooth's table is taken
+	// first), so the rows go on every core and the result is the same bit for bit: a dab of 80
+	// texels' radius cost its host 2–5 ms on one core, on the GPU evaluator's critical path
+	// (docs/PERFORMANCE.md "indirect16").
+	rows := make([]image.Rectangle, rect.Dy())
+	pool.Each(context.Background(), rect.Dy(), 0, func(r int) { // a background context: no error
+		rows[r] = k.row(rect.Min.Y+r, rect.Min.X, rect.Max.X, weight)
+	}, nil)
+	for _, r := range rows {
+		changed = changed.Union(r)
 	}
 	return changed, nil
 }
+
+// parallelTexels is the least dab (texels of its rectangle) whose rows Apply spreads over the
+// cores: a small one costs less than the goroutines.
+const parallelTexels = 64 * 64
 
 // ApplyWeighted applies d's Params to every texel of g (placed at pl) with weight[k] (clamped to
 // 0..1) as its w instead of the dab's disc, on every core: procgen's terrain.sculpt. weight is g's

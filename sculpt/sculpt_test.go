@@ -2,6 +2,7 @@ package sculpt
 
 import (
 	"context"
+	"image"
 	"math"
 	"strings"
 	"testing"
@@ -332,4 +333,40 @@ func label(p Params) string {
 		return "cut"
 	}
 	return p.Mode.String()
+}
+
+// A dab large enough to spread its rows over the cores gives the grid, bit for bit, and the
+// changed rectangle that one row after another gives (the rows read only the grid before the dab).
+func TestSculptApplyRowsOnCoresSameAsOneByOne(t *testing.T) {
+	for _, p := range allModes() {
+		t.Run(label(p), func(t *testing.T) {
+			g, pl := bumpy(200, 160)
+			one := g.Clone()
+			d := Dab{Params: p, X: pl.Min[0] + 201.3, Z: pl.Min[1] + 160.9, Radius: 90, Falloff: 0.4}
+			rect := d.Rect(g.W, g.H, pl)
+			if rect.Dx()*rect.Dy() < parallelTexels {
+				t.Fatalf("a dab of %v does not reach the cores", rect)
+			}
+			changed, err := d.Apply(g, pl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := d.Resolved(pl)
+			k := newKernel(&r, one, pl, rect, &d)
+			var want image.Rectangle
+			for j := rect.Min.Y; j < rect.Max.Y; j++ {
+				want = want.Union(k.row(j, rect.Min.X, rect.Max.X, func(i int, x, z float64) float64 {
+					return Weight(math.Hypot(x-d.X, z-d.Z), d.Radius, d.Falloff)
+				}))
+			}
+			if changed != want || want.Empty() {
+				t.Errorf("changed %v, one row after another %v", changed, want)
+			}
+			for k := range g.Data {
+				if math.Float32bits(g.Data[k]) != math.Float32bits(one.Data[k]) {
+					t.Fatalf("texel %d: %v on the cores, %v one row after another", k, g.Data[k], one.Data[k])
+				}
+			}
+		})
+	}
 }

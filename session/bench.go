@@ -140,9 +140,12 @@ type benchRun struct {
 	// nFrames and framesGPU count the frames dabFrames took and their GPU time.
 	nFrames   int
 	framesGPU time.Duration
-	errMu     sync.Mutex
-	firstErr  error
-	last      *Frame
+	// stray counts the frames of an older version that came while dabFrames waited (a frame the
+	// render loop drew beside the dab's pass).
+	stray    int
+	errMu    sync.Mutex
+	firstErr error
+	last     *Frame
 }
 
 func newBenchRun(ctx context.Context, dev *gpu.Device, ev Evaluator, w, h int) (*benchRun, error) {

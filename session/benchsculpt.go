@@ -1,11 +1,13 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"runtime/metrics"
+	"slices"
 	"time"
 
 	"strata/bake"
@@ -78,9 +80,13 @@ type SculptFigures struct {
 	// GCs is the garbage collections that ran from a dab to its final frame (all dabs),
 	// SlowestGCs those of the slowest dab.
 	GCs, SlowestGCs uint64
-	Device          gpu.Counts
-	Frames          float64
-	FramesGPU       time.Duration
+	// Worst is the slowest dabs, slowest first (sculptWorst of them); Stray the frames of an
+	// older version drawn while a dab was waited for (all dabs).
+	Worst     []SlowDab
+	Stray     int
+	Device    gpu.Counts
+	Frames    float64
+	FramesGPU time.Duration
 	// Save is the --out save's time (bake.Rebake of the sculpted landscape); Saved its path.
 	Save  time.Duration
 	Saved string
@@ -88,6 +94,28 @@ type SculptFigures struct {
 	HeightRange           [2]float64
 	PeakRSS               int64
 	DeviceNow, DevicePeak int64
+}
+
+// SlowDab is one dab among the slowest: which (stroke and dab, from 0), dab → final frame, its
+// passes' parts, and the frames of older versions drawn while it was waited for.
+type SlowDab struct {
+	Stroke, Dab int
+	Took        time.Duration
+	Parts       passParts
+	Stray       int
+	Device      gpu.Counts
+}
+
+// sculptWorst is how many of the slowest dabs the figures list.
+const sculptWorst = 5
+
+// addWorst keeps the sculptWorst slowest dabs, slowest first.
+func (f *SculptFigures) addWorst(d SlowDab) {
+	f.Worst = append(f.Worst, d)
+	slices.SortFunc(f.Worst, func(a, b SlowDab) int { return cmp.Compare(b.Took, a.Took) })
+	if len(f.Worst) > sculptWorst {
+		f.Worst = f.Worst[:sculptWorst]
+	}
 }
 
 // sculptStroke is stroke k's brush and its dab centres: raise, smooth, flatten in turn, each
@@ -158,8 +186,8 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 		if err := b.s.BeginStroke(br); err != nil {
 			return nil, err
 		}
-		for _, pt := range pts {
-			parts0, dev0, frames0, gpu0, gc0 := b.s.passParts(), b.s.dev.Counts(), b.nFrames, b.framesGPU, gcCycles()
+		for di, pt := range pts {
+			parts0, dev0, frames0, gpu0, gc0, stray0 := b.s.passParts(), b.s.dev.Counts(), b.nFrames, b.framesGPU, gcCycles(), b.stray
 			t := time.Now()
 			b.s.Stroke(pt[0], pt[1])
 			b.s.SetBrushCursor(true, pt[0], pt[1], br.Radius)
@@ -175,7 +203,8 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 				fig.Slowest, fig.SlowestParts, fig.SlowestFrames, fig.SlowestGCs = took, dp, b.nFrames-frames0, gcs
 			}
 			d := b.s.dev.Counts().Sub(dev0)
-			fig.Device = gpu.Counts{Submits: fig.Device.Submits + d.Submits, Waits: fig.Device.Waits + d.Waits, Waited: fig.Device.Waited + d.Waited, WriteBytes: fig.Device.WriteBytes + d.WriteBytes}
+			fig.addWorst(SlowDab{Stroke: k, Dab: di, Took: f2.At.Sub(t), Parts: dp, Stray: b.stray - stray0, Device: d})
+			fig.Device = fig.Device.Add(d)
 			fig.Frames += float64(b.nFrames - frames0)
 			fig.FramesGPU += b.framesGPU - gpu0
 			first = append(first, f1.At.Sub(t))
@@ -203,9 +232,11 @@ func (b *benchRun) sculpt(ctx context.Context, c SculptCase, strokes int, out st
 		fig.Eval, fig.Scatter, fig.FrameTime = fig.Eval/n, fig.Scatter/n, fig.FrameTime/n
 		pp := &fig.Parts
 		pp.apply, pp.fieldWait, pp.sync, pp.view, pp.full, pp.density, pp.place = pp.apply/n, pp.fieldWait/n, pp.sync/n, pp.view/n, pp.full/n, pp.density/n, pp.place/n
+		pp.dabDevice, pp.dabHost, pp.marks = pp.dabDevice/n, pp.dabHost/n, pp.marks/n
 		fig.Frames /= float64(n)
 		fig.FramesGPU /= n
 	}
+	fig.Stray = b.stray
 	fig.FirstMedian, fig.FirstP95 = quantile(first, 0.5), quantile(first, 0.95)
 	fig.FinalMedian, fig.FinalP95 = quantile(final, 0.5), quantile(final, 0.95)
 	fig.SettledMedian, fig.SettledP95 = quantile(settled, 0.5), quantile(settled, 0.95)
@@ -229,6 +260,7 @@ func (b *benchRun) dabFrames(ctx context.Context, v uint64) (first, final *Frame
 		select {
 		case f := <-b.frames:
 			if f.Version < v {
+				b.stray++
 				continue
 			}
 			b.nFrames++
@@ -268,9 +300,17 @@ func (f *SculptFigures) Print(w io.Writer, adapter string) {
 		sp := &f.SlowestParts
 		fmt.Fprintf(w, "  the slowest dab        %.1f ms: %d passes: apply %.2f (field lock %.2f), sync %.2f, view %.2f, full %.2f, density %.2f, place %.2f ms; %d frames, %d GCs (%d in all the dabs)\n",
 			ms(f.Slowest), sp.passes, ms(sp.apply), ms(sp.fieldWait), ms(sp.sync), ms(sp.view), ms(sp.full), ms(sp.density), ms(sp.place), f.SlowestFrames, f.SlowestGCs, f.GCs)
+		fmt.Fprintf(w, "  apply, its parts       the dab on the device %.2f, its host twin and undo blocks %.2f, the marks after %.2f ms (means); %d frames of an older version drawn during the dabs\n",
+			ms(pp.dabDevice), ms(pp.dabHost), ms(pp.marks), f.Stray)
+		for _, d := range f.Worst {
+			q := &d.Parts
+			fmt.Fprintf(w, "  a slow dab             stroke %d dab %d: %.1f ms: apply %.2f (device %.2f, host %.2f, marks %.2f, field lock %.2f), view %.2f, full %.2f, density %.2f, place %.2f ms; %d older frames; %d waits (%.2f ms), in submissions %.2f ms, queued %.2f ms\n",
+				d.Stroke, d.Dab, ms(d.Took), ms(q.apply), ms(q.dabDevice), ms(q.dabHost), ms(q.marks), ms(q.fieldWait), ms(q.view), ms(q.full), ms(q.density), ms(q.place), d.Stray,
+				d.Device.Waits, ms(d.Device.Waited), ms(d.Device.Submitting), ms(d.Device.Queued))
+		}
 		n := float64(f.Dabs)
-		fmt.Fprintf(w, "  dab → final, device    %.1f submissions, %.2f waits (%.2f ms blocked), %.3f MiB written (means)\n",
-			float64(f.Device.Submits)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, float64(f.Device.WriteBytes)/n/(1<<20))
+		fmt.Fprintf(w, "  dab → final, device    %.1f submissions (%.2f ms in them), %.2f waits (%.2f ms blocked), %.2f ms queued for the device, %.3f MiB written (means)\n",
+			float64(f.Device.Submits)/n, ms(f.Device.Submitting)/n, float64(f.Device.Waits)/n, ms(f.Device.Waited)/n, ms(f.Device.Queued)/n, float64(f.Device.WriteBytes)/n/(1<<20))
 		fmt.Fprintf(w, "  height range after     %.2f … %.2f m\n", f.HeightRange[0], f.HeightRange[1])
 	}
 	if f.Saved != "" {

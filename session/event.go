@@ -97,16 +97,22 @@ type PopulationCount struct {
 type passParts struct {
 	passes int
 	// fieldWait is the part of apply spent waiting for the field's write lock (its readers: the
-	// viewport's height pages, a recovery write).
-	apply, fieldWait, sync, view, full, density, place time.Duration
+	// viewport's height pages, a recovery write); dabDevice the sculpt dabs' submissions to the
+	// device (gpu.SculptKernel.Apply), dabHost their host twin and undo blocks, marks what
+	// follows the edits (the height's range, the stale pages and tiles, the viewport's height).
+	apply, fieldWait, dabDevice, dabHost, marks, sync, view, full, density, place time.Duration
 }
 
 func (a passParts) sub(b passParts) passParts {
-	return passParts{a.passes - b.passes, a.apply - b.apply, a.fieldWait - b.fieldWait, a.sync - b.sync, a.view - b.view, a.full - b.full, a.density - b.density, a.place - b.place}
+	return passParts{passes: a.passes - b.passes, apply: a.apply - b.apply, fieldWait: a.fieldWait - b.fieldWait,
+		dabDevice: a.dabDevice - b.dabDevice, dabHost: a.dabHost - b.dabHost, marks: a.marks - b.marks,
+		sync: a.sync - b.sync, view: a.view - b.view, full: a.full - b.full, density: a.density - b.density, place: a.place - b.place}
 }
 
 func (a passParts) add(b passParts) passParts {
-	return passParts{a.passes + b.passes, a.apply + b.apply, a.fieldWait + b.fieldWait, a.sync + b.sync, a.view + b.view, a.full + b.full, a.density + b.density, a.place + b.place}
+	return passParts{passes: a.passes + b.passes, apply: a.apply + b.apply, fieldWait: a.fieldWait + b.fieldWait,
+		dabDevice: a.dabDevice + b.dabDevice, dabHost: a.dabHost + b.dabHost, marks: a.marks + b.marks,
+		sync: a.sync + b.sync, view: a.view + b.view, full: a.full + b.full, density: a.density + b.density, place: a.place + b.place}
 }
 
 // passParts returns the worker's parts so far.

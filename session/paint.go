@@ -579,6 +579,8 @@ func (p *pipeline) applyFieldOps(ops []fieldOp, st *stack.Stack) bool {
 		s.rec.marked(op, c, s.land.Field.Height.W, s.land.Field.Height.H)
 	}
 	s.fmu.Unlock()
+	tMarks := time.Now()
+	defer func() { p.addParts(passParts{marks: time.Since(tMarks)}) }()
 	resynced := p.markResynced() // a sculpt stroke's end on the device (sculpt.go)
 	ranged := map[string]image.Rectangle{}
 	for _, c := range changes {

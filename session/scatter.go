@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cogentcore/webgpu/wgpu"
+
 	"strata/field"
 	"strata/gpu"
 	"strata/scatter"
@@ -138,9 +140,7 @@ func (p *pipeline) popViews() []viewport.Population {
 	for _, ps := range p.pops {
 		vp := viewport.Population{Name: ps.name, Mesh: viewport.Mesh(ps.mesh), Count: ps.count}
 		if ps.kernel != nil {
-			if ps.count > 0 {
-				vp.Pool = ps.kernel.Pool().Buf
-			}
+			vp.Pool, vp.Counter = gpuPool(ps.kernel)
 		} else if ps.pool != nil {
 			vp.Matrices = ps.pool.Matrices()
 			vp.Count = len(vp.Matrices) / scatter.MatrixFloats
@@ -301,6 +301,9 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		job.Tiles = allTiles
 		n, err = ps.kernel.Place(ctx, job)
 	} else {
+		// A gesture's run does not wait for its count: the frame draws by the device's
+		// (gpuPool), the status bar shows the count a run late, the release's run reads it.
+		job.CountLate = held
 		n, err = ps.kernel.PlaceTiles(ctx, job)
 	}
 	if err != nil {
@@ -313,4 +316,14 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		ps.heightVer, ps.heightEdited = p.heightVer, image.Rectangle{}
 	}
 	return nil
+}
+
+// gpuPool is what the viewport draws of a kernel's pool: the pool and its device count (drawn
+// indirectly, so a run that did not wait for its count is drawn whole), or nothing when the
+// pool can hold no instance.
+func gpuPool(k *gpu.ScatterKernel) (pool, counter *wgpu.Buffer) {
+	if k.Bound() == 0 {
+		return nil, nil
+	}
+	return k.Pool().Buf, k.Counter().Buf
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"time"
 
 	"strata/field"
 	"strata/gpu"
@@ -97,6 +98,7 @@ func (o *dabOp) sculpt(p *pipeline, rect image.Rectangle) (fieldChange, error) {
 	g := f.Height
 	b := &o.rec.brush
 	pl := sculpt.PlaceOf(f)
+	t0 := time.Now()
 	o.rec.remember(rect, g.W, g.H, func(k int) float32 { return g.Data[k] })
 	if b.Sculpt == SculptFlatten && !o.rec.hasFlat {
 		i := min(max(int(math.Floor((o.x-pl.Min[0])/pl.Texel[0])), 0), g.W-1)
@@ -107,8 +109,11 @@ func (o *dabOp) sculpt(p *pipeline, rect image.Rectangle) (fieldChange, error) {
 	// On the GPU evaluator the kernel rewrites the resident bricks first (submitted, not waited
 	// for); the host's grid, the document, takes the same dab from the Go twin while the device
 	// works, and no row is uploaded for it.
+	t1 := time.Now()
 	resident := p.sculptOnDevice(&d, pl)
+	t2 := time.Now()
 	changed, err := d.Apply(g, pl)
+	p.addParts(passParts{dabDevice: t2.Sub(t1), dabHost: t1.Sub(t0) + time.Since(t2)})
 	if err != nil {
 		return fieldChange{}, err
 	}

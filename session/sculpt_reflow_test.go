@@ -250,6 +250,10 @@ func TestSculptInstancesFreshGPU(t *testing.T) {
 			p.passMu.Unlock()
 			t.Fatalf("population %q has no GPU kernel: the session does not place on the GPU", ps.name)
 		}
+		// The release's placement read its count: the status bar's is the pool's own.
+		if !ps.kernel.Exact() || ps.count != ps.kernel.Count() {
+			t.Errorf("population %q after the strokes: exact %v, the session counts %d, the kernel %d", ps.name, ps.kernel.Exact(), ps.count, ps.kernel.Count())
+		}
 		m, err := ps.kernel.ReadMatrices()
 		if err != nil {
 			p.passMu.Unlock()

@@ -25,7 +25,9 @@
 // Slot order was never fixed (docs/scatter.md); the set of instances and each matrix are.
 //
 // A second entry point, keep, copies the instances of the tiles that are not being re-placed from
-// the previous pool into this one (scatter.Pool.PlaceTiles on the GPU).
+// the previous pool into this one (scatter.Pool.PlaceTiles on the GPU). It reads the previous
+// pool's count from that pool's own counter (prevCount): the host dispatches it over a bound and
+// need not know the count (gpu.PlaceJob.CountLate).
 //
 //!include noise.wgsl
 
@@ -75,6 +77,8 @@ struct Counter {
 @group(0) @binding(6) var<storage, read> oldPool: array<mat4x4<f32>>;
 @group(0) @binding(7) var<storage, read> oldTags: array<u32>;
 @group(0) @binding(8) var<storage, read> dirty: array<u32>;
+// The previous pool's count (keep): its counter, as the run that filled it left it.
+@group(0) @binding(9) var<storage, read> prevCount: array<u32>;
 
 // The params of the tile this workgroup places (main) or of the run (keep), copied once.
 var<private> PP: PlaceParams;
@@ -235,7 +239,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 }
 
 // keep copies instance k of the previous pool unless its tile is marked in dirty (a bit per tile
-// index), so re-placing some tiles leaves every other instance as it was. The kept instances take
+// index), so re-placing some tiles leaves every other instance as it was. The previous pool holds
+// prevCount instances; PP.keepCount is the host's bound on it (the threads dispatched). The kept instances take
 // their slots a workgroup at a time, as main's accepted sites do: one atomicAdd on the pool
 // counter per workgroup (a million kept instances hitting one counter each serialised the pass).
 // Dispatched 2D when one row of workgroups is not enough: k = x + y·(groups across)·64.
@@ -245,7 +250,7 @@ fn keep(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) n
     PP = PPs[0];
     let k = id.x + id.y * n.x * 64u;
     // No early return before claimSlot: every thread of the workgroup must reach its barriers.
-    var ok = k < PP.keepCount;
+    var ok = k < min(PP.keepCount, prevCount[0]);
     var t = 0u;
     if (ok) {
         t = oldTags[k];

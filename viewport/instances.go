@@ -19,6 +19,10 @@ type instances struct {
 	// drafts are the meshes draft frames draw (draftInstanceMesh).
 	drafts map[Mesh]instMesh
 	pops   []population
+	// args are the indirect draws' arguments, one buffer a population drawn by its counter, kept
+	// from scene to scene (a sculpt's every dab hands new pools).
+	args       []*gpu.Buffer
+	argIndices []uint32 // the index count each holds
 }
 
 type population struct {
@@ -26,6 +30,10 @@ type population struct {
 	count uint32
 	owned *gpu.Buffer // uploaded matrices; nil when the pool is borrowed
 	bg    *wgpu.BindGroup
+	// counter is the borrowed pool's count on the device, and args the indirect draw's arguments
+	// it is copied into (Population.Counter); nil: drawn with count.
+	counter *wgpu.Buffer
+	args    *gpu.Buffer
 }
 
 func newInstances(d *gpu.Device, frameBuf *gpu.Buffer) (in *instances, err error) {
@@ -154,6 +162,10 @@ func (in *instances) Release() {
 			delete(set, k)
 		}
 	}
+	for _, b := range in.args {
+		b.Release()
+	}
+	in.args, in.argIndices = nil, nil
 	in.pipe.Release()
 	in.pipe = nil
 }
@@ -165,10 +177,29 @@ func (in *instances) setScene(d *gpu.Device, s *Scene) error {
 // setPopulations replaces the populations drawn.
 func (in *instances) setPopulations(d *gpu.Device, pops []Population) error {
 	in.releaseScene()
+	nargs := 0
 	for i, sp := range pops {
 		p := population{mesh: sp.Mesh, count: uint32(sp.Count)}
 		label := fmt.Sprintf("viewport population %d (%s)", i, sp.Name)
 		pool := sp.Pool
+		if pool != nil && sp.Counter != nil {
+			// Drawn by the device's count: the whole pool is bound, whatever the host's count.
+			args, err := in.indirectArgs(d, nargs, in.meshes[sp.Mesh].indices)
+			if err != nil {
+				in.releaseScene()
+				return err
+			}
+			nargs++
+			p.counter, p.args = sp.Counter, args
+			bg, err := in.pipe.bindGroup(d, label, 1, wgpu.BindGroupEntry{Binding: 0, Buffer: pool, Size: pool.GetSize()})
+			if err != nil {
+				in.releaseScene()
+				return err
+			}
+			p.bg = bg
+			in.pops = append(in.pops, p)
+			continue
+		}
 		if pool == nil {
 			if sp.Count == 0 {
 				continue
@@ -201,6 +232,43 @@ func (in *instances) setPopulations(d *gpu.Device, pops []Population) error {
 	return nil
 }
 
+// indirectArgs is the i-th indirect-arguments buffer (made when missing), holding an indexed draw
+// of indices indices of the full mesh and (until a frame copies a counter in) no instance: the
+// arguments of DrawIndexedIndirect (index count, instance count, first index, base vertex, first
+// instance), the instance count at byte 4.
+func (in *instances) indirectArgs(d *gpu.Device, i int, indices uint32) (*gpu.Buffer, error) {
+	for len(in.args) <= i {
+		b, err := d.NewBuffer(fmt.Sprintf("viewport population %d indirect draw", len(in.args)), 20, wgpu.BufferUsageIndirect)
+		if err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		in.args = append(in.args, b)
+		in.argIndices = append(in.argIndices, 0)
+	}
+	b := in.args[i]
+	if in.argIndices[i] != indices {
+		if err := b.Write(0, wgpu.ToBytes([]uint32{indices, 0, 0, 0, 0})); err != nil {
+			return nil, fmt.Errorf("viewport: %w", err)
+		}
+		in.argIndices[i] = indices
+	}
+	return b, nil
+}
+
+// copyCounts records, ahead of the frame's render pass, the copy of each counted population's
+// counter into its indirect draw's instance count.
+func (in *instances) copyCounts(enc *wgpu.CommandEncoder) error {
+	for _, p := range in.pops {
+		if p.counter == nil {
+			continue
+		}
+		if err := enc.CopyBufferToBuffer(p.counter, 0, p.args.Buf, 4, 4); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // drawnInstances is how many of count instances a stride draws (every stride-th, from the first).
 func drawnInstances(count, stride uint32) uint32 {
 	return (count + stride - 1) / stride
@@ -224,7 +292,12 @@ func (in *instances) draw(pass *wgpu.RenderPassEncoder, stride uint32, draft boo
 		pass.SetVertexBuffer(0, m.vb.Buf, 0, m.vb.Size)
 		pass.SetIndexBuffer(m.ib.Buf, wgpu.IndexFormatUint32, 0, m.ib.Size)
 		n := drawnInstances(p.count, stride)
-		pass.DrawIndexed(m.indices, n, 0, 0, 0)
+		if p.counter != nil && stride == 1 && !draft {
+			// Every instance the device counted; the triangles are the host's count's.
+			pass.DrawIndexedIndirect(p.args.Buf, 0)
+		} else {
+			pass.DrawIndexed(m.indices, n, 0, 0, 0)
+		}
 		tris += int(m.indices/3) * int(n)
 	}
 	return tris

@@ -236,8 +236,14 @@ type encodeOptions struct {
 	noCull    bool // never the culling terrain pipeline
 }
 
-// encodeFrame records the frame's render pass.
+// encodeFrame records the frame's render pass (after the copies of the populations' device
+// counts into their indirect draws).
 func (r *Renderer) encodeFrame(enc *wgpu.CommandEncoder, stats *FrameStats, o encodeOptions) error {
+	if r.scene != nil {
+		if err := r.inst.copyCounts(enc); err != nil {
+			return err
+		}
+	}
 	pass := enc.BeginRenderPass(&wgpu.RenderPassDescriptor{
 		Label: "viewport frame",
 		ColorAttachments: []wgpu.RenderPassColorAttachment{{

@@ -60,6 +60,12 @@ type Population struct {
 	Pool     *wgpu.Buffer
 	Matrices []float32
 	Count    int // instances to draw (at most the pool's capacity)
+	// Counter, with Pool, is the pool's instance count on the device (a u32 at offset 0, CopySrc
+	// usage: gpu.ScatterKernel.Counter), borrowed as Pool is: a frame copies it into its indirect
+	// draw's arguments before its render pass, so it draws the instances the newest placement
+	// left whether or not the host has read their count. Count is then the host's count (which
+	// may be a placement late): what a draft's every-n-th instance and the frame's figures use.
+	Counter *wgpu.Buffer
 }
 
 // Scene is everything the viewport draws, independent of files: the container's payloads in
@@ -141,6 +147,9 @@ func validatePopulations(pops []Population) error {
 		}
 		if p.Count < 0 {
 			return fmt.Errorf("viewport: scene: population %d (%s): negative count %d", i, p.Name, p.Count)
+		}
+		if p.Counter != nil && (p.Pool == nil || p.Counter.GetSize() < 4) {
+			return fmt.Errorf("viewport: scene: population %d (%s): a counter needs a pool and 4 bytes", i, p.Name)
 		}
 		if p.Pool == nil && len(p.Matrices) < 16*p.Count {
 			return fmt.Errorf("viewport: scene: population %d (%s): %d matrix floats for %d instances", i, p.Name, len(p.Matrices), p.Count)
