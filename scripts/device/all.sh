@@ -41,6 +41,7 @@ T=$(mktemp -d /tmp/all.XXXXXX)
 timeout 150 $S bench sculpt --size 4096 --strokes 12 --case stress16 --out $T/s.terrainData 2>&1
 /usr/bin/time -f "validate: %e s, %M kB" $S validate $T/s.terrainData 2>&1 | tail -2
 rm -rf $T/s.terrainData
+timeout 150 $S bench sculpt --size 4096 --strokes 12 --case stress16 2>&1 | grep -E "dab →|slowest|waits"
 timeout 150 $S bench sculpt --size 4096 --strokes 12 --frame 1280x720 --case stress16 2>&1
 
 step "bench erode --size 4096 twice (default preset; flow routing line), 8192"
@@ -48,8 +49,8 @@ timeout 100 $S bench erode --size 4096 2>&1
 timeout 100 $S bench erode --size 4096 2>&1
 timeout 150 $S bench erode --size 8192 2>&1
 
-step "flow routing 4096², warm (BenchmarkFlowRoute, the default 32² tiles and 16 sub-waves)"
-(cd gpu && timeout 120 $B/gpu.test -test.run XXX -test.bench 'FlowRoute/tiles=32/sweep=16' -test.benchtime 10x 2>&1 | tail -6)
+step "flow routing 4096², warm (BenchmarkFlowRoute, the defaults: 16² tiles, 256 threads, 16 sub-waves, 4 read bands)"
+(cd gpu && timeout 120 $B/gpu.test -test.run XXX -test.bench 'FlowRoute/tiles=16/group=256/sweep=16/pieces=4$' -test.benchtime 10x 2>&1 | tail -6)
 
 step "bench bake --size 16384 twice, then validate"
 timeout 100 $S bench bake --size 16384 --out $T/g1.terrainData 2>&1 | grep -E "total, wall|read back|peak RSS|GPU"
