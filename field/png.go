@@ -301,7 +301,7 @@ type pngBatch struct {
 // IEND.
 func (p *pngSource) decode(ctx context.Context, out *gridOut, prog *progress) error {
 	passes := p.passes()
-	raw, err := p.inflateWhole(ctx, passes)
+	raw, err := p.inflateWhole(ctx, passes, out.g.Data)
 	if err != nil {
 		return err
 	}
