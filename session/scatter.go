@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cogentcore/webgpu/wgpu"
-
 	"strata/field"
 	"strata/gpu"
 	"strata/scatter"
@@ -140,7 +138,11 @@ func (p *pipeline) popViews() []viewport.Population {
 	for _, ps := range p.pops {
 		vp := viewport.Population{Name: ps.name, Mesh: viewport.Mesh(ps.mesh), Count: ps.count}
 		if ps.kernel != nil {
-			vp.Pool, vp.Counter = gpuPool(ps.kernel)
+			// The pool and its device count (drawn indirectly, so a run that did not wait for
+			// its count is drawn whole), or nothing when the pool can hold no instance.
+			if ps.kernel.Bound() > 0 {
+				vp.Pool, vp.Counter = ps.kernel.Pool().Buf, ps.kernel.Counter().Buf
+			}
 		} else if ps.pool != nil {
 			vp.Matrices = ps.pool.Matrices()
 			vp.Count = len(vp.Matrices) / scatter.MatrixFloats
@@ -302,7 +304,7 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		n, err = ps.kernel.Place(ctx, job)
 	} else {
 		// A gesture's run does not wait for its count: the frame draws by the device's
-		// (gpuPool), the status bar shows the count a run late, the release's run reads it.
+		// (popViews), the status bar shows the count a run late, the release's run reads it.
 		job.CountLate = held
 		n, err = ps.kernel.PlaceTiles(ctx, job)
 	}
@@ -316,14 +318,4 @@ func (p *pipeline) placeGPU(ctx context.Context, st *stack.Stack, i int, ps *pop
 		ps.heightVer, ps.heightEdited = p.heightVer, image.Rectangle{}
 	}
 	return nil
-}
-
-// gpuPool is what the viewport draws of a kernel's pool: the pool and its device count (drawn
-// indirectly, so a run that did not wait for its count is drawn whole), or nothing when the
-// pool can hold no instance.
-func gpuPool(k *gpu.ScatterKernel) (pool, counter *wgpu.Buffer) {
-	if k.Bound() == 0 {
-		return nil, nil
-	}
-	return k.Pool().Buf, k.Counter().Buf
 }
