@@ -9,8 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
-
-	"strata/internal/sysmem"
 )
 
 // rowLayout says how mapRead copies out of the mapped staging range: rows of row bytes, srcStride
@@ -221,10 +219,6 @@ type readSlot struct {
 	copying chan landedCopy
 }
 
-// populateMin is the smallest destination a request faults in ahead of its copy: below it a
-// goroutine costs more than the faults.
-const populateMin = 1 << 20
-
 // landedCopy is what a background copy out of a staging buffer reports.
 type landedCopy struct {
 	err    error
@@ -308,12 +302,6 @@ func (r *Reader) request(what string, size uint64, l rowLayout, dst []byte, reco
 	}
 	if r.first.IsZero() {
 		r.first = time.Now()
-	}
-	// Fault the destination in while the GPU fills the staging buffer: into fresh memory (a
-	// bake's grids) the copy out was bound by its page faults (5 against 14 GB/s into touched
-	// memory on the H200, BenchmarkReadback). Populate writes nothing, so nothing races.
-	if span := (l.rows-1)*l.dstStride + l.row; l.rows > 0 && span <= uint64(len(dst)) && span >= populateMin {
-		go sysmem.Populate(dst[:span])
 	}
 	r.startReady()
 	s := &r.slots[r.next]
