@@ -59,11 +59,11 @@ func (p *pngSource) rawBytes(passes []pngPass) int64 {
 // reader is left where the streaming inflate would have left it (after the CRC of the IDAT the
 // stream ends in), for the trailer. An error is only the context's. grid is what the rows will be
 // converted into: while libdeflate inflates on one core, another faults in the back half of the
-// rows' buffer and then the grid (fresh memory whose page faults were a third of the conversion's
-// time), which writes nothing and so races with nothing.
+// rows' buffer and then the grid (fresh memory, whose page faults would otherwise land in the
+// inflate and the conversion), which writes nothing and so races with nothing.
 func (p *pngSource) inflateWhole(ctx context.Context, passes []pngPass, grid []float32) ([]byte, error) {
 	rawLen := p.rawBytes(passes)
-	if !pngWhole || rawLen > 1<<40 {
+	if !pngWhole {
 		return nil, nil
 	}
 	if b, err := sysmem.Available(); err != nil || (b.Known && uint64(rawLen+p.size) > b.Bytes/4) {
