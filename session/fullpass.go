@@ -53,7 +53,7 @@ func (p *pipeline) evaluateFull(ps passState, changedField bool) (more bool, pas
 	// (this one would clear them with results of the old one).
 	tiles := make([]field.Tile, 0, len(idx))
 	for k, i := range idx {
-		if t, ok := field.TileAt(&p.geo.Field, s.opts.TileSize, p.geo.Stack.GradientStep, i); ok {
+		if t, ok := p.wholeTile(i); ok {
 			tiles = append(tiles, p.tilePart(t, parts[k]))
 		}
 	}

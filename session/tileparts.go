@@ -23,9 +23,14 @@ func (p *pipeline) tilePart(t field.Tile, r image.Rectangle) field.Tile {
 	return field.TilePart(&p.geo.Field, t, r, p.geo.Stack.GradientStep)
 }
 
+// wholeTile is the session's tile of index i (field.TileAt on the current geometry and tiling).
+func (p *pipeline) wholeTile(i int) (field.Tile, bool) {
+	return field.TileAt(&p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep, i)
+}
+
 // partial reports whether t is a part of its tile (tilePart).
 func (p *pipeline) partial(t field.Tile) bool {
-	w, ok := field.TileAt(&p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep, t.Index)
+	w, ok := p.wholeTile(t.Index)
 	return ok && w != t
 }
 
@@ -33,7 +38,7 @@ func (p *pipeline) partial(t field.Tile) bool {
 func (p *pipeline) wholeTiles(tiles []field.Tile) []field.Tile {
 	out := make([]field.Tile, 0, len(tiles))
 	for _, t := range tiles {
-		if w, ok := field.TileAt(&p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep, t.Index); ok {
+		if w, ok := p.wholeTile(t.Index); ok {
 			out = append(out, w)
 		}
 	}
@@ -42,7 +47,7 @@ func (p *pipeline) wholeTiles(tiles []field.Tile) []field.Tile {
 
 // tileMax is the largest density of the whole tile holding t in dens.
 func (p *pipeline) tileMax(dens *field.Grid, t field.Tile) float32 {
-	w, ok := field.TileAt(&p.geo.Field, p.s.opts.TileSize, p.geo.Stack.GradientStep, t.Index)
+	w, ok := p.wholeTile(t.Index)
 	if !ok {
 		return 0
 	}
